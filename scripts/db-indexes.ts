@@ -1,0 +1,20 @@
+// Creates every collection's indexes in the configured database (`npm run db:indexes`).
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { resources } from '../src/resources/index.js';
+import { indexesOf } from '../src/resources/manifest.js';
+import { startDatabaseServer } from '../src/store/database-server.js';
+import { ensureIndexes, openStore } from '../src/store/mongo.js';
+
+const config = loadConfig(process.env);
+const logger = createLogger(config.logLevel);
+const database = await startDatabaseServer({ ...config, logger });
+try {
+  const store = await openStore(database.uri);
+  const indexes = indexesOf(resources);
+  await ensureIndexes(store.db, indexes);
+  logger.info({ database: database.description, indexes: indexes.length }, 'indexes created');
+  await store.close();
+} finally {
+  await database.stop();
+}

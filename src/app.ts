@@ -1,0 +1,45 @@
+import { type Express } from 'express';
+import { type Deps } from './deps.js';
+import { createHttpApp } from './rest/http/express-adapter.js';
+import { discoveryRoutes } from './rest/index-routes.js';
+import { ANONYMOUS, type RestUser } from './rest/rest-request.js';
+import { RestServer } from './rest/rest-server.js';
+import { type ResourceManifest } from './resources/manifest.js';
+import { isDatabaseUp } from './store/mongo.js';
+
+export const SITE_NAME = 'CMS';
+
+export type Authenticate = (headers: Record<string, string | undefined>) => Promise<RestUser>;
+
+export interface AppOptions {
+  /** Resolves the caller; until identity is wired in, every request is anonymous. */
+  authenticate?: Authenticate;
+}
+
+/** The composition root: the REST server with every resource's routes, behind Express. */
+export function createApp(deps: Deps, resources: readonly ResourceManifest[], options: AppOptions = {}): Express {
+  const server = new RestServer<Deps>(deps);
+  for (const resource of resources) server.register(resource.routes);
+  server.register(
+    discoveryRoutes(server, async () => ({
+      name: SITE_NAME,
+      description: '',
+      url: deps.siteUrl,
+      home: deps.siteUrl,
+      gmt_offset: 0,
+      timezone_string: 'UTC',
+      site_logo: 0,
+      site_icon: 0,
+      site_icon_url: '',
+    })),
+  );
+  return createHttpApp({
+    server,
+    siteUrl: deps.siteUrl,
+    siteName: SITE_NAME,
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    logger: deps.logger,
+    authenticate: options.authenticate ?? (async () => ANONYMOUS),
+    isHealthy: () => isDatabaseUp(deps.store.db),
+  });
+}

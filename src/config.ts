@@ -1,0 +1,67 @@
+import os from 'node:os';
+import path from 'node:path';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  /** Address and port the HTTP server binds to. */
+  readonly host: string;
+  readonly port: number;
+  /** External MongoDB; when absent an embedded server is started. */
+  readonly mongodbUri: string | undefined;
+  /** Where the embedded database keeps its files. */
+  readonly dataDir: string;
+  /** Where tools built on first use (the FerretDB binary) are kept between runs. */
+  readonly cacheDir: string;
+  readonly logLevel: LogLevel;
+  /** Largest request body accepted, in bytes. */
+  readonly bodyLimitBytes: number;
+  /** How long a shutdown waits for requests in flight. */
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads the environment once; the only reader of `process.env` is the caller passing it in. */
+export function loadConfig(env: Env): Config {
+  return Object.freeze({
+    host: text(env, 'HOST', '127.0.0.1'),
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    mongodbUri: env.MONGODB_URI?.trim() || undefined,
+    dataDir: path.resolve(text(env, 'CMS_DATA_DIR', './data')),
+    cacheDir: path.resolve(text(env, 'CMS_CACHE_DIR', defaultCacheDir(env))),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    bodyLimitBytes: integer(env, 'CMS_BODY_LIMIT_BYTES', 64 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
+    shutdownTimeoutMs: integer(env, 'CMS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  });
+}
+
+function defaultCacheDir(env: Env): string {
+  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'cms-service');
+}
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name]?.trim();
+  return value ? value : fallback;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}".`);
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!allowed.includes(raw as T)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not "${raw}".`);
+  }
+  return raw as T;
+}

@@ -1,0 +1,13 @@
+import { type Config } from './config.js';
+import { type Logger } from './logger.js';
+import { type Store } from './store/mongo.js';
+
+/** Everything a handler may use, passed explicitly (no singletons, no `process.env`). */
+export interface Deps {
+  readonly config: Config;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly clock: () => Date;
+  /** `http://HOST:PORT`, as the site's links are built. */
+  readonly siteUrl: string;
+}

@@ -1,0 +1,38 @@
+import { type EmbedRequest, type Link } from './links.js';
+
+type Fetch = (href: string) => Promise<unknown>;
+
+/**
+ * Adds `_embedded` next to `_links` (`WP_REST_Server::embed_links`): every embeddable link of the
+ * asked-for relations is fetched once per response; other entries hold `[]` so positions line up,
+ * and a relation with nothing embeddable is left out.
+ */
+export async function embedLinks(data: unknown, embed: EmbedRequest, fetch: Fetch): Promise<unknown> {
+  const cache = new Map<string, Promise<unknown>>();
+  const cachedFetch = (href: string) => {
+    if (!cache.has(href)) cache.set(href, fetch(href));
+    return cache.get(href)!;
+  };
+  const embedItem = async (item: unknown) => {
+    if (typeof item !== 'object' || item === null || !('_links' in item)) return item;
+    const links = (item as { _links: Record<string, Link[]> })._links;
+    const embedded: Record<string, unknown[]> = {};
+    for (const [rel, list] of Object.entries(links)) {
+      if (rel === 'self' || rel === 'curies') continue;
+      if (embed !== true && embed !== null && !embed.includes(rel)) continue;
+      let any = false;
+      const bodies: unknown[] = [];
+      for (const link of list) {
+        const body = link.embeddable ? await cachedFetch(link.href) : undefined;
+        if (body === undefined) bodies.push([]);
+        else {
+          bodies.push(body);
+          any = true;
+        }
+      }
+      if (any) embedded[rel] = bodies;
+    }
+    return Object.keys(embedded).length ? { ...item, _embedded: embedded } : item;
+  };
+  return Array.isArray(data) ? Promise.all(data.map(embedItem)) : embedItem(data);
+}

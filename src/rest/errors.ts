@@ -1,0 +1,83 @@
+/** The body every error is sent as: WordPress's `WP_Error` rendered by its REST server. */
+export interface RestErrorBody {
+  code: string;
+  message: string;
+  data: { status: number; [key: string]: unknown } | null;
+}
+
+/** Any error a route, the dispatcher or the adapter throws to answer with the contract's error shape. */
+export class RestError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  toBody(): RestErrorBody {
+    return { code: this.code, message: this.message, data: { status: this.status, ...this.data } };
+  }
+}
+
+export type RestErrorClass = new (data?: Record<string, unknown>) => RestError;
+
+/** Every error code the service can answer with, for the contract test that checks the list. */
+export const definedErrorCodes = new Set<string>();
+
+/** A named error with WordPress's code, wording and status. */
+export function defineRestError(code: string, message: string, status: number): RestErrorClass {
+  definedErrorCodes.add(code);
+  return class extends RestError {
+    constructor(data: Record<string, unknown> = {}) {
+      super(code, message, status, data);
+    }
+  };
+}
+
+/** Who is asking, as far as status codes go: anonymous callers get 401, users 403. */
+export interface Caller {
+  readonly user: { readonly id: number };
+}
+
+export type AuthErrorClass = new (caller: Caller, data?: Record<string, unknown>) => RestError;
+
+/** An error whose status is 401 for anonymous callers and 403 for logged-in ones (`rest_authorization_required_code`). */
+export function defineAuthError(code: string, message: string): AuthErrorClass {
+  definedErrorCodes.add(code);
+  return class extends RestError {
+    constructor(caller: Caller, data: Record<string, unknown> = {}) {
+      super(code, message, caller.user.id > 0 ? 403 : 401, data);
+    }
+  };
+}
+
+export const NoRoute = defineRestError('rest_no_route', 'No route was found matching the URL and request method.', 404);
+export const InvalidJson = defineRestError('rest_invalid_json', 'Invalid JSON body passed.', 400);
+export const RequestTooLarge = defineRestError('rest_request_too_large', 'The request body is larger than this site accepts.', 413);
+export const InvalidMultipart = defineRestError('rest_invalid_multipart', 'Invalid multipart body passed.', 400);
+export const InvalidCallback = defineRestError('rest_callback_invalid', 'Invalid JSONP callback function.', 400);
+export const InvalidNamespace = defineRestError('rest_invalid_namespace', 'The specified namespace could not be found.', 404);
+export const InternalError = defineRestError('internal_server_error', 'There has been a critical error on this website.', 500);
+export const Forbidden = defineAuthError('rest_forbidden', 'Sorry, you are not allowed to do that.');
+export const ForbiddenContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit this item.');
+
+export function missingParams(names: string[]): RestError {
+  definedErrorCodes.add('rest_missing_callback_param');
+  return new RestError('rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, 400, {
+    params: names,
+  });
+}
+
+export function invalidParams(problems: Record<string, RestError>): RestError {
+  definedErrorCodes.add('rest_invalid_param');
+  const names = Object.keys(problems);
+  const params: Record<string, string> = {};
+  const details: Record<string, RestErrorBody> = {};
+  for (const name of names) {
+    params[name] = problems[name].message;
+    details[name] = problems[name].toBody();
+  }
+  return new RestError('rest_invalid_param', `Invalid parameter(s): ${names.join(', ')}`, 400, { params, details });
+}

@@ -1,0 +1,47 @@
+/** `_fields=a,b.c` or `_fields[]=a&_fields[]=b.c`, trimmed, as a list of dot paths. */
+export function parseFieldList(value: unknown): string[] | null {
+  if (value === undefined || value === null) return null;
+  const parts = Array.isArray(value) ? value.map(String) : String(value).split(/[\s,]+/);
+  return parts.map((part) => part.trim()).filter((part) => part !== '');
+}
+
+/** Whether `field` (a top-level or dotted name) is asked for by `fields`; everything is when nothing was asked. */
+export function isFieldIncluded(field: string, fields: readonly string[] | null): boolean {
+  if (fields === null) return true;
+  if (field === '_links' && fields.includes('_embedded')) return true;
+  return fields.some((wanted) => wanted === field || wanted.startsWith(`${field}.`) || field.startsWith(`${wanted}.`));
+}
+
+type Mask = { [key: string]: Mask | true };
+
+function buildMask(fields: readonly string[]): Mask {
+  const mask: Mask = {};
+  for (const path of fields) {
+    let node = mask;
+    const parts = path.split('.');
+    parts.forEach((part, index) => {
+      if (node[part] === true) return;
+      if (index === parts.length - 1) node[part] = true;
+      else node = (node[part] ??= {}) as Mask;
+    });
+  }
+  return mask;
+}
+
+function applyMask(value: unknown, mask: Mask): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, sub] of Object.entries(mask)) {
+    if (!(key in value)) continue;
+    const child = (value as Record<string, unknown>)[key];
+    if (sub === true) out[key] = child;
+    else if (typeof child === 'object' && child !== null && !Array.isArray(child)) out[key] = applyMask(child, sub);
+  }
+  return out;
+}
+
+/** Keeps only the asked-for fields of an item, or of each item of a list (`rest_filter_response_fields`). */
+export function filterFields(data: unknown, fields: readonly string[]): unknown {
+  const mask = buildMask(fields);
+  return Array.isArray(data) ? data.map((item) => applyMask(item, mask)) : applyMask(data, mask);
+}

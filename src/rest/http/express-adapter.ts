@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import multer from 'multer';
+import { pinoHttp } from 'pino-http';
+import qs from 'qs';
+import { type Logger } from '../../logger.js';
+import { InternalError, InvalidCallback, InvalidMultipart, RequestTooLarge, RestError } from '../errors.js';
+import { openApiDocument } from '../openapi.js';
+import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
+import { type RestResult, type RestServer } from '../rest-server.js';
+
+export const API_PREFIX = '/cms-json';
+
+export interface HttpOptions<D> {
+  server: RestServer<D>;
+  /** `http://HOST:PORT`, without a trailing slash. */
+  siteUrl: string;
+  siteName: string;
+  bodyLimitBytes: number;
+  logger: Logger;
+  /** Resolves the caller from the request headers; throws a RestError for bad credentials. */
+  authenticate: (headers: Record<string, string | undefined>) => Promise<RestUser>;
+  isHealthy: () => Promise<boolean>;
+}
+
+type ApiRequest = Request & { jsonError?: string };
+
+const JSONP_CALLBACK = /^[\w.]+$/;
+const NO_CACHE = {
+  'Cache-Control': 'no-cache, must-revalidate, max-age=0, no-store, private',
+  Expires: 'Wed, 11 Jan 1984 05:00:00 GMT',
+};
+
+/**
+ * The HTTP transport: parses bodies, turns `/cms-json/<route>` and `?rest_route=<route>` into one
+ * route string, asks the RestServer, and writes the answer with the headers WordPress sends.
+ */
+export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
+  const { server, siteUrl, logger } = options;
+  const apiRoot = `${siteUrl}${API_PREFIX}`;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', (query: string) => qs.parse(query, { depth: 8, arrayLimit: 1000, parameterLimit: 10_000 }));
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const id = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+  // Every page of the site points WordPress clients at the API (`rest_output_link_header`).
+  app.use((_req, res, next) => {
+    res.append('Link', `<${apiRoot}/>; rel="https://api.w.org/"`);
+    next();
+  });
+
+  app.get('/healthz', async (_req, res) => {
+    const up = await options.isHealthy();
+    res.status(up ? 200 : 503).json({ status: up ? 'ok' : 'unavailable', database: up ? 'up' : 'down' });
+  });
+
+  app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
+    res.json(openApiDocument(server, apiRoot));
+  });
+
+  const parseBody = bodyParsers(options.bodyLimitBytes);
+  const apiRouter = (routeOf: (req: Request) => string) => express.Router().use(
+    ...parseBody,
+    (error: unknown, req: ApiRequest, res: Response, next: NextFunction) => {
+      const failure = error as { type?: string; code?: string; message?: string };
+      if (failure.type === 'entity.parse.failed') {
+        req.jsonError = failure.message ?? 'Syntax error';
+        return next();
+      }
+      const restError =
+        failure.type === 'entity.too.large' || failure.code === 'LIMIT_FILE_SIZE' ? new RequestTooLarge()
+        : failure.code?.startsWith('LIMIT_') || failure.message?.includes('Multipart') ? new InvalidMultipart()
+        : error instanceof RestError ? error : new InternalError();
+      if (!(error instanceof RestError)) req.log.warn({ err: error }, 'request body refused');
+      writeResult(req, res, { status: restError.status, headers: {}, body: restError.toBody() }, ANONYMOUS);
+    },
+    async (req: ApiRequest, res: Response) => {
+      try {
+        await handleApiRequest(req, res, routeOf(req));
+      } catch (error) {
+        req.log.error({ err: error }, 'request failed');
+        const restError = new InternalError();
+        writeResult(req, res, { status: 500, headers: {}, body: restError.toBody() }, ANONYMOUS);
+      }
+    },
+  );
+
+  async function handleApiRequest(req: ApiRequest, res: Response, route: string): Promise<void> {
+    const query = { ...(req.query as Record<string, unknown>) };
+    delete query.rest_route;
+    const callback = query._jsonp;
+    if (typeof callback === 'string' && callback !== '' && !JSONP_CALLBACK.test(callback)) {
+      const { code, message } = new InvalidCallback();
+      res.status(400).setHeader('Content-Type', 'application/javascript; charset=UTF-8');
+      res.end(JSON.stringify({ code, message }));
+      return;
+    }
+    const headers = headerMap(req);
+    let user: RestUser = ANONYMOUS;
+    try {
+      user = await options.authenticate(headers);
+    } catch (error) {
+      if (!(error instanceof RestError)) throw error;
+      writeResult(req, res, { status: error.status, headers: {}, body: error.toBody() }, ANONYMOUS);
+      return;
+    }
+    const override = req.method === 'POST' ? String(query._method ?? req.get('X-HTTP-Method-Override') ?? '') : '';
+    const incoming: IncomingRequest = {
+      method: override ? override.toUpperCase() : req.method,
+      path: route,
+      query,
+      body: isPlainObject(req.body) ? (req.body as Record<string, unknown>) : {},
+      files: (Array.isArray(req.files) ? req.files : []) as UploadedFile[],
+      headers,
+      user,
+      log: req.log.child({ userId: user.id }),
+      jsonError: req.jsonError,
+    };
+    const result = await server.serve(incoming, apiRoot);
+    if (override && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
+    await writeResult(req, res, result, user);
+  }
+
+  app.use(API_PREFIX, apiRouter((req) => safeDecode(req.path)));
+  const restRouteApi = apiRouter((req) => String(req.query.rest_route));
+  app.use((req, res, next) => (req.query.rest_route === undefined ? next() : restRouteApi(req, res, next)));
+
+  app.get('/', (_req, res) => {
+    res
+      .type('html')
+      .send(
+        `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(options.siteName)}</title>` +
+          `<link rel="https://api.w.org/" href="${apiRoot}/"></head>` +
+          `<body><h1>${escapeHtml(options.siteName)}</h1><p>API: <a href="${apiRoot}/">${apiRoot}/</a></p></body></html>`,
+      );
+  });
+  app.use((_req, res) => {
+    res.status(404).type('text/plain').send('Not found');
+  });
+  return app;
+}
+
+function bodyParsers(limit: number) {
+  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: limit, fieldSize: limit } });
+  return [
+    express.json({ limit, strict: false, type: (req) => /^application\/([\w.+-]+\+)?json\b/i.test(req.headers['content-type'] ?? '') }),
+    express.urlencoded({ limit, extended: true, parameterLimit: 10_000 }),
+    (req: Request, res: Response, next: NextFunction) =>
+      req.is('multipart/form-data') ? upload.any()(req, res, next) : next(),
+  ];
+}
+
+async function writeResult(req: Request, res: Response, result: RestResult, user: RestUser): Promise<void> {
+  res.status(result.status);
+  res.setHeader('X-Robots-Tag', 'noindex');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link');
+  res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type');
+  res.setHeader('Vary', 'Origin');
+  const origin = req.get('Origin');
+  if (origin !== undefined) {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Allow-Methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE');
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
+  }
+  if (user.id > 0) for (const [name, value] of Object.entries(NO_CACHE)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(result.headers)) {
+    if (name === 'Link') res.append('Link', value);
+    else res.setHeader(name, value);
+  }
+
+  if (result.stream) {
+    res.setHeader('Content-Type', 'application/x-ndjson; charset=UTF-8');
+    for await (const item of result.stream) {
+      if (!res.write(`${JSON.stringify(item)}\n`)) await new Promise((resolve) => res.once('drain', resolve));
+      if (res.destroyed) return;
+    }
+    res.end();
+    return;
+  }
+
+  const callback = req.query._jsonp;
+  const json = JSON.stringify(result.body) ?? 'null';
+  if (typeof callback === 'string' && callback !== '') {
+    res.setHeader('Content-Type', 'application/javascript; charset=UTF-8');
+    res.end(req.method === 'HEAD' ? undefined : `/**/${callback}(${json})`);
+    return;
+  }
+  res.setHeader('Content-Type', 'application/json; charset=UTF-8');
+  res.end(req.method === 'HEAD' ? undefined : json);
+}
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+function headerMap(req: Request): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,81 @@
+import { type Logger } from '../logger.js';
+import { isFieldIncluded } from './fields.js';
+import { type Context } from './schema.js';
+
+/** The caller. The framework only tells anonymous (id 0) from logged in; identity adds the rest. */
+export interface RestUser {
+  readonly id: number;
+}
+
+export const ANONYMOUS: RestUser = Object.freeze({ id: 0 });
+
+export interface UploadedFile {
+  fieldname: string;
+  originalname: string;
+  mimetype: string;
+  size: number;
+  buffer: Buffer;
+}
+
+/** A request as the dispatcher sees it, whether it came over HTTP or from `_embed`. */
+export interface IncomingRequest {
+  method: string;
+  /** The route string, e.g. `/cms/v2/posts/5`. */
+  path: string;
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+  files: UploadedFile[];
+  headers: Record<string, string | undefined>;
+  user: RestUser;
+  log: Logger;
+  /** Set when the body claimed to be JSON and did not parse. */
+  jsonError?: string;
+}
+
+export class RestRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Record<string, unknown>;
+  readonly body: Record<string, unknown>;
+  readonly files: UploadedFile[];
+  readonly headers: Record<string, string | undefined>;
+  readonly user: RestUser;
+  readonly log: Logger;
+  /** Merged parameters: body over query over URL, then argument defaults (`WP_REST_Request::get_param`). */
+  readonly params: Record<string, unknown>;
+  /** The matched route's pattern, e.g. `/cms/v2/posts/(?P<id>[\d]+)`. */
+  route = '';
+  context: Context = 'view';
+  /** `_fields`, or null when every field is wanted. */
+  fields: string[] | null = null;
+  /** Whether `_embed` asks for embedding (so `_links` must be built). */
+  embedding = false;
+
+  constructor(
+    incoming: IncomingRequest,
+    urlParams: Record<string, string>,
+    /** The API root, `{site_url}/cms-json`. */
+    readonly apiRoot: string,
+  ) {
+    this.method = incoming.method;
+    this.path = incoming.path;
+    this.query = incoming.query;
+    this.body = incoming.body;
+    this.files = incoming.files;
+    this.headers = incoming.headers;
+    this.user = incoming.user;
+    this.log = incoming.log;
+    this.params = { ...urlParams, ...incoming.query, ...incoming.body };
+  }
+
+  /** Whether the response needs `field`; a serializer skips the work for fields nobody asked for. */
+  wants(field: string): boolean {
+    if (field === '_links') return this.fields === null || this.embedding || isFieldIncluded('_links', this.fields);
+    return isFieldIncluded(field, this.fields);
+  }
+
+  /** An absolute URL for a route, e.g. `url('/cms/v2/posts/5')`. */
+  url(route: string): string {
+    return `${this.apiRoot}${route}`;
+  }
+}

@@ -1,0 +1,281 @@
+import { type Ajv } from 'ajv';
+import { applyArgs, compileArgs, type CompiledArgs } from './args.js';
+import { embedLinks } from './embed.js';
+import { Forbidden, InternalError, InvalidJson, NoRoute, RestError } from './errors.js';
+import { filterFields, parseFieldList } from './fields.js';
+import { filterByContext } from './item-schema.js';
+import { compactLinks, parseEmbed, type Links } from './links.js';
+import { RestRequest, type IncomingRequest } from './rest-request.js';
+import { RestResponse, RestStream, type HeaderValue, type Pagination } from './rest-response.js';
+import { type EndpointSpec, type RouteSpec } from './route.js';
+import { createAjv, type Context } from './schema.js';
+import { describeRoute } from './discovery.js';
+
+export interface CompiledEndpoint<D> {
+  spec: EndpointSpec<D>;
+  args: CompiledArgs<RestRequest>;
+}
+
+export interface CompiledRoute<D> {
+  /** The full pattern, as the index shows it: `/cms/v2/posts/(?P<id>[\d]+)`. */
+  pattern: string;
+  namespace: string;
+  regex: RegExp;
+  endpoints: CompiledEndpoint<D>[];
+  spec: RouteSpec<D>;
+}
+
+/** The outcome of a request, before the adapter writes it. */
+export interface RestResult {
+  status: number;
+  headers: Record<string, HeaderValue>;
+  body: unknown;
+  stream?: AsyncIterable<unknown>;
+}
+
+interface Dispatched<D> {
+  status: number;
+  headers: Record<string, HeaderValue>;
+  data: unknown;
+  stream?: AsyncIterable<unknown>;
+  pagination?: Pagination;
+  request?: RestRequest;
+  route?: CompiledRoute<D>;
+  error?: boolean;
+}
+
+/**
+ * The route registry and dispatch pipeline, after WordPress's `WP_REST_Server`:
+ * match, args, permission, handler, prepare. Knows no resource.
+ */
+export class RestServer<D> {
+  readonly routes: CompiledRoute<D>[] = [];
+  readonly namespaces: string[] = [];
+  private readonly ajv: Ajv = createAjv();
+
+  constructor(readonly deps: D) {}
+
+  register(routes: readonly RouteSpec<D>[]): void {
+    for (const spec of routes) {
+      const pattern = `${spec.namespace ? `/${spec.namespace}` : ''}${spec.path}` || '/';
+      if (spec.namespace && !this.namespaces.includes(spec.namespace)) this.namespaces.push(spec.namespace);
+      this.routes.push({
+        pattern,
+        namespace: spec.namespace,
+        regex: new RegExp(`^${pattern.replace(/\(\?P</g, '(?<')}$`, 'i'),
+        endpoints: spec.endpoints.map((endpoint) => ({ spec: endpoint, args: compileArgs(endpoint.args ?? {}, this.ajv) })),
+        spec,
+      });
+    }
+  }
+
+  match(path: string): { route: CompiledRoute<D>; urlParams: Record<string, string> }[] {
+    const found = [];
+    for (const route of this.routes) {
+      const matched = route.regex.exec(path);
+      if (matched) found.push({ route, urlParams: { ...matched.groups } });
+    }
+    return found;
+  }
+
+  /** Serves a request from the outside: dispatch, then links, `_embed`, `_fields`, pagination headers and `_envelope`. */
+  async serve(incoming: IncomingRequest, apiRoot: string): Promise<RestResult> {
+    const embed = parseEmbed(incoming.query._embed);
+    const result = await this.dispatch(incoming, apiRoot, { embedding: embed !== null });
+    if (result.stream) return { status: result.status, headers: result.headers, body: null, stream: result.stream };
+
+    let body = result.data;
+    if (!result.error && result.request) {
+      body = compactAll(body);
+      if (embed !== null) {
+        body = await embedLinks(body, embed, (href) => this.embedded(href, apiRoot, result.request!));
+      }
+      const fields = result.request.fields;
+      if (fields !== null) body = filterFields(body, fields);
+    }
+    const headers = { ...result.headers };
+    if (result.pagination && result.request) {
+      headers.Link = paginationLinks(result.request, result.pagination);
+    }
+    if (incoming.query._envelope !== undefined) {
+      return { status: 200, headers: {}, body: { body, status: result.status, headers } };
+    }
+    return { status: result.status, headers, body };
+  }
+
+  /** One request through the pipeline, as WordPress's `WP_REST_Server::dispatch`. */
+  async dispatch(
+    incoming: IncomingRequest,
+    apiRoot: string,
+    options: { embedding?: boolean; embedded?: boolean } = {},
+  ): Promise<Dispatched<D>> {
+    const path = normalizePath(incoming.path);
+    const candidates = this.match(path);
+    if (incoming.method === 'OPTIONS') return this.options(candidates, incoming, apiRoot);
+
+    const method = incoming.method === 'HEAD' ? 'GET' : incoming.method;
+    let found: { route: CompiledRoute<D>; endpoint: CompiledEndpoint<D>; urlParams: Record<string, string> } | undefined;
+    for (const { route, urlParams } of candidates) {
+      const endpoint = route.endpoints.find((e) => e.spec.methods.includes(method as never));
+      if (endpoint) {
+        found = { route, endpoint, urlParams };
+        break;
+      }
+    }
+    if (!found) return errorResult(new NoRoute());
+
+    const { route, endpoint, urlParams } = found;
+    const request = new RestRequest({ ...incoming, path }, urlParams, apiRoot);
+    request.route = route.pattern;
+    request.embedding = options.embedding ?? false;
+    const outcome = await this.run(route, endpoint, request, incoming, options);
+    outcome.headers = { ...outcome.headers };
+    const allow = await this.allowedMethods(route, request);
+    if (allow.length) outcome.headers.Allow = allow.join(', ');
+    return { ...outcome, request, route };
+  }
+
+  private async run(
+    route: CompiledRoute<D>,
+    endpoint: CompiledEndpoint<D>,
+    request: RestRequest,
+    incoming: IncomingRequest,
+    options: { embedded?: boolean },
+  ): Promise<Dispatched<D>> {
+    try {
+      if (incoming.jsonError !== undefined) {
+        throw new InvalidJson({ json_error_code: 4, json_error_message: incoming.jsonError });
+      }
+      if (options.embedded) {
+        const perPage = endpoint.spec.args?.per_page;
+        if (perPage && request.params.per_page === undefined) request.params.per_page = perPage.maximum ?? 100;
+      }
+      await applyArgs(endpoint.args, request.params, request);
+      request.context = (request.params.context as Context | undefined) ?? (isRead(request.method) ? 'view' : 'edit');
+      request.fields = options.embedded ? null : parseFieldList(request.params._fields);
+
+      const allowed = await endpoint.spec.permission(request, this.deps);
+      if (allowed !== true) throw new Forbidden(request);
+
+      const result = await endpoint.spec.handler(request, this.deps);
+      if (result instanceof RestStream) return { status: 200, headers: {}, data: null, stream: result.items };
+      const response = result instanceof RestResponse ? result : new RestResponse(result);
+      const data = route.spec.schema && response.status < 300
+        ? filterByContext(route.spec.schema, response.data, request.context)
+        : response.data;
+      return { status: response.status, headers: response.headers, data, pagination: response.pagination };
+    } catch (error) {
+      if (!(error instanceof RestError)) request.log.error({ err: error, route: route.pattern }, 'request failed');
+      return errorResult(error);
+    }
+  }
+
+  /** `Allow`: the route's methods whose permission check passes for this caller. */
+  private async allowedMethods(route: CompiledRoute<D>, request: RestRequest): Promise<string[]> {
+    const allowed: string[] = [];
+    for (const endpoint of route.endpoints) {
+      let passes = false;
+      try {
+        passes = (await endpoint.spec.permission(request, this.deps)) === true;
+      } catch {
+        passes = false;
+      }
+      if (passes) allowed.push(...endpoint.spec.methods.filter((m) => !allowed.includes(m)));
+    }
+    return allowed;
+  }
+
+  private async options(
+    candidates: { route: CompiledRoute<D>; urlParams: Record<string, string> }[],
+    incoming: IncomingRequest,
+    apiRoot: string,
+  ): Promise<Dispatched<D>> {
+    const first = candidates[0];
+    // WordPress answers OPTIONS on an unknown path with 200 and an empty list.
+    if (!first) return { status: 200, headers: {}, data: [] };
+    const request = new RestRequest(incoming, first.urlParams, apiRoot);
+    request.route = first.route.pattern;
+    const headers: Record<string, HeaderValue> = {};
+    const allow = await this.allowedMethods(first.route, request);
+    if (allow.length) headers.Allow = allow.join(', ');
+    return { status: 200, headers, data: describeRoute(first.route, apiRoot, 'help') };
+  }
+
+  /** An `_embed` fetch: a GET of the link as the same user, in `embed` context unless the link says otherwise. */
+  private async embedded(href: string, apiRoot: string, parent: RestRequest): Promise<unknown> {
+    const target = routeOfHref(href, apiRoot);
+    if (!target) return undefined;
+    const query = { context: 'embed', ...target.query };
+    const result = await this.dispatch(
+      { method: 'GET', path: target.path, query, body: {}, files: [], headers: {}, user: parent.user, log: parent.log },
+      apiRoot,
+      { embedded: true },
+    );
+    if (result.data === undefined) return undefined;
+    return result.error ? result.data : compactAll(result.data);
+  }
+}
+
+function errorResult<D>(error: unknown): Dispatched<D> {
+  const restError = error instanceof RestError ? error : new InternalError();
+  return { status: restError.status, headers: {}, data: restError.toBody(), error: true };
+}
+
+function isRead(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
+
+export function normalizePath(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+function compactAll(data: unknown): unknown {
+  const compactItem = (item: unknown) => {
+    if (typeof item !== 'object' || item === null || !('_links' in item)) return item;
+    return { ...item, _links: compactLinks((item as { _links: Links })._links) };
+  };
+  return Array.isArray(data) ? data.map(compactItem) : compactItem(data);
+}
+
+/** Resolves an absolute link under the API root (either URL form) to a route and its query. */
+export function routeOfHref(href: string, apiRoot: string): { path: string; query: Record<string, string> } | undefined {
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    return undefined;
+  }
+  const root = new URL(apiRoot);
+  if (url.origin !== root.origin) return undefined;
+  const query = Object.fromEntries(url.searchParams);
+  if (query.rest_route !== undefined) {
+    const { rest_route: route, ...rest } = query;
+    return { path: route, query: rest };
+  }
+  if (url.pathname !== root.pathname && !url.pathname.startsWith(`${root.pathname}/`)) return undefined;
+  return { path: url.pathname.slice(root.pathname.length), query };
+}
+
+function paginationLinks(request: RestRequest, pagination: Pagination): string[] {
+  const { page, totalPages } = pagination;
+  const base = request.url(request.path);
+  const pageUrl = (target: number) => {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries({ ...request.query, page: String(target) })) {
+      appendParam(params, key, value);
+    }
+    return `${base}?${params.toString()}`;
+  };
+  const links: string[] = [];
+  if (page > 1) links.push(`<${pageUrl(Math.min(page - 1, totalPages))}>; rel="prev"`);
+  if (totalPages > page) links.push(`<${pageUrl(page + 1)}>; rel="next"`);
+  return links;
+}
+
+function appendParam(params: URLSearchParams, key: string, value: unknown): void {
+  if (Array.isArray(value)) value.forEach((item, i) => appendParam(params, `${key}[${i}]`, item));
+  else if (typeof value === 'object' && value !== null) {
+    for (const [sub, item] of Object.entries(value)) appendParam(params, `${key}[${sub}]`, item);
+  } else if (value !== undefined) params.append(key, String(value));
+}

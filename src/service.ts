@@ -1,0 +1,52 @@
+import http from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { createApp, type AppOptions } from './app.js';
+import { type Config } from './config.js';
+import { type Logger } from './logger.js';
+import { indexesOf, type ResourceManifest } from './resources/manifest.js';
+import { ensureIndexes, openStore } from './store/mongo.js';
+
+export interface RunningService {
+  /** `http://HOST:PORT` */
+  readonly siteUrl: string;
+  /** Stops accepting, lets requests in flight finish (bounded), then closes the database connection. */
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions extends AppOptions {
+  config: Config;
+  logger: Logger;
+  resources: readonly ResourceManifest[];
+  databaseUri: string;
+  /** Overrides the database named by the URI (tests give each file its own). */
+  databaseName?: string;
+}
+
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const { config, logger, resources } = options;
+  const store = await openStore(options.databaseUri, options.databaseName);
+  await ensureIndexes(store.db, indexesOf(resources));
+
+  const server = http.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const siteUrl = `http://${host}:${port}`;
+  const app = createApp({ config, store, logger, clock: () => new Date(), siteUrl }, resources, options);
+  server.on('request', app);
+
+  return {
+    siteUrl,
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      await closed;
+      clearTimeout(timer);
+      await store.close();
+    },
+  };
+}
