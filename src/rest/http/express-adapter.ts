@@ -124,7 +124,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
       files: (Array.isArray(req.files) ? req.files : []) as UploadedFile[],
       headers,
       user,
-      log: req.log.child({ userId: user.id }),
+      log: logger.child({ reqId: req.id, userId: user.id }),
       jsonError: req.jsonError,
     };
     const result = await server.serve(incoming, apiRoot);

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { MongoClient } from 'mongodb';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { type Authenticate } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { resources as serviceResources } from '../../src/resources/index.js';
+import { type ResourceManifest } from '../../src/resources/manifest.js';
+import { startService } from '../../src/service.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | (string | number)[]>;
+  headers?: Record<string, string>;
+  /** Sent as JSON unless `form` or `raw` is used. */
+  json?: unknown;
+  form?: Record<string, string>;
+  raw?: { body: BodyInit; contentType?: string };
+}
+
+export interface TestApp {
+  siteUrl: string;
+  apiRoot: string;
+  databaseName: string;
+  /** Every log line the service wrote, parsed. */
+  logs: Record<string, unknown>[];
+  /** A request to `{site_url}/cms-json<route>`. */
+  api(method: string, route: string, options?: RequestOptions): Promise<ApiResponse>;
+  /** A request to any URL of the site. */
+  site(method: string, pathAndQuery: string, options?: RequestOptions): Promise<ApiResponse>;
+  stop(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  resources?: readonly ResourceManifest[];
+  authenticate?: Authenticate;
+  env?: Record<string, string>;
+}
+
+/** Starts the real service on an ephemeral port, with a database of its own on the run's server. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const databaseUri = inject('mongodbUri');
+  const databaseName = `test_${randomBytes(6).toString('hex')}`;
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...options.env });
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const logger = pino({ level: config.logLevel }, sink);
+  const service = await startService({
+    config,
+    logger,
+    resources: options.resources ?? serviceResources,
+    databaseUri,
+    databaseName,
+    authenticate: options.authenticate,
+  });
+
+  const send = async (method: string, url: string, request: RequestOptions = {}): Promise<ApiResponse> => {
+    const target = new URL(url);
+    for (const [key, value] of Object.entries(request.query ?? {})) {
+      if (Array.isArray(value)) value.forEach((item) => target.searchParams.append(`${key}[]`, String(item)));
+      else target.searchParams.append(key, String(value));
+    }
+    const headers: Record<string, string> = { ...request.headers };
+    let body: BodyInit | undefined;
+    if (request.json !== undefined) {
+      headers['Content-Type'] ??= 'application/json';
+      body = JSON.stringify(request.json);
+    } else if (request.form) {
+      body = new URLSearchParams(request.form);
+    } else if (request.raw) {
+      if (request.raw.contentType) headers['Content-Type'] = request.raw.contentType;
+      body = request.raw.body;
+    }
+    const response = await fetch(target, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if (/^application\/([\w.-]+\+)?json/.test(response.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+
+  return {
+    siteUrl: service.siteUrl,
+    apiRoot: `${service.siteUrl}/cms-json`,
+    databaseName,
+    logs,
+    api: (method, route, request) => send(method, `${service.siteUrl}/cms-json${route}`, request),
+    site: (method, pathAndQuery, request) => send(method, `${service.siteUrl}${pathAndQuery}`, request),
+    stop: async () => {
+      await service.stop();
+      const client = new MongoClient(databaseUri);
+      await client.db(databaseName).dropDatabase();
+      await client.close();
+    },
+  };
+}
