@@ -40,7 +40,7 @@ export function loadConfig(env: Env): Config {
 }
 
 function defaultCacheDir(env: Env): string {
-  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'cms-service');
+  return path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache'), 'cms-service');
 }
 
 function text(env: Env, name: string, fallback: string): string {

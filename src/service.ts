@@ -42,10 +42,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     siteUrl,
     stop: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      // Keep-alive connections go idle once their request is answered; close them as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
-      clearTimeout(timer);
+      clearInterval(sweep);
+      clearTimeout(deadline);
       await store.close();
     },
   };

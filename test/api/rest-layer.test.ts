@@ -488,6 +488,17 @@ describe('methods and headers', () => {
     expect(authenticated.headers.get('expires')).toBe('Wed, 11 Jan 1984 05:00:00 GMT');
   });
 
+  it('lets a request in flight finish when the service stops', async () => {
+    const other = await createTestApp({ resources: [notesResource] });
+    const slow = other.api('GET', '/demo/v1/slow');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await other.stop();
+    const response = await slow;
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ finished: true });
+    await expect(other.api('GET', '/demo/v1')).rejects.toThrow();
+  });
+
   it('reports health from a database ping', async () => {
     const { status, body } = await app.site('GET', '/healthz');
     expect(status).toBe(200);

@@ -213,6 +213,19 @@ export const notesResource: ResourceManifest = {
       ],
     },
     {
+      path: '/slow',
+      endpoints: [
+        {
+          methods: READABLE,
+          permission: allowAnyone,
+          handler: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 400));
+            return { finished: true };
+          },
+        },
+      ],
+    },
+    {
       path: '/boom',
       endpoints: [
         {

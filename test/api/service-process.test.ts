@@ -1,0 +1,91 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { ConnectionString } from 'mongodb-connection-string-url';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { baseEnv, runService } from '../support/service-process.js';
+
+// Makes mongodb-memory-server fail at once, so the embedded path goes to FerretDB on any machine.
+const NO_MONGOD = { MONGOMS_DOWNLOAD_URL: 'http://127.0.0.1:9/mongodb.tgz' };
+const tempDirs: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cms-process-'));
+  tempDirs.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  await Promise.all(tempDirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('the service process', () => {
+  it.each([
+    ['PORT', 'eighty'],
+    ['LOG_LEVEL', 'loud'],
+    ['CMS_SHUTDOWN_TIMEOUT_MS', '-1'],
+  ])('refuses a bad %s at start, naming it', async (name, value) => {
+    const service = runService(baseEnv({ [name]: value }));
+    expect(await service.exited).toBe(1);
+    expect(service.stderr()).toContain(`Configuration error: ${name} must be`);
+  });
+
+  it('exits at once naming MONGODB_URI when no database can be had', async () => {
+    const service = runService({
+      ...baseEnv({ ...NO_MONGOD, CMS_DATA_DIR: await tempDir(), CMS_CACHE_DIR: await tempDir() }),
+      PATH: '/nonexistent',
+    });
+    expect(await service.exited).toBe(1);
+    const fatal = await service.waitForLog((line) => line.level === 60);
+    expect(fatal.msg).toMatch(/^No database: set MONGODB_URI/);
+  });
+
+  it('serves on MONGODB_URI and stops cleanly on SIGTERM', async () => {
+    const uri = new ConnectionString(inject('mongodbUri'));
+    uri.pathname = '/process_test';
+    const service = runService(baseEnv({ MONGODB_URI: uri.toString() }));
+    const database = await service.waitForLog((line) => line.msg === 'database ready');
+    expect(database.database).toMatch(/^MongoDB at /);
+    const listening = await service.waitForLog((line) => line.msg === 'listening');
+    const index = await fetch(`${listening.url}/cms-json/`);
+    expect(index.status).toBe(200);
+    expect((await index.json()).url).toBe(listening.url);
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+  });
+
+  it.skipIf(process.env.MONGODB_URI)(
+    'keeps embedded data across restarts and leaves no database process behind',
+    async () => {
+      const env = baseEnv({ ...NO_MONGOD, CMS_DATA_DIR: await tempDir(), LOG_LEVEL: 'debug' });
+      const first = runService(env);
+      const started = await first.waitForLog((line) => line.msg === 'FerretDB started');
+      await first.waitForLog((line) => line.msg === 'listening');
+      const client = new MongoClient(`mongodb://127.0.0.1:${started.port}/`);
+      await client.db('cms').collection('probe').insertOne({ _id: 1, kept: 'yes' } as never);
+      await client.close();
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect(isRunning(started.pid as number)).toBe(false);
+
+      const second = runService(env);
+      const restarted = await second.waitForLog((line) => line.msg === 'FerretDB started');
+      await second.waitForLog((line) => line.msg === 'listening');
+      const again = new MongoClient(`mongodb://127.0.0.1:${restarted.port}/`);
+      expect(await again.db('cms').collection('probe').findOne({ _id: 1 } as never)).toEqual({ _id: 1, kept: 'yes' });
+      await again.close();
+      second.child.kill('SIGINT');
+      expect(await second.exited).toBe(0);
+      expect(isRunning(restarted.pid as number)).toBe(false);
+    },
+    120_000,
+  );
+});
