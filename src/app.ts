@@ -2,17 +2,18 @@ import { type Express } from 'express';
 import { type Deps } from './deps.js';
 import { createHttpApp } from './rest/http/express-adapter.js';
 import { discoveryRoutes } from './rest/index-routes.js';
-import { ANONYMOUS, type RestUser } from './rest/rest-request.js';
+import { type RestUser } from './rest/rest-request.js';
+import { type Credentials } from './auth/authenticate.js';
 import { RestServer } from './rest/rest-server.js';
 import { type ResourceManifest } from './resources/manifest.js';
 import { isDatabaseUp } from './store/mongo.js';
 
 export const SITE_NAME = 'CMS';
 
-export type Authenticate = (headers: Record<string, string | undefined>) => Promise<RestUser>;
+export type Authenticate = (credentials: Credentials) => Promise<RestUser>;
 
 export interface AppOptions {
-  /** Resolves the caller; until identity is wired in, every request is anonymous. */
+  /** Resolves the caller; HTTP Basic against the users collection unless a test says otherwise. */
   authenticate?: Authenticate;
 }
 
@@ -39,7 +40,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     siteName: SITE_NAME,
     bodyLimitBytes: deps.config.bodyLimitBytes,
     logger: deps.logger,
-    authenticate: options.authenticate ?? (async () => ANONYMOUS),
+    authenticate: options.authenticate ?? deps.auth.authenticate,
     isHealthy: () => isDatabaseUp(deps.store.db),
   });
 }

@@ -19,6 +19,14 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** How long a shutdown waits for requests in flight. */
   readonly shutdownTimeoutMs: number;
+  /** The administrator created on first start, when there are no users. */
+  readonly adminUser: string;
+  readonly adminPassword: string | undefined;
+  /** Failed logins allowed per address and per username within the window, before 429. */
+  readonly loginMaxFailures: number;
+  readonly loginWindowSeconds: number;
+  /** How long a verified account password is trusted without hashing it again. */
+  readonly authCacheSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -36,6 +44,11 @@ export function loadConfig(env: Env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     bodyLimitBytes: integer(env, 'CMS_BODY_LIMIT_BYTES', 64 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     shutdownTimeoutMs: integer(env, 'CMS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    adminUser: text(env, 'CMS_ADMIN_USER', 'admin'),
+    adminPassword: env.CMS_ADMIN_PASSWORD || undefined,
+    loginMaxFailures: integer(env, 'CMS_LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
+    loginWindowSeconds: integer(env, 'CMS_LOGIN_WINDOW_SECONDS', 900, 1, 86_400 * 30),
+    authCacheSeconds: integer(env, 'CMS_AUTH_CACHE_SECONDS', 60, 0, 86_400),
   });
 }
 

@@ -1,6 +1,8 @@
 import { type Config } from './config.js';
 import { type Logger } from './logger.js';
 import { type Store } from './store/mongo.js';
+import { type Sequences } from './store/sequences.js';
+import { type createAuthenticator } from './auth/authenticate.js';
 
 /** Everything a handler may use, passed explicitly (no singletons, no `process.env`). */
 export interface Deps {
@@ -10,4 +12,6 @@ export interface Deps {
   readonly clock: () => Date;
   /** `http://HOST:PORT`, as the site's links are built. */
   readonly siteUrl: string;
+  readonly ids: Sequences;
+  readonly auth: ReturnType<typeof createAuthenticator>;
 }

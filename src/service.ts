@@ -5,10 +5,15 @@ import { type Config } from './config.js';
 import { type Logger } from './logger.js';
 import { indexesOf, type ResourceManifest } from './resources/manifest.js';
 import { ensureIndexes, openStore } from './store/mongo.js';
+import { sequences } from './store/sequences.js';
+import { createAuthenticator } from './auth/authenticate.js';
+import { loginThrottle } from './auth/login-throttle.js';
+import { type Deps } from './deps.js';
 
 export interface RunningService {
   /** `http://HOST:PORT` */
   readonly siteUrl: string;
+  readonly deps: Deps;
   /** Stops accepting, lets requests in flight finish (bounded), then closes the database connection. */
   stop(): Promise<void>;
 }
@@ -35,11 +40,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const siteUrl = `http://${host}:${port}`;
-  const app = createApp({ config, store, logger, clock: () => new Date(), siteUrl }, resources, options);
-  server.on('request', app);
+  const clock = () => new Date();
+  const auth = createAuthenticator({
+    db: store.db,
+    clock,
+    cacheMs: config.authCacheSeconds * 1000,
+    throttle: loginThrottle(store.db, { maxFailures: config.loginMaxFailures, windowSeconds: config.loginWindowSeconds }, clock),
+  });
+  const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth };
+  for (const resource of resources) await resource.seed?.(deps);
+  server.on('request', createApp(deps, resources, options));
 
   return {
     siteUrl,
+    deps,
     stop: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections go idle once their request is answered; close them as they do.

@@ -1,4 +1,5 @@
 import { type ResourceManifest } from './manifest.js';
+import { usersResource } from './users/index.js';
 
 /** Every resource the service serves, in the order their routes are registered. */
-export const resources: readonly ResourceManifest[] = [];
+export const resources: readonly ResourceManifest[] = [usersResource];

@@ -6,6 +6,8 @@ import { type IndexSpec } from '../store/mongo.js';
 export interface ResourceManifest {
   readonly routes: readonly RouteSpec<Deps>[];
   readonly indexes?: readonly IndexSpec[];
+  /** Records the resource needs before serving (the first administrator, the default category). */
+  readonly seed?: (deps: Deps) => Promise<void>;
 }
 
 export function indexesOf(resources: readonly ResourceManifest[]): IndexSpec[] {

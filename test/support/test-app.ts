@@ -8,6 +8,15 @@ import { loadConfig } from '../../src/config.js';
 import { resources as serviceResources } from '../../src/resources/index.js';
 import { type ResourceManifest } from '../../src/resources/manifest.js';
 import { startService } from '../../src/service.js';
+import { type Deps } from '../../src/deps.js';
+import { createUserAccount } from '../../src/resources/users/user.commands.js';
+import { type RoleName } from '../../src/auth/capabilities.js';
+
+export const ADMIN_PASSWORD = 'admin-password-for-tests';
+
+export function basic(username: string, password: string): Record<string, string> {
+  return { Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+}
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -33,6 +42,15 @@ export interface TestApp {
   logs: Record<string, unknown>[];
   /** A request to `{site_url}/cms-json<route>`. */
   api(method: string, route: string, options?: RequestOptions): Promise<ApiResponse>;
+  /** The running service's dependencies (database, clock, ids), for arranging test data. */
+  deps: Deps;
+  /**
+   * A new user with `role` (or `null` for no role), created in the database; returns its id and the
+   * HTTP Basic header to act as it with its account password.
+   */
+  asRole(role: RoleName | null, fields?: Record<string, string>): Promise<{ id: number; username: string; password: string; headers: Record<string, string> }>;
+  /** The administrator created at first start (`CMS_ADMIN_USER` / `CMS_ADMIN_PASSWORD`). */
+  admin: Record<string, string>;
   /** A request to any URL of the site. */
   site(method: string, pathAndQuery: string, options?: RequestOptions): Promise<ApiResponse>;
   stop(): Promise<void>;
@@ -48,7 +66,14 @@ export interface TestAppOptions {
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const databaseUri = inject('mongodbUri');
   const databaseName = `test_${randomBytes(6).toString('hex')}`;
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...options.env });
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    CMS_ADMIN_USER: 'admin',
+    CMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    ...options.env,
+  });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -90,7 +115,22 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
 
+  let userCount = 0;
   return {
+    deps: service.deps,
+    admin: basic('admin', ADMIN_PASSWORD),
+    asRole: async (role, fields = {}) => {
+      const username = fields.username ?? `${role ?? 'norole'}${++userCount}_${randomBytes(3).toString('hex')}`;
+      const password = fields.password ?? `pw-${randomBytes(8).toString('hex')}`;
+      const user = await createUserAccount(service.deps, {
+        username,
+        email: fields.email ?? `${username}@example.test`,
+        password,
+        roles: role ? [role] : [],
+        ...(fields.name ? { name: fields.name } : {}),
+      });
+      return { id: user._id, username, password, headers: basic(username, password) };
+    },
     siteUrl: service.siteUrl,
     apiRoot: `${service.siteUrl}/cms-json`,
     databaseName,

@@ -19,7 +19,7 @@ export interface HttpOptions<D> {
   bodyLimitBytes: number;
   logger: Logger;
   /** Resolves the caller from the request headers; throws a RestError for bad credentials. */
-  authenticate: (headers: Record<string, string | undefined>) => Promise<RestUser>;
+  authenticate: (credentials: { headers: Record<string, string | undefined>; ip: string }) => Promise<RestUser>;
   isHealthy: () => Promise<boolean>;
 }
 
@@ -109,7 +109,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     const headers = headerMap(req);
     let user: RestUser = ANONYMOUS;
     try {
-      user = await options.authenticate(headers);
+      user = await options.authenticate({ headers, ip: req.socket.remoteAddress ?? '' });
     } catch (error) {
       if (!(error instanceof RestError)) throw error;
       writeResult(req, res, { status: error.status, headers: {}, body: error.toBody() }, ANONYMOUS);

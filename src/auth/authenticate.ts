@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { type Db } from 'mongodb';
+import { defineRestError } from '../rest/errors.js';
+import { ANONYMOUS, type RestUser } from '../rest/rest-request.js';
+import { applicationPasswordsCollection, usersCollection, type UserDoc } from '../resources/users/user.model.js';
+import { type Principal } from './capabilities.js';
+import { type LoginThrottle } from './login-throttle.js';
+import { hashApplicationPassword, verifyPassword } from './passwords.js';
+import { loadSiteKey } from './site-key.js';
+
+/** The caller once authenticated: the stored user, with the application password used, if any. */
+export interface AuthUser extends RestUser, Principal {
+  readonly id: number;
+  readonly roles: readonly string[];
+  readonly doc?: UserDoc;
+  readonly applicationPassword?: string;
+}
+
+export interface Credentials {
+  headers: Record<string, string | undefined>;
+  ip: string;
+}
+
+export const InvalidUsername = defineRestError(
+  'invalid_username',
+  'Error: The username is not registered on this site. If you are unsure of your username, try your email address instead.',
+  401,
+);
+export const InvalidEmail = defineRestError('invalid_email', 'Unknown email address. Check again or try your username.', 401);
+export const IncorrectPassword = defineRestError('incorrect_password', 'The provided password is an invalid application password.', 401);
+
+const ONE_DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface AuthenticatorOptions {
+  db: Db;
+  throttle: LoginThrottle;
+  clock: () => Date;
+  /** How long a verified account password is trusted without hashing it again. */
+  cacheMs: number;
+}
+
+/**
+ * HTTP Basic with an application password or the account password (CONTRACT). Account
+ * passwords cost a memory-hard hash, so a verified header is remembered briefly, keyed by a
+ * digest of the header and bound to the stored hash: a changed password no longer matches.
+ */
+export function createAuthenticator(options: AuthenticatorOptions) {
+  const { db, throttle, clock } = options;
+  const verified = new Map<string, { userId: number; passwordHash: string; until: number }>();
+  let siteKey: Promise<string> | undefined;
+
+  async function authenticate({ headers, ip }: Credentials): Promise<AuthUser | RestUser> {
+    const header = headers.authorization;
+    if (!header || !/^basic /i.test(header)) return ANONYMOUS;
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const login = colon >= 0 ? decoded.slice(0, colon) : decoded;
+    const password = colon >= 0 ? decoded.slice(colon + 1) : '';
+
+    await throttle.check(ip, login);
+    const byEmail = login.includes('@');
+    const user = await usersCollection(db).findOne(byEmail ? { email: login.toLowerCase() } : { username: login });
+    if (!user) {
+      await throttle.recordFailure(ip, login);
+      throw byEmail ? new InvalidEmail() : new InvalidUsername();
+    }
+
+    const cacheKey = createHash('sha256').update(header).digest('base64');
+    const cached = verified.get(cacheKey);
+    if (cached && cached.userId === user._id && cached.passwordHash === user.passwordHash && cached.until > Date.now()) {
+      return principalOf(user);
+    }
+
+    const applicationPassword = await matchApplicationPassword(user, password, ip);
+    if (applicationPassword) return { ...principalOf(user), applicationPassword };
+
+    if (password && (await verifyPassword(password, user.passwordHash))) {
+      verified.set(cacheKey, { userId: user._id, passwordHash: user.passwordHash, until: Date.now() + options.cacheMs });
+      if (verified.size > 10_000) verified.delete(verified.keys().next().value!);
+      return principalOf(user);
+    }
+    await throttle.recordFailure(ip, login);
+    throw new IncorrectPassword();
+  }
+
+  async function matchApplicationPassword(user: UserDoc, password: string, ip: string): Promise<string | undefined> {
+    // WordPress strips spaces and other separators, so the grouped form `abcd EFGH ...` works.
+    const stripped = password.replace(/[^a-z\d]/gi, '');
+    if (stripped.length !== 24) return undefined;
+    siteKey ??= loadSiteKey(db);
+    const hash = hashApplicationPassword(stripped, await siteKey);
+    const passwords = applicationPasswordsCollection(db);
+    const match = await passwords.findOne({ user: user._id, hash });
+    if (!match) return undefined;
+    const now = clock();
+    if (!match.last_used || now.getTime() - match.last_used.getTime() >= ONE_DAY_MS || match.last_ip !== ip) {
+      await passwords.updateOne({ _id: match._id }, { $set: { last_used: now, last_ip: ip } });
+    }
+    return match._id;
+  }
+
+  return {
+    authenticate,
+    /** Forgets remembered verifications of a user, after a password change in this process. */
+    forget(userId: number): void {
+      for (const [key, entry] of verified) if (entry.userId === userId) verified.delete(key);
+    },
+  };
+}
+
+export function principalOf(user: UserDoc): AuthUser {
+  return { id: user._id, roles: user.roles, doc: user };
+}
+
+export function isAuthUser(user: RestUser): user is AuthUser {
+  return user.id > 0 && 'roles' in user;
+}
+

@@ -1,0 +1,93 @@
+import { generatePassword, hashPassword } from '../../auth/passwords.js';
+import { DEFAULT_ROLE } from '../../auth/capabilities.js';
+import { type Deps } from '../../deps.js';
+import { defineRestError, RestError } from '../../rest/errors.js';
+import { sanitizeSlug } from '../../lib/slugs.js';
+import { usersCollection, type UserDoc } from './user.model.js';
+
+export const ExistingUserLogin = defineRestError('existing_user_login', 'Sorry, that username already exists!', 500);
+export const ExistingUserEmail = defineRestError('existing_user_email', 'Sorry, that email address is already used!', 500);
+export const UserLoginTooLong = defineRestError('user_login_too_long', 'Username may not be longer than 60 characters.', 500);
+
+export interface NewUser {
+  username: string;
+  email: string;
+  password: string;
+  roles?: string[];
+  name?: string;
+  first_name?: string;
+  last_name?: string;
+  nickname?: string;
+  slug?: string;
+  url?: string;
+  description?: string;
+  locale?: string;
+  meta?: Record<string, unknown>;
+}
+
+/** Creates an account (API, first start and `npm run user:create` alike), refusing a taken username or email. */
+export async function createUserAccount(deps: Pick<Deps, 'store' | 'ids' | 'clock'>, input: NewUser): Promise<UserDoc> {
+  const username = input.username.trim();
+  if (username.length > 60) throw new UserLoginTooLong();
+  const users = usersCollection(deps.store.db);
+  const email = input.email.trim().toLowerCase();
+  if (await users.findOne({ username }, { projection: { _id: 1 } })) throw new ExistingUserLogin();
+  if (await users.findOne({ email }, { projection: { _id: 1 } })) throw new ExistingUserEmail();
+  const slug = await uniqueUserSlug(deps, sanitizeSlug(input.slug || username) || 'user');
+  const doc: UserDoc = {
+    _id: await deps.ids.next('user'),
+    username,
+    email,
+    passwordHash: await hashPassword(input.password),
+    name: input.name ?? username,
+    first_name: input.first_name ?? '',
+    last_name: input.last_name ?? '',
+    nickname: input.nickname ?? username,
+    slug,
+    url: input.url ?? '',
+    description: input.description ?? '',
+    locale: input.locale ?? '',
+    roles: input.roles ?? [DEFAULT_ROLE],
+    registered: deps.clock(),
+    meta: JSON.stringify(input.meta ?? {}),
+  };
+  try {
+    await users.insertOne(doc);
+  } catch (error) {
+    // A concurrent create won the race for the username, email or slug.
+    if ((error as { code?: number }).code !== 11000) throw error;
+    const message = String((error as Error).message);
+    throw message.includes('email') ? new ExistingUserEmail() : message.includes('slug') ? new RestError('rest_user_invalid_slug', 'Invalid slug.', 400) : new ExistingUserLogin();
+  }
+  return doc;
+}
+
+async function uniqueUserSlug(deps: Pick<Deps, 'store'>, base: string): Promise<string> {
+  const users = usersCollection(deps.store.db);
+  let slug = base;
+  for (let suffix = 2; await users.findOne({ slug }, { projection: { _id: 1 } }); suffix++) slug = `${base}-${suffix}`;
+  return slug;
+}
+
+/**
+ * On first start with no users: the administrator from `CMS_ADMIN_USER` and `CMS_ADMIN_PASSWORD`,
+ * or a random password printed once to the log.
+ */
+export async function ensureAdministrator(deps: Deps): Promise<void> {
+  if (await usersCollection(deps.store.db).findOne({}, { projection: { _id: 1 } })) return;
+  const password = deps.config.adminPassword ?? generatePassword(20);
+  try {
+    await createUserAccount(deps, {
+      username: deps.config.adminUser,
+      email: `${sanitizeSlug(deps.config.adminUser) || 'admin'}@localhost.localdomain`,
+      password,
+      roles: ['administrator'],
+    });
+  } catch (error) {
+    // Another process created it first.
+    if (error instanceof RestError && error.code.startsWith('existing_user')) return;
+    throw error;
+  }
+  if (deps.config.adminPassword) deps.logger.info({ username: deps.config.adminUser }, 'administrator created');
+  else deps.logger.warn(`administrator "${deps.config.adminUser}" created with the generated password ${password} (shown only this once)`);
+}
