@@ -2,9 +2,15 @@ import { loginThrottleIndexes } from '../../auth/login-throttle.js';
 import { type ResourceManifest } from '../manifest.js';
 import { ensureAdministrator } from './user.commands.js';
 import { userIndexes } from './user.model.js';
+import { userRoutes } from './user.routes.js';
 
 export const usersResource: ResourceManifest = {
-  routes: [],
-  indexes: [...userIndexes, ...loginThrottleIndexes],
+  routes: userRoutes,
+  indexes: [
+    ...userIndexes,
+    ...loginThrottleIndexes,
+    // Who has published posts (user visibility): a later resource owns `posts`, users query it.
+    { collection: 'posts', key: { status: 1, type: 1, author: 1 }, name: 'status_type_author' },
+  ],
   seed: ensureAdministrator,
 };

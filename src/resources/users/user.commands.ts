@@ -91,3 +91,64 @@ export async function ensureAdministrator(deps: Deps): Promise<void> {
   if (deps.config.adminPassword) deps.logger.info({ username: deps.config.adminUser }, 'administrator created');
   else deps.logger.warn(`administrator "${deps.config.adminUser}" created with the generated password ${password} (shown only this once)`);
 }
+
+export const UsernameNotEditable = defineRestError('rest_user_invalid_argument', 'Username is not editable.', 400);
+export const UserEmailTaken = defineRestError('rest_user_invalid_email', 'Invalid email address.', 400);
+export const UserSlugTaken = defineRestError('rest_user_invalid_slug', 'Invalid slug.', 400);
+export const InvalidReassign = defineRestError('rest_user_invalid_reassign', 'Invalid user ID for reassignment.', 400);
+export const UsersTrashNotSupported = defineRestError('rest_trash_not_supported', "Users do not support trashing. Set 'force=true' to delete.", 501);
+
+export type UserChanges = Partial<Omit<NewUser, 'username'>> & { username?: string };
+
+/** Applies an update, refusing a new username and an email or slug another user has. */
+export async function updateUserAccount(deps: Deps, doc: UserDoc, changes: UserChanges): Promise<UserDoc> {
+  const users = usersCollection(deps.store.db);
+  if (changes.username !== undefined && changes.username !== doc.username) throw new UsernameNotEditable();
+  const set: Partial<UserDoc> = {};
+  if (changes.email !== undefined) {
+    const email = changes.email.trim().toLowerCase();
+    if (await users.findOne({ email, _id: { $ne: doc._id } }, { projection: { _id: 1 } })) throw new UserEmailTaken();
+    set.email = email;
+  }
+  if (changes.slug !== undefined) {
+    const slug = sanitizeSlug(changes.slug);
+    if (!slug || (await users.findOne({ slug, _id: { $ne: doc._id } }, { projection: { _id: 1 } }))) throw new UserSlugTaken();
+    set.slug = slug;
+  }
+  for (const key of ['name', 'first_name', 'last_name', 'nickname', 'url', 'description', 'locale'] as const) {
+    if (changes[key] !== undefined) set[key] = changes[key];
+  }
+  if (changes.roles !== undefined) set.roles = changes.roles;
+  if (changes.meta !== undefined) set.meta = JSON.stringify({ ...JSON.parse(doc.meta || '{}'), ...changes.meta });
+  if (changes.password !== undefined) set.passwordHash = await hashPassword(changes.password);
+  if (Object.keys(set).length) {
+    try {
+      await users.updateOne({ _id: doc._id }, { $set: set });
+    } catch (error) {
+      if ((error as { code?: number }).code !== 11000) throw error;
+      throw String((error as Error).message).includes('slug') ? new UserSlugTaken() : new UserEmailTaken();
+    }
+  }
+  if (set.passwordHash) deps.auth.forget(doc._id);
+  return { ...doc, ...set };
+}
+
+/**
+ * Deletes a user, giving their posts to `reassignTo`, or deleting them when it is null.
+ * The posts are moved or removed as stored documents; once posts keep a change log this
+ * must go through their commands.
+ */
+export async function deleteUserAccount(deps: Deps, doc: UserDoc, reassignTo: number | null): Promise<void> {
+  const { db } = deps.store;
+  if (reassignTo !== null) {
+    if (reassignTo === doc._id || !(await usersCollection(db).findOne({ _id: reassignTo }, { projection: { _id: 1 } }))) {
+      throw new InvalidReassign();
+    }
+    await db.collection('posts').updateMany({ author: doc._id }, { $set: { author: reassignTo } });
+  } else {
+    await db.collection('posts').deleteMany({ author: doc._id });
+  }
+  await db.collection('application_passwords').deleteMany({ user: doc._id });
+  await usersCollection(db).deleteOne({ _id: doc._id });
+  deps.auth.forget(doc._id);
+}

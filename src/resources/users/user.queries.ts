@@ -1,0 +1,65 @@
+import { type Db, type Filter, type Sort } from 'mongodb';
+import { capabilitiesOf, can, ROLE_NAMES } from '../../auth/capabilities.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { POST_TYPES } from '../../registry/post-types.js';
+import { type UserDoc } from './user.model.js';
+
+const restPostTypes = () => POST_TYPES.filter((type) => type.show_in_rest).map((type) => type.slug);
+
+/** Of `ids` (or everyone), the users with at least one published post of a REST-visible type. */
+export async function publishedAuthorIds(db: Db, ids?: number[]): Promise<number[]> {
+  const filter: Record<string, unknown> = { type: { $in: restPostTypes() }, status: 'publish' };
+  if (ids) filter.author = { $in: ids };
+  return (await db.collection('posts').distinct('author', filter)) as number[];
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The Mongo filter and sort of `GET /users`, after `WP_User_Query` as the users controller drives it. */
+export async function userListQuery(req: RestRequest, db: Db): Promise<{ filter: Filter<UserDoc>; sort: Sort }> {
+  const p = req.params;
+  const and: Filter<UserDoc>[] = [];
+  const include = (p.include as number[] | undefined) ?? [];
+  const exclude = (p.exclude as number[] | undefined) ?? [];
+  if (include.length) and.push({ _id: { $in: include } });
+  if (exclude.length) and.push({ _id: { $nin: exclude } });
+  const slugs = (p.slug as string[] | undefined) ?? [];
+  if (slugs.length) and.push({ slug: { $in: slugs } });
+  const roles = (p.roles as string[] | undefined) ?? [];
+  if (roles.length) and.push({ roles: { $in: roles } });
+  const capabilities = (p.capabilities as string[] | undefined) ?? [];
+  for (const cap of capabilities) {
+    const granting = ROLE_NAMES.filter((role) => capabilitiesOf({ id: 1, roles: [role] }).has(cap));
+    and.push({ roles: { $in: granting } });
+  }
+  if (p.who === 'authors') {
+    and.push({ roles: { $in: ROLE_NAMES.filter((role) => capabilitiesOf({ id: 1, roles: [role] }).has('edit_posts')) } });
+  }
+  if (typeof p.search === 'string' && p.search !== '') {
+    // WordPress treats a leading or trailing `*` as the wildcard; otherwise it matches anywhere.
+    const pattern = escapeRegex(p.search.replace(/^\*|\*$/g, ''));
+    const regex = { $regex: pattern, $options: 'i' };
+    const columns: Filter<UserDoc>[] = [{ username: regex }, { name: regex }, { slug: regex }, { url: regex }];
+    if (can(req.user, 'list_users')) columns.push({ email: regex });
+    and.push({ $or: columns });
+  }
+  const mustHavePosts = p.has_published_posts === true || !can(req.user, 'list_users');
+  if (mustHavePosts) and.push({ _id: { $in: await publishedAuthorIds(db) } });
+
+  const direction = p.order === 'desc' ? -1 : 1;
+  const sortField: Record<string, string> = {
+    id: '_id',
+    name: 'name',
+    registered_date: 'registered',
+    slug: 'slug',
+    email: 'email',
+    url: 'url',
+    include: '_id',
+    include_slugs: 'slug',
+  };
+  const field = sortField[String(p.orderby)] ?? 'name';
+  const sort: Sort = field === '_id' ? { _id: direction } : { [field]: direction, _id: direction };
+  return { filter: and.length ? { $and: and } : {}, sort };
+}
