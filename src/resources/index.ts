@@ -1,5 +1,6 @@
 import { type ResourceManifest } from './manifest.js';
 import { usersResource } from './users/index.js';
+import { applicationPasswordsResource } from './application-passwords/index.js';
 
 /** Every resource the service serves, in the order their routes are registered. */
-export const resources: readonly ResourceManifest[] = [usersResource];
+export const resources: readonly ResourceManifest[] = [usersResource, applicationPasswordsResource];

@@ -1,7 +1,7 @@
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { defineAuthError, defineRestError } from '../../rest/errors.js';
-import { type RestRequest } from '../../rest/rest-request.js';
+import { type RestRequest, type RestUser } from '../../rest/rest-request.js';
 import { type Permission } from '../../rest/route.js';
 import { POST_TYPES } from '../../registry/post-types.js';
 import { publishedAuthorIds } from './user.queries.js';
@@ -19,13 +19,18 @@ export const CannotEditUser = defineAuthError('rest_cannot_edit', 'Sorry, you ar
 export const CannotEditRoles = defineAuthError('rest_cannot_edit_roles', 'Sorry, you are not allowed to edit roles of this user.');
 export const CannotDeleteUser = defineAuthError('rest_user_cannot_delete', 'Sorry, you are not allowed to delete this user.');
 
-/** The user a route names: `/users/<id>`, or the caller for `/users/me`. */
-export async function targetUser(req: RestRequest, deps: Deps): Promise<UserDoc> {
-  const id = req.params.id === undefined ? req.user.id : Number(req.params.id);
-  if (req.params.id === undefined && id === 0) throw new NotLoggedIn();
-  const doc = id > 0 ? await usersCollection(deps.store.db).findOne({ _id: id }) : null;
+/** A user by id, or the caller for `me` (401 `rest_not_logged_in` when anonymous). */
+export async function userByIdOrMe(deps: Deps, id: number | 'me', caller: RestUser): Promise<UserDoc> {
+  if (id === 'me' && caller.id === 0) throw new NotLoggedIn();
+  const userId = id === 'me' ? caller.id : id;
+  const doc = userId > 0 ? await usersCollection(deps.store.db).findOne({ _id: userId }) : null;
   if (!doc) throw new UserInvalidId();
   return doc;
+}
+
+/** The user a route names: `/users/<id>`, or the caller for `/users/me`. */
+export function targetUser(req: RestRequest, deps: Deps): Promise<UserDoc> {
+  return userByIdOrMe(deps, req.params.id === undefined ? 'me' : Number(req.params.id), req.user);
 }
 
 const editsSomePostType = (req: RestRequest) => POST_TYPES.some((type) => type.show_in_rest && can(req.user, type.caps.edit_posts));
