@@ -12,6 +12,8 @@ export interface Store {
 /** One collection's index, declared next to the code that queries it. */
 export interface IndexSpec extends IndexDescription {
   collection: string;
+  /** Named, so start-up can tell which indexes exist already. */
+  name: string;
 }
 
 /** Connects to `uri`; the database is the URI's path, or `cms`, unless `databaseName` is given. */
@@ -27,13 +29,19 @@ export function databaseFromUri(uri: string): string {
   return name || DEFAULT_DATABASE;
 }
 
+/**
+ * Creates the indexes that do not exist yet, one at a time: FerretDB 1.24 drops the connection
+ * when one `createIndexes` command names several indexes that already exist.
+ */
 export async function ensureIndexes(db: Db, specs: readonly IndexSpec[]): Promise<void> {
-  const byCollection = new Map<string, IndexDescription[]>();
+  const existing = new Map<string, Set<string>>();
   for (const { collection, ...index } of specs) {
-    byCollection.set(collection, [...(byCollection.get(collection) ?? []), index]);
-  }
-  for (const [collection, indexes] of byCollection) {
-    await db.collection(collection).createIndexes(indexes);
+    if (!existing.has(collection)) {
+      const names = await db.collection(collection).listIndexes().toArray().catch(() => []);
+      existing.set(collection, new Set(names.map((described) => String(described.name))));
+    }
+    if (existing.get(collection)!.has(index.name)) continue;
+    await db.collection(collection).createIndexes([index]);
   }
 }
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,29 @@ describe('the service process', () => {
     expect((await index.json()).url).toBe(listening.url);
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
+  });
+
+  it('creates users from the command line', async () => {
+    const uri = new ConnectionString(inject('mongodbUri'));
+    uri.pathname = '/cli_test';
+    const run = (args: string[]) => spawnSync(process.execPath, ['dist/scripts/user-create.js', ...args], {
+      env: baseEnv({ MONGODB_URI: uri.toString() }),
+      encoding: 'utf8',
+    });
+    const created = run(['--username', 'cli-editor', '--email', 'cli@example.test', '--password', 'pw', '--role', 'editor']);
+    expect(created.stdout).toMatch(/^Created user \d+ \(cli-editor, editor\)\./);
+    expect(created.status).toBe(0);
+    const again = run(['--username', 'cli-editor', '--email', 'cli2@example.test', '--password', 'pw']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('Sorry, that username already exists!');
+    const badRole = run(['--username', 'x', '--email', 'x@example.test', '--password', 'pw', '--role', 'wizard']);
+    expect(badRole.status).toBe(2);
+    const client = new MongoClient(uri.toString());
+    const user = await client.db().collection('users').findOne({ username: 'cli-editor' });
+    await client.db().dropDatabase();
+    await client.close();
+    expect(user).toMatchObject({ email: 'cli@example.test', roles: ['editor'] });
+    expect(user!.passwordHash).toMatch(/^scrypt\$/);
   });
 
   it.skipIf(process.env.MONGODB_URI)(
