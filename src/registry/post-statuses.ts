@@ -33,7 +33,8 @@ export const POST_STATUSES: readonly PostStatusDef[] = Object.freeze([
   status('draft', 'Draft', { protected: true, date_floating: true }),
   status('pending', 'Pending', { protected: true, date_floating: true }),
   status('private', 'Private', { private: true }),
-  status('trash', 'Trash', { internal: true }),
+  // Internal statuses stay out of the edit listing unless registered otherwise (`show_in_admin_all_list`).
+  status('trash', 'Trash', { internal: true, show_in_list: false }),
   status('auto-draft', 'Auto Draft', { internal: true, show_in_list: false, date_floating: true }),
   status('inherit', 'Inherit', { internal: true, show_in_list: false }),
 ]);

@@ -16,6 +16,8 @@ export interface PostTypeDef {
   readonly supports: Readonly<Record<string, boolean>>;
   /** Primitive capability names for this type's objects, used by `map_meta_cap`. */
   readonly caps: PostTypeCaps;
+  /** The singular of `capability_type`, which names the meta capabilities (`edit_page` for pages). */
+  readonly capability_type: string;
   readonly visibility: Readonly<{ show_in_nav_menus: boolean; show_ui: boolean }>;
   readonly show_in_rest: boolean;
 }
@@ -58,8 +60,8 @@ const labels = (singular: string, plural: string): Record<string, string> => ({
   name_admin_bar: singular,
 });
 
-const type = (def: Omit<PostTypeDef, 'rest_namespace' | 'show_in_rest' | 'description' | 'icon'> & Partial<PostTypeDef>): PostTypeDef =>
-  Object.freeze({ description: '', icon: null, rest_namespace: 'cms/v2', show_in_rest: true, ...def });
+const type = (def: Omit<PostTypeDef, 'rest_namespace' | 'show_in_rest' | 'description' | 'icon' | 'capability_type'> & Partial<PostTypeDef>): PostTypeDef =>
+  Object.freeze({ description: '', icon: null, rest_namespace: 'cms/v2', show_in_rest: true, capability_type: 'post', ...def });
 
 const editorSupports = { title: true, editor: true, author: true, thumbnail: true, excerpt: true, 'custom-fields': true, revisions: true };
 
@@ -76,6 +78,7 @@ export const POST_TYPES: readonly PostTypeDef[] = Object.freeze([
     labels: labels('Page', 'Pages'),
     supports: { ...editorSupports, 'page-attributes': true, comments: true },
     caps: capsFor('pages'),
+    capability_type: 'page',
     visibility: { show_in_nav_menus: true, show_ui: true },
   }),
   type({

@@ -1,0 +1,44 @@
+import { type Deps } from '../../deps.js';
+import { contextArg } from '../../rest/item-schema.js';
+import { allowAnyone, defineRoutes, READABLE } from '../../rest/route.js';
+import { canEditType, canListTypes, readableType, restPostTypes } from './type.permissions.js';
+import { typeSchema } from './type.schema.js';
+import { prepareType, prepareTypeForCollection } from './type.serializer.js';
+
+export const typeRoutes = defineRoutes<Deps>('cms/v2', [
+  {
+    // No route `schema`: the server would filter the keyed list as if it were one post type.
+    path: '/types',
+    endpoints: [
+      {
+        methods: READABLE,
+        args: { context: contextArg(typeSchema) },
+        permission: canListTypes,
+        handler: (req) => {
+          const data: Record<string, unknown> = {};
+          for (const type of restPostTypes()) {
+            // In edit context, the types the caller cannot edit are left out.
+            if (req.context === 'edit' && !canEditType(req, type)) continue;
+            data[type.slug] = prepareTypeForCollection(type, req);
+          }
+          return data;
+        },
+      },
+    ],
+  },
+  {
+    path: '/types/(?P<type>[\\w-]+)',
+    schema: typeSchema,
+    endpoints: [
+      {
+        methods: READABLE,
+        args: {
+          type: { description: 'An alphanumeric identifier for the post type.', type: 'string' },
+          context: contextArg(typeSchema),
+        },
+        permission: allowAnyone,
+        handler: (req) => prepareType(readableType(req), req),
+      },
+    ],
+  },
+]);
