@@ -1,9 +1,10 @@
 import { type ResourceManifest } from './manifest.js';
 import { usersResource } from './users/index.js';
+import { termsResource } from './terms/index.js';
 import { applicationPasswordsResource } from './application-passwords/index.js';
 import { statusesResource } from './statuses/index.js';
 import { typesResource } from './types/index.js';
 import { taxonomiesResource } from './taxonomies/index.js';
 
 /** Every resource the service serves, in the order their routes are registered. */
-export const resources: readonly ResourceManifest[] = [usersResource, applicationPasswordsResource, statusesResource, typesResource, taxonomiesResource];
+export const resources: readonly ResourceManifest[] = [usersResource, applicationPasswordsResource, termsResource, statusesResource, typesResource, taxonomiesResource];

@@ -1,0 +1,22 @@
+import { findTaxonomy, type TaxonomyDef } from '../../registry/taxonomies.js';
+import { type ResourceManifest } from '../manifest.js';
+import { ensureDefaultCategory } from './term.commands.js';
+import { termIndexes } from './term.model.js';
+import { termRoutes } from './term.routes.js';
+
+export { termRoutes } from './term.routes.js';
+export { type TermExtension, type TermWrite } from './term.controller.js';
+export { type TermDoc, termsCollection } from './term.model.js';
+
+function taxonomy(slug: string): TaxonomyDef {
+  const def = findTaxonomy(slug);
+  if (!def) throw new Error(`Taxonomy ${slug} is not registered`);
+  return def;
+}
+
+/** Categories and tags; menus reuse `termRoutes` with their own extension. */
+export const termsResource: ResourceManifest = {
+  routes: [...termRoutes(taxonomy('category')), ...termRoutes(taxonomy('post_tag'))],
+  indexes: termIndexes,
+  seed: ensureDefaultCategory,
+};

@@ -1,0 +1,53 @@
+import { defineAuthError, defineRestError, definedErrorCodes, RestError } from '../../rest/errors.js';
+
+export const TermInvalid = defineRestError('rest_term_invalid', 'Term does not exist.', 404);
+export const ParentTermInvalid = defineRestError('rest_term_invalid', 'Parent term does not exist.', 400);
+export const TaxonomyNotHierarchical = defineRestError(
+  'rest_taxonomy_not_hierarchical',
+  'Cannot set parent term, taxonomy is not hierarchical.',
+  400,
+);
+export const TrashNotSupported = defineRestError(
+  'rest_trash_not_supported',
+  "Terms do not support trashing. Set 'force=true' to delete.",
+  501,
+);
+// `wp_insert_term` and `wp_delete_term` fail without a status, which the REST server sends as 500.
+export const EmptyTermName = defineRestError('empty_term_name', 'A name is required for this term.', 500);
+export const TermNotDeletable = defineRestError('rest_cannot_delete', 'The term cannot be deleted.', 500);
+export const PostInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 400);
+
+export const CannotCreateTerm = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create terms in this taxonomy.');
+export const CannotUpdateTerm = defineAuthError('rest_cannot_update', 'Sorry, you are not allowed to edit this term.');
+export const CannotDeleteTerm = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete this term.');
+export const ForbiddenTaxonomyContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit terms in this taxonomy.');
+export const ForbiddenTermContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit this term.');
+export const ForbiddenPostTerms = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to view terms for this post.');
+
+definedErrorCodes.add('duplicate_term_slug');
+definedErrorCodes.add('term_exists');
+
+/** `wp_update_term` refuses a slug another term of the taxonomy has (no status: 500). */
+export class DuplicateTermSlug extends RestError {
+  constructor(slug: string) {
+    super('duplicate_term_slug', `The slug &#8220;${slug}&#8221; is already in use by another term.`, 500);
+  }
+}
+
+export type TermExistsClass = new (existingId: number) => RestError;
+
+/**
+ * `term_exists` with the taxonomy's wording. The REST controller adds the existing term's id to
+ * `data` twice over, so WordPress's body also carries the earlier values in `additional_data`.
+ */
+export function defineTermExists(message: string): TermExistsClass {
+  return class TermExists extends RestError {
+    constructor(readonly existingId: number) {
+      super('term_exists', message, 400, { term_id: existingId });
+    }
+
+    override toBody() {
+      return { ...super.toBody(), additional_data: [this.existingId, this.existingId] };
+    }
+  };
+}

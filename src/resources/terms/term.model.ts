@@ -1,0 +1,38 @@
+import { type Collection, type Db } from 'mongodb';
+import { type IndexSpec } from '../../store/mongo.js';
+
+/**
+ * A term as stored in `terms`. `meta` is kept as a JSON string: its keys belong to clients.
+ * `count` (published objects carrying the term) is maintained by the resources that assign terms.
+ */
+export interface TermDoc {
+  _id: number;
+  taxonomy: string;
+  name: string;
+  slug: string;
+  description: string;
+  parent: number;
+  count: number;
+  meta: string;
+}
+
+export const termsCollection = (db: Db): Collection<TermDoc> => db.collection<TermDoc>('terms');
+
+// WordPress's `default_category` option on a fresh install: term 1, "Uncategorized".
+export const DEFAULT_CATEGORY_ID = 1;
+
+export function isDefaultTerm(doc: TermDoc): boolean {
+  return doc.taxonomy === 'category' && doc._id === DEFAULT_CATEGORY_ID;
+}
+
+export function parseMeta(meta: string): Record<string, unknown> {
+  return JSON.parse(meta || '{}') as Record<string, unknown>;
+}
+
+export const termIndexes: IndexSpec[] = [
+  { collection: 'terms', key: { taxonomy: 1, slug: 1 }, name: 'taxonomy_slug_unique', unique: true },
+  { collection: 'terms', key: { taxonomy: 1, name: 1, _id: 1 }, name: 'taxonomy_name' },
+  { collection: 'terms', key: { taxonomy: 1, _id: 1 }, name: 'taxonomy_id' },
+  { collection: 'terms', key: { taxonomy: 1, count: 1, _id: 1 }, name: 'taxonomy_count' },
+  { collection: 'terms', key: { taxonomy: 1, parent: 1, name: 1, _id: 1 }, name: 'taxonomy_parent_name' },
+];

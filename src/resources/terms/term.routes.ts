@@ -1,0 +1,126 @@
+import { type Deps } from '../../deps.js';
+import { argsFromSchema, filterByContext } from '../../rest/item-schema.js';
+import { pageOf } from '../../rest/pagination.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { created, type RestResponse } from '../../rest/rest-response.js';
+import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
+import { type TaxonomyDef } from '../../registry/taxonomies.js';
+import { createTerm, deleteTerm, updateTerm, type TermInput } from './term.commands.js';
+import { termController, type TermController, type TermExtension } from './term.controller.js';
+import { TermInvalid, TermNotDeletable } from './term.errors.js';
+import { isDefaultTerm, type TermDoc } from './term.model.js';
+import { termPermissions } from './term.permissions.js';
+import { listTerms, rememberTerm, requestedTerm, termWindow, type TermListParams } from './term.queries.js';
+import { forceArg, termCollectionArgs, termIdArg } from './term.schema.js';
+import { prepareTerm } from './term.serializer.js';
+
+/**
+ * The routes of one taxonomy's terms (WordPress's `WP_REST_Terms_Controller`):
+ * `/<rest_base>` (list, create) and `/<rest_base>/<id>` (read, update, delete with `force`).
+ */
+export function termRoutes(taxonomy: TaxonomyDef, extension: TermExtension = {}): RouteSpec<Deps>[] {
+  const ctl = termController(taxonomy, extension);
+  const permissions = termPermissions(ctl);
+  const writeArgs = (mode: 'create' | 'update') => {
+    const args = argsFromSchema(ctl.schema, mode);
+    return extension.args ? extension.args(args, mode) : args;
+  };
+  return defineRoutes<Deps>(taxonomy.rest_namespace, [
+    {
+      path: `/${taxonomy.rest_base}`,
+      schema: ctl.schema,
+      endpoints: [
+        {
+          methods: READABLE,
+          args: termCollectionArgs(taxonomy, ctl.schema),
+          permission: permissions.canList,
+          handler: (req, deps) => listTermsHandler(ctl, req, deps),
+        },
+        {
+          methods: CREATABLE,
+          args: writeArgs('create'),
+          permission: permissions.canCreate,
+          handler: (req, deps) => createTermHandler(ctl, req, deps),
+        },
+      ],
+    },
+    {
+      path: `/${taxonomy.rest_base}/(?P<id>[\\d]+)`,
+      schema: ctl.schema,
+      endpoints: [
+        {
+          methods: READABLE,
+          args: { ...termIdArg, context: termCollectionArgs(taxonomy, ctl.schema).context },
+          permission: permissions.canRead,
+          handler: async (req, deps) => prepareTerm(ctl, await existingTerm(ctl, req, deps), req, deps),
+        },
+        {
+          methods: EDITABLE,
+          args: { ...termIdArg, ...writeArgs('update') },
+          permission: permissions.canUpdate,
+          handler: (req, deps) => updateTermHandler(ctl, req, deps),
+        },
+        {
+          methods: DELETABLE,
+          args: { ...termIdArg, ...forceArg },
+          permission: permissions.canDelete,
+          handler: (req, deps) => deleteTermHandler(ctl, req, deps),
+        },
+      ],
+    },
+  ]);
+}
+
+async function existingTerm(ctl: TermController, req: RestRequest, deps: Deps): Promise<TermDoc> {
+  const doc = await requestedTerm(req, deps, ctl.taxonomy);
+  if (!doc) throw new TermInvalid();
+  return doc;
+}
+
+function termInput(req: RestRequest): TermInput {
+  const { name, slug, description, parent, meta } = req.params;
+  return {
+    name: name as string | undefined,
+    slug: slug as string | undefined,
+    description: description as string | undefined,
+    parent,
+    meta: meta as Record<string, unknown> | undefined,
+  };
+}
+
+// Terms have no out-of-range error: a page past the last is an empty list with the headers.
+async function listTermsHandler(ctl: TermController, req: RestRequest, deps: Deps): Promise<RestResponse> {
+  const params = req.params as unknown as TermListParams;
+  const window = termWindow(params);
+  const { docs, total } = await listTerms(deps, ctl.taxonomy, params, window);
+  const items = await Promise.all(docs.map((doc) => prepareTerm(ctl, doc, req, deps)));
+  return pageOf(items, total, window);
+}
+
+async function createTermHandler(ctl: TermController, req: RestRequest, deps: Deps): Promise<RestResponse> {
+  const doc = await createTerm(ctl, deps, termInput(req));
+  await ctl.extension.afterWrite?.(doc, req, deps, true);
+  req.context = ctl.writeContext;
+  return created(await prepareTerm(ctl, doc, req, deps), req.url(`${ctl.route}/${doc._id}`));
+}
+
+async function updateTermHandler(ctl: TermController, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
+  const doc = await updateTerm(ctl, deps, await existingTerm(ctl, req, deps), termInput(req));
+  rememberTerm(req, doc);
+  await ctl.extension.afterWrite?.(doc, req, deps, false);
+  req.context = ctl.writeContext;
+  return prepareTerm(ctl, doc, req, deps);
+}
+
+async function deleteTermHandler(ctl: TermController, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
+  const doc = await existingTerm(ctl, req, deps);
+  // WordPress answers 501, not 405: the method exists; terms simply have no trash.
+  if (req.params.force !== true) throw new ctl.TrashNotSupported();
+  if (isDefaultTerm(doc)) throw new TermNotDeletable();
+  req.context = 'view';
+  const { _links: _omitted, ...previous } = await prepareTerm(ctl, doc, req, deps);
+  await deleteTerm(ctl, deps, doc);
+  rememberTerm(req, null);
+  await ctl.extension.afterDelete?.(doc, req, deps);
+  return { deleted: true, previous: filterByContext(ctl.schema, previous, 'view') };
+}
