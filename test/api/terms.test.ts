@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resources } from '../../src/resources/index.js';
+import { demoMenusResource } from '../support/demo-menus.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 type Headers = Record<string, string>;
@@ -618,5 +620,46 @@ describe('deleting terms', () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.code).toBe('rest_cannot_delete');
     expect((await app.api('DELETE', '/cms/v2/tags/999999', { query: { force: true } })).status).toBe(404);
+  });
+});
+
+describe('reuse by composition (a menus-like taxonomy on the same controller)', () => {
+  let menus: TestApp;
+  beforeAll(async () => {
+    menus = await createTestApp({ resources: [...resources, demoMenusResource] });
+  });
+  afterAll(async () => {
+    await menus?.stop();
+  });
+
+  it('answers with the extended schema and hooks', async () => {
+    const made = await menus.api('POST', '/cms/v2/demo-menus', { headers: menus.admin, json: { name: 'Main', auto_add: true } });
+    expect(made.status).toBe(201);
+    const { _links, ...fields } = made.body;
+    expect(fields).toEqual({ id: made.body.id, description: '', name: 'Main', slug: 'main', meta: {}, auto_add: true });
+    expect(_links['wp:menu-location']).toEqual([{ href: `${menus.apiRoot}/cms/v2/menu-locations/primary?menu=${made.body.id}`, embeddable: true }]);
+    expect(_links['wp:post_type']).toEqual([{ href: `${menus.apiRoot}/cms/v2/menu-items?demo-menus=${made.body.id}` }]);
+
+    const options = await menus.api('OPTIONS', '/cms/v2/demo-menus');
+    expect(Object.keys(options.body.schema.properties).sort()).toEqual(['auto_add', 'description', 'id', 'meta', 'name', 'slug']);
+    expect(Object.keys(options.body.endpoints[1].args).sort()).toEqual(['auto_add', 'description', 'meta', 'name', 'slug']);
+
+    const duplicate = await menus.api('POST', '/cms/v2/demo-menus', { headers: menus.admin, json: { name: 'Main', slug: 'other' } });
+    expect(duplicate.status).toBe(400);
+    expect(duplicate.body.code).toBe('menu_exists');
+
+    const editor = await menus.asRole('editor');
+    expect((await menus.api('POST', '/cms/v2/demo-menus', { headers: editor.headers, json: { name: 'Footer' } })).body.code).toBe('rest_cannot_create');
+    const anonymous = await menus.api('GET', '/cms/v2/demo-menus');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.code).toBe('rest_cannot_view');
+
+    const updated = await menus.api('POST', `/cms/v2/demo-menus/${made.body.id}`, { headers: menus.admin, json: { auto_add: false } });
+    expect(updated.body.auto_add).toBe(false);
+    const trash = await menus.api('DELETE', `/cms/v2/demo-menus/${made.body.id}`, { headers: menus.admin });
+    expect(trash.status).toBe(501);
+    expect(trash.body.message).toBe("Menus do not support trashing. Set 'force=true' to delete.");
+    const deleted = await menus.api('DELETE', `/cms/v2/demo-menus/${made.body.id}`, { headers: menus.admin, query: { force: true } });
+    expect(deleted.body).toEqual({ deleted: true, previous: { id: made.body.id, description: '', name: 'Main', slug: 'main', meta: {}, auto_add: false } });
   });
 });

@@ -4,7 +4,7 @@ import { type TaxonomyDef } from '../../registry/taxonomies.js';
 import { type TermController, type TermWrite } from './term.controller.js';
 import { DuplicateTermSlug, EmptyTermName, ParentTermInvalid, TaxonomyNotHierarchical } from './term.errors.js';
 import { DEFAULT_CATEGORY_ID, parseMeta, termsCollection, type TermDoc } from './term.model.js';
-import { findTerm } from './term.queries.js';
+import { escapeRegex, findTerm } from './term.queries.js';
 
 /** What a create or update request sends, as validated by its arguments. */
 export interface TermInput {
@@ -79,7 +79,7 @@ async function uniqueSlug(deps: Deps, taxonomy: TaxonomyDef, slug: string, paren
 async function refuseDuplicate(ctl: TermController, deps: Deps, write: TermWrite): Promise<void> {
   const terms = termsCollection(deps.store.db);
   const taxonomy = ctl.taxonomy.slug;
-  const exactName = new RegExp(`^${write.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'i');
+  const exactName = new RegExp(`^${escapeRegex(write.name)}$`, 'i');
   const nameMatch = await terms.findOne({ taxonomy, parent: write.parent, name: exactName });
   if (!nameMatch) return;
   const slugMatch = await terms.findOne({ taxonomy, slug: write.slug });

@@ -83,7 +83,8 @@ const SORT_FIELDS: Record<Exclude<TermOrderby, 'include' | 'include_slugs'>, key
   term_group: '_id',
 };
 
-function escapeRegex(text: string): string {
+/** `text` as a literal inside a `$regex`. */
+export function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

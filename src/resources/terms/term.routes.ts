@@ -1,5 +1,5 @@
 import { type Deps } from '../../deps.js';
-import { argsFromSchema, filterByContext } from '../../rest/item-schema.js';
+import { argsFromSchema, contextArg, filterByContext } from '../../rest/item-schema.js';
 import { pageOf } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { created, type RestResponse } from '../../rest/rest-response.js';
@@ -50,7 +50,7 @@ export function termRoutes(taxonomy: TaxonomyDef, extension: TermExtension = {})
       endpoints: [
         {
           methods: READABLE,
-          args: { ...termIdArg, context: termCollectionArgs(taxonomy, ctl.schema).context },
+          args: { ...termIdArg, context: contextArg(ctl.schema) },
           permission: permissions.canRead,
           handler: async (req, deps) => prepareTerm(ctl, await existingTerm(ctl, req, deps), req, deps),
         },
