@@ -6,6 +6,7 @@ import { type RestUser } from './rest/rest-request.js';
 import { type Credentials } from './auth/authenticate.js';
 import { RestServer } from './rest/rest-server.js';
 import { type ResourceManifest } from './resources/manifest.js';
+import { readSiteIdentity } from './resources/settings/index.js';
 import { isDatabaseUp } from './store/mongo.js';
 
 export const SITE_NAME = 'CMS';
@@ -22,17 +23,20 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
   const server = new RestServer<Deps>(deps);
   for (const resource of resources) server.register(resource.routes);
   server.register(
-    discoveryRoutes(server, async () => ({
-      name: SITE_NAME,
-      description: '',
-      url: deps.siteUrl,
-      home: deps.siteUrl,
-      gmt_offset: 0,
-      timezone_string: 'UTC',
-      site_logo: 0,
-      site_icon: 0,
-      site_icon_url: '',
-    })),
+    discoveryRoutes(server, async () => {
+      const site = await readSiteIdentity(deps.store.db, deps.siteUrl, deps.clock());
+      return {
+        name: site.title,
+        description: site.description,
+        url: deps.siteUrl,
+        home: deps.siteUrl,
+        gmt_offset: site.gmt_offset,
+        timezone_string: site.timezone_string,
+        site_logo: site.site_logo,
+        site_icon: site.site_icon,
+        site_icon_url: '',
+      };
+    }),
   );
   return createHttpApp({
     server,

@@ -5,6 +5,7 @@ import { applicationPasswordsResource } from './application-passwords/index.js';
 import { statusesResource } from './statuses/index.js';
 import { typesResource } from './types/index.js';
 import { taxonomiesResource } from './taxonomies/index.js';
+import { settingsResource } from './settings/index.js';
 
 /** Every resource the service serves, in the order their routes are registered. */
-export const resources: readonly ResourceManifest[] = [usersResource, applicationPasswordsResource, termsResource, statusesResource, typesResource, taxonomiesResource];
+export const resources: readonly ResourceManifest[] = [usersResource, applicationPasswordsResource, termsResource, statusesResource, typesResource, taxonomiesResource, settingsResource];

@@ -1,0 +1,53 @@
+import { type AnyBulkWriteOperation, type Db } from 'mongodb';
+import { defineRestError, definedErrorCodes, invalidParams, RestError } from '../../rest/errors.js';
+import { SETTINGS, type SettingDef, type SettingValue } from '../../registry/settings.js';
+import { prepareValue } from './settings.schema.js';
+import { optionsCollection, storedOptions, type OptionDoc } from './settings.queries.js';
+import { sanitizeOption } from './settings.sanitize.js';
+
+const InvalidAttachment = defineRestError('rest_invalid_param', 'Invalid attachment ID.', 400);
+
+definedErrorCodes.add('rest_invalid_stored_value');
+
+class InvalidStoredValue extends RestError {
+  constructor(name: string) {
+    super('rest_invalid_stored_value', `The ${name} property has an invalid stored value, and cannot be updated to null.`, 500);
+  }
+}
+
+/** Refuses a logo or icon that is neither 0 nor an attachment, reporting every such setting at once. */
+async function checkAttachments(db: Db, changes: [SettingDef, SettingValue][]): Promise<void> {
+  const problems: Record<string, RestError> = {};
+  for (const [def, value] of changes) {
+    if (!def.attachment || value === null || value === 0) continue;
+    const found = await db.collection<{ _id: number; type: string }>('posts').findOne({ _id: Number(value), type: 'attachment' }, { projection: { _id: 1 } });
+    if (!found) problems[def.name] = new InvalidAttachment({ param: def.name });
+  }
+  if (Object.keys(problems).length) throw invalidParams(problems);
+}
+
+/**
+ * Applies the registered settings present in `params` (unknown keys are ignored): a value is
+ * sanitized and stored, `null` deletes the option so its default applies again.
+ */
+export async function updateSettings(db: Db, params: Record<string, unknown>): Promise<void> {
+  const changes = SETTINGS.filter((def) => params[def.name] !== undefined).map((def): [SettingDef, SettingValue] => [def, params[def.name] as SettingValue]);
+  await checkAttachments(db, changes);
+
+  // WordPress refuses to reset an option whose stored value no longer fits its schema: a client
+  // echoing back the null it was shown must not wipe it.
+  const stored = await storedOptions(db, changes.filter(([, value]) => value === null).map(([def]) => def));
+  for (const [def, value] of changes) {
+    if (value !== null || !stored.has(def.option)) continue;
+    if (prepareValue(def, stored.get(def.option)) === null) {
+      throw new InvalidStoredValue(def.name);
+    }
+  }
+
+  const writes: AnyBulkWriteOperation<OptionDoc>[] = changes.map(([def, value]) =>
+    value === null
+      ? { deleteOne: { filter: { _id: def.option } } }
+      : { updateOne: { filter: { _id: def.option }, update: { $set: { value: JSON.stringify(sanitizeOption(def.option, value)) } }, upsert: true } },
+  );
+  if (writes.length) await optionsCollection(db).bulkWrite(writes, { ordered: true });
+}

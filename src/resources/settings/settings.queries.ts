@@ -1,0 +1,59 @@
+import { type Db } from 'mongodb';
+import { SETTINGS, type SettingDef, type SettingName, type SettingValue } from '../../registry/settings.js';
+import { usersCollection } from '../users/user.model.js';
+import { prepareValue } from './settings.schema.js';
+
+/** An option as stored: its value as JSON. The collection also holds options no setting exposes (`auth_key`). */
+export interface OptionDoc {
+  _id: string;
+  value: string;
+}
+
+export const optionsCollection = (db: Db) => db.collection<OptionDoc>('options');
+
+/** The stored values of `defs`, parsed, keyed by option name; an unreadable one counts as null. */
+export async function storedOptions(db: Db, defs: readonly SettingDef[]): Promise<Map<string, unknown>> {
+  const docs = await optionsCollection(db).find({ _id: { $in: defs.map((def) => def.option) } }).toArray();
+  return new Map(docs.map((doc) => [doc._id, parseJson(doc.value)]));
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** What the installer would have written: the first administrator's address. */
+async function administratorEmail(db: Db): Promise<string | null> {
+  const admin = await usersCollection(db).findOne({ roles: 'administrator' }, { sort: { _id: 1 }, projection: { email: 1 } });
+  return admin?.email ?? null;
+}
+
+async function defaultOf(def: SettingDef, db: Db, siteUrl: string): Promise<unknown> {
+  if (def.installDefault === 'siteUrl') return siteUrl;
+  if (def.installDefault === 'adminEmail') return administratorEmail(db);
+  return def.default;
+}
+
+/** Every setting: the stored value, else its default, as its schema reads it. */
+export async function readSettings(db: Db, siteUrl: string): Promise<Record<SettingName, SettingValue>> {
+  const stored = await storedOptions(db, SETTINGS);
+  const values: Record<string, SettingValue> = {};
+  for (const def of SETTINGS) {
+    const raw = stored.has(def.option) ? stored.get(def.option) : await defaultOf(def, db, siteUrl);
+    values[def.name] = prepareValue(def, raw);
+  }
+  return values as Record<SettingName, SettingValue>;
+}
+
+/**
+ * One setting, for other resources (`readSetting(db, 'timezone')`). The site URL is left out: its
+ * default is the running service's URL, which handlers have as `deps.siteUrl`.
+ */
+export async function readSetting(db: Db, name: Exclude<SettingName, 'url'>): Promise<SettingValue> {
+  const def = SETTINGS.find((candidate) => candidate.name === name)!;
+  const stored = await storedOptions(db, [def]);
+  return prepareValue(def, stored.has(def.option) ? stored.get(def.option) : await defaultOf(def, db, ''));
+}
