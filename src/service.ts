@@ -32,7 +32,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const store = await openStore(options.databaseUri, options.databaseName);
   await ensureIndexes(store.db, indexesOf(resources));
 
-  const server = http.createServer();
+  // Listening comes first (with PORT=0 the site URL is known only then); until the app is
+  // built, requests get 503 rather than waiting on a socket nobody answers.
+  let app: ReturnType<typeof createApp> | undefined;
+  const server = http.createServer((req, res) => {
+    if (app) return app(req, res);
+    res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' }).end('Starting');
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -49,7 +55,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth };
   for (const resource of resources) await resource.seed?.(deps);
-  server.on('request', createApp(deps, resources, options));
+  app = createApp(deps, resources, options);
 
   return {
     siteUrl,
