@@ -13,6 +13,8 @@ export class RestResponse {
     public status = 200,
     public headers: Record<string, HeaderValue> = {},
     public pagination?: Pagination,
+    /** A collection sent as an object keyed by slug (statuses, types, taxonomies). */
+    public keyed = false,
   ) {}
 }
 
@@ -28,4 +30,12 @@ export function created(data: unknown, location: string): RestResponse {
 /** A page of a collection: `X-WP-Total`, `X-WP-TotalPages` and the `Link` prev/next come from this. */
 export function collection(items: unknown[], pagination: Pagination): RestResponse {
   return new RestResponse(items, 200, {}, pagination);
+}
+
+/**
+ * A collection WordPress sends as an object keyed by slug rather than a list: each value is an
+ * item, filtered by context and given compact links like the items of a list.
+ */
+export function keyedCollection(items: Record<string, unknown>): RestResponse {
+  return new RestResponse(items, 200, {}, undefined, true);
 }

@@ -39,6 +39,7 @@ interface Dispatched<D> {
   data: unknown;
   stream?: AsyncIterable<unknown>;
   pagination?: Pagination;
+  keyed?: boolean;
   request?: RestRequest;
   route?: CompiledRoute<D>;
   error?: boolean;
@@ -86,7 +87,7 @@ export class RestServer<D> {
 
     let body = result.data;
     if (!result.error && result.request) {
-      body = compactAll(body);
+      body = result.keyed ? mapValues(body, compactAll) : compactAll(body);
       if (embed !== null) {
         body = await embedLinks(body, embed, (href) => this.embedded(href, apiRoot, result.request!));
       }
@@ -160,10 +161,12 @@ export class RestServer<D> {
       const result = await endpoint.spec.handler(request, this.deps);
       if (result instanceof RestStream) return { status: 200, headers: {}, data: null, stream: result.items };
       const response = result instanceof RestResponse ? result : new RestResponse(result);
-      const data = route.spec.schema && response.status < 300
-        ? filterByContext(route.spec.schema, response.data, request.context)
-        : response.data;
-      return { status: response.status, headers: response.headers, data, pagination: response.pagination };
+      const schema = route.spec.schema;
+      const forContext = (data: unknown) => (schema ? filterByContext(schema, data, request.context) : data);
+      const data = response.status >= 300 ? response.data
+        : response.keyed ? mapValues(response.data, forContext)
+        : forContext(response.data);
+      return { status: response.status, headers: response.headers, data, pagination: response.pagination, keyed: response.keyed };
     } catch (error) {
       if (!(error instanceof RestError)) request.log.error({ err: error, route: route.pattern }, 'request failed');
       return errorResult(error);
@@ -228,6 +231,10 @@ function isRead(method: string): boolean {
 export function normalizePath(path: string): string {
   const trimmed = path.replace(/\/+$/, '');
   return trimmed === '' ? '/' : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+function mapValues(data: unknown, map: (value: unknown) => unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(data as Record<string, unknown>).map(([key, value]) => [key, map(value)]));
 }
 
 function compactAll(data: unknown): unknown {

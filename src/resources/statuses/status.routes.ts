@@ -1,16 +1,16 @@
 import { type Deps } from '../../deps.js';
 import { contextArg } from '../../rest/item-schema.js';
 import { defineRoutes, READABLE } from '../../rest/route.js';
+import { keyedCollection } from '../../rest/rest-response.js';
 import { findPostStatus, POST_STATUSES } from '../../registry/post-statuses.js';
 import { canGetStatus, canListStatuses, canReadStatus } from './status.permissions.js';
 import { statusSchema } from './status.schema.js';
-import { prepareStatus, prepareStatusForCollection } from './status.serializer.js';
+import { prepareStatus } from './status.serializer.js';
 
 export const statusRoutes = defineRoutes<Deps>('cms/v2', [
   {
-    // No route `schema`: the server would filter the keyed list as if it were one status, and
-    // the slug `private` is also a field name.
     path: '/statuses',
+    schema: statusSchema,
     endpoints: [
       {
         methods: READABLE,
@@ -20,9 +20,9 @@ export const statusRoutes = defineRoutes<Deps>('cms/v2', [
           const data: Record<string, unknown> = {};
           for (const status of POST_STATUSES) {
             if (status.internal && status.slug !== 'trash') continue;
-            if (canReadStatus(req, status)) data[status.slug] = prepareStatusForCollection(status, req);
+            if (canReadStatus(req, status)) data[status.slug] = prepareStatus(status, req);
           }
-          return data;
+          return keyedCollection(data);
         },
       },
     ],

@@ -1,9 +1,7 @@
-import { filterByContext } from '../../rest/item-schema.js';
-import { compactLinks, type Links } from '../../rest/links.js';
+import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { findPostType } from '../../registry/post-types.js';
 import { type PostStatusDef } from '../../registry/post-statuses.js';
-import { statusSchema } from './status.schema.js';
 
 export function prepareStatus(status: PostStatusDef, req: RestRequest): Record<string, unknown> {
   const data: Record<string, unknown> = {
@@ -22,15 +20,5 @@ export function prepareStatus(status: PostStatusDef, req: RestRequest): Record<s
     const links: Links = { archives: [{ href: status.slug === 'publish' ? posts : `${posts}?status=${status.slug}` }] };
     data._links = links;
   }
-  return data;
-}
-
-/**
- * An entry of the list, which is an object keyed by slug: the server sees one object there, so
- * each entry is filtered by context and has its links compacted here (`prepare_response_for_collection`).
- */
-export function prepareStatusForCollection(status: PostStatusDef, req: RestRequest): Record<string, unknown> {
-  const data = filterByContext(statusSchema, prepareStatus(status, req), req.context) as Record<string, unknown>;
-  if (data._links) data._links = compactLinks(data._links as Links);
   return data;
 }

@@ -1,15 +1,16 @@
 import { type Deps } from '../../deps.js';
 import { contextArg } from '../../rest/item-schema.js';
 import { defineRoutes, READABLE } from '../../rest/route.js';
+import { keyedCollection } from '../../rest/rest-response.js';
 import { findTaxonomy } from '../../registry/taxonomies.js';
 import { canAssignTerms, canGetTaxonomy, canListTaxonomies, candidateTaxonomies, TaxonomyInvalid } from './taxonomy.permissions.js';
 import { taxonomySchema } from './taxonomy.schema.js';
-import { prepareTaxonomy, prepareTaxonomyForCollection } from './taxonomy.serializer.js';
+import { prepareTaxonomy } from './taxonomy.serializer.js';
 
 export const taxonomyRoutes = defineRoutes<Deps>('cms/v2', [
   {
-    // No route `schema`: the server would filter the keyed list as if it were one taxonomy.
     path: '/taxonomies',
+    schema: taxonomySchema,
     endpoints: [
       {
         methods: READABLE,
@@ -22,9 +23,9 @@ export const taxonomyRoutes = defineRoutes<Deps>('cms/v2', [
           const data: Record<string, unknown> = {};
           for (const taxonomy of candidateTaxonomies(req)) {
             if (!taxonomy.show_in_rest || (req.context === 'edit' && !canAssignTerms(req, taxonomy))) continue;
-            data[taxonomy.slug] = prepareTaxonomyForCollection(taxonomy, req);
+            data[taxonomy.slug] = prepareTaxonomy(taxonomy, req);
           }
-          return data;
+          return keyedCollection(data);
         },
       },
     ],

@@ -1,8 +1,6 @@
-import { filterByContext } from '../../rest/item-schema.js';
-import { compactLinks, type Links } from '../../rest/links.js';
+import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type TaxonomyDef } from '../../registry/taxonomies.js';
-import { taxonomySchema } from './taxonomy.schema.js';
 
 export function prepareTaxonomy(taxonomy: TaxonomyDef, req: RestRequest): Record<string, unknown> {
   const data: Record<string, unknown> = {
@@ -25,15 +23,5 @@ export function prepareTaxonomy(taxonomy: TaxonomyDef, req: RestRequest): Record
     };
     data._links = links;
   }
-  return data;
-}
-
-/**
- * An entry of the list, which is an object keyed by slug: the server sees one object there, so
- * each entry is filtered by context and has its links compacted here (`prepare_response_for_collection`).
- */
-export function prepareTaxonomyForCollection(taxonomy: TaxonomyDef, req: RestRequest): Record<string, unknown> {
-  const data = filterByContext(taxonomySchema, prepareTaxonomy(taxonomy, req), req.context) as Record<string, unknown>;
-  if (data._links) data._links = compactLinks(data._links as Links);
   return data;
 }

@@ -1,14 +1,15 @@
 import { type Deps } from '../../deps.js';
+import { keyedCollection } from '../../rest/rest-response.js';
 import { contextArg } from '../../rest/item-schema.js';
 import { allowAnyone, defineRoutes, READABLE } from '../../rest/route.js';
 import { canEditType, canListTypes, readableType, restPostTypes } from './type.permissions.js';
 import { typeSchema } from './type.schema.js';
-import { prepareType, prepareTypeForCollection } from './type.serializer.js';
+import { prepareType } from './type.serializer.js';
 
 export const typeRoutes = defineRoutes<Deps>('cms/v2', [
   {
-    // No route `schema`: the server would filter the keyed list as if it were one post type.
     path: '/types',
+    schema: typeSchema,
     endpoints: [
       {
         methods: READABLE,
@@ -19,9 +20,9 @@ export const typeRoutes = defineRoutes<Deps>('cms/v2', [
           for (const type of restPostTypes()) {
             // In edit context, the types the caller cannot edit are left out.
             if (req.context === 'edit' && !canEditType(req, type)) continue;
-            data[type.slug] = prepareTypeForCollection(type, req);
+            data[type.slug] = prepareType(type, req);
           }
-          return data;
+          return keyedCollection(data);
         },
       },
     ],

@@ -1,9 +1,7 @@
-import { filterByContext } from '../../rest/item-schema.js';
-import { compactLinks, type Links } from '../../rest/links.js';
+import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { taxonomiesOf, type PostTypeDef } from '../../registry/post-types.js';
 import { findTaxonomy } from '../../registry/taxonomies.js';
-import { typeSchema } from './type.schema.js';
 
 /** The capability map WordPress shows (`get_post_type_capabilities`): meta capabilities, then primitive ones. */
 function capabilitiesOf({ caps, capability_type: singular }: PostTypeDef): Record<string, string> {
@@ -50,15 +48,5 @@ export function prepareType(type: PostTypeDef, req: RestRequest): Record<string,
     };
     data._links = links;
   }
-  return data;
-}
-
-/**
- * An entry of the list, which is an object keyed by slug: the server sees one object there, so
- * each entry is filtered by context and has its links compacted here (`prepare_response_for_collection`).
- */
-export function prepareTypeForCollection(type: PostTypeDef, req: RestRequest): Record<string, unknown> {
-  const data = filterByContext(typeSchema, prepareType(type, req), req.context) as Record<string, unknown>;
-  if (data._links) data._links = compactLinks(data._links as Links);
   return data;
 }
