@@ -4,7 +4,8 @@ import { type TaxonomyDef } from '../../registry/taxonomies.js';
 import { type TermController, type TermWrite } from './term.controller.js';
 import { DuplicateTermSlug, EmptyTermName, ParentTermInvalid, TaxonomyNotHierarchical } from './term.errors.js';
 import { DEFAULT_CATEGORY_ID, parseMeta, termsCollection, type TermDoc } from './term.model.js';
-import { escapeRegex, findTerm } from './term.queries.js';
+import { escapeRegex } from '../../lib/regex.js';
+import { findTerm } from './term.queries.js';
 
 /** What a create or update request sends, as validated by its arguments. */
 export interface TermInput {

@@ -1,3 +1,4 @@
+import { escapeRegex } from '../../lib/regex.js';
 import { type Filter, type Sort } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
@@ -82,11 +83,6 @@ const SORT_FIELDS: Record<Exclude<TermOrderby, 'include' | 'include_slugs'>, key
   // Term groups (aliases) are not kept: every term is in group 0, so ties fall back to the id.
   term_group: '_id',
 };
-
-/** `text` as a literal inside a `$regex`. */
-export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** One page of a taxonomy's terms and the total, as `get_terms` and `wp_count_terms` give them. */
 export async function listTerms(

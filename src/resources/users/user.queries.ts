@@ -2,6 +2,7 @@ import { type Db, type Filter, type Sort } from 'mongodb';
 import { capabilitiesOf, can, ROLE_NAMES } from '../../auth/capabilities.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { POST_TYPES } from '../../registry/post-types.js';
+import { escapeRegex } from '../../lib/regex.js';
 import { type UserDoc } from './user.model.js';
 
 const restPostTypes = () => POST_TYPES.filter((type) => type.show_in_rest).map((type) => type.slug);
@@ -11,10 +12,6 @@ export async function publishedAuthorIds(db: Db, ids?: number[]): Promise<number
   const filter: Record<string, unknown> = { type: { $in: restPostTypes() }, status: 'publish' };
   if (ids) filter.author = { $in: ids };
   return (await db.collection('posts').distinct('author', filter)) as number[];
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The Mongo filter and sort of `GET /users`, after `WP_User_Query` as the users controller drives it. */
