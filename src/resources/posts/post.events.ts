@@ -1,0 +1,41 @@
+import { type StoredEvent } from '../../store/change-log.js';
+import { type PostFields, type RevisionedField } from './post.model.js';
+
+/** The change log's event types for post-like items (DESIGN.md, "The change log"). */
+export const POST_EVENT_TYPES = ['created', 'updated', 'autosaved', 'trashed', 'untrashed', 'restored', 'revision_deleted', 'deleted'] as const;
+export type PostEventType = (typeof POST_EVENT_TYPES)[number];
+
+export interface PostCreated {
+  fields: PostFields;
+}
+
+/** `updated`, `trashed`, `untrashed` and `restored`: the fields that changed, and the revision it made, if any. */
+export interface PostChanged {
+  changes: Partial<PostFields>;
+  revisionId?: number;
+  /** `restored` only: the revision whose content was made current. */
+  fromRevision?: number;
+}
+
+/**
+ * An autosave. A draft's own author saves into the draft itself (`inPlace`, no revision);
+ * anyone else writes their one autosave of the item, which holds every revisioned field.
+ */
+export type PostAutosaved =
+  | { inPlace: true; changes: Partial<PostFields> }
+  | {
+      inPlace: false;
+      autosaveId: number;
+      isNew: boolean;
+      fields: Record<RevisionedField, string>;
+      /** When it was saved, in the site's timezone and in GMT. */
+      date: string;
+      dateGmt: string;
+    };
+
+export interface RevisionDeleted {
+  revisionId: number;
+}
+
+export type PostEventData = PostCreated | PostChanged | PostAutosaved | RevisionDeleted | Record<string, never>;
+export type PostEvent = StoredEvent<PostEventData>;

@@ -1,0 +1,99 @@
+import { type Db } from 'mongodb';
+import { type IndexSpec } from '../../store/mongo.js';
+
+/** The revisioned fields: a change to one of them after the first revision makes a new one. */
+export const REVISIONED_FIELDS = ['title', 'content', 'excerpt'] as const;
+export type RevisionedField = (typeof REVISIONED_FIELDS)[number];
+
+/**
+ * Everything a post-like item holds, as WordPress's `wp_posts` row does. Dates are strings
+ * `YYYY-MM-DDTHH:MM:SS`: `date`/`modified` in the site's timezone when they were set, the `*Gmt`
+ * ones in GMT; `dateGmt` is null while a draft's date floats.
+ */
+export interface PostFields {
+  type: string;
+  status: string;
+  /** The status a trashed item had, to untrash it. */
+  trashedFrom: string | null;
+  title: string;
+  content: string;
+  excerpt: string;
+  slug: string;
+  author: number;
+  date: string;
+  dateGmt: string | null;
+  modified: string;
+  modifiedGmt: string;
+  password: string;
+  featured_media: number;
+  comment_status: string;
+  ping_status: string;
+  format: string;
+  sticky: boolean;
+  template: string;
+  meta: Record<string, unknown>;
+  /** Term ids by taxonomy: `{ category: [1], post_tag: [] }`. */
+  terms: Record<string, number[]>;
+  parent: number;
+  menu_order: number;
+  guid: string;
+}
+
+/** The current item in `posts`: its fields, `meta` as a JSON string, and its place in the log. */
+export interface PostDoc extends Omit<PostFields, 'meta'> {
+  _id: number;
+  meta: string;
+  /** The seq of the last event applied (the projection's guard). */
+  version: number;
+  /** The seq of the last event that changed the item itself: its ETag. Autosaves by others leave it. */
+  changeSeq: number;
+  /** Revisions and autosaves, for `version-history` without counting. */
+  revisionCount: number;
+}
+
+export type RevisionKind = 'revision' | 'autosave';
+
+/** A revision or an autosave in `revisions`. */
+export interface RevisionDoc {
+  _id: number;
+  parent: number;
+  kind: RevisionKind;
+  author: number;
+  title: string;
+  content: string;
+  excerpt: string;
+  date: string;
+  dateGmt: string;
+  modified: string;
+  modifiedGmt: string;
+  slug: string;
+  /** The seq of the event that last wrote it. */
+  version: number;
+}
+
+export const postsCollection = (db: Db) => db.collection<PostDoc>('posts');
+export const revisionsCollection = (db: Db) => db.collection<RevisionDoc>('revisions');
+
+export const postIndexes: IndexSpec[] = [
+  { collection: 'posts', key: { type: 1, status: 1, date: -1, _id: -1 }, name: 'type_status_date' },
+  { collection: 'posts', key: { type: 1, slug: 1 }, name: 'type_slug' },
+  { collection: 'posts', key: { type: 1, author: 1, date: -1 }, name: 'type_author_date' },
+  { collection: 'posts', key: { type: 1, parent: 1, menu_order: 1 }, name: 'type_parent_order' },
+  { collection: 'posts', key: { status: 1, dateGmt: 1 }, name: 'status_dategmt' },
+  { collection: 'posts', key: { 'terms.category': 1 }, name: 'terms_category' },
+  { collection: 'posts', key: { 'terms.post_tag': 1 }, name: 'terms_post_tag' },
+  // Revision lists are newest first (date, then id); autosaves are found per (parent, author).
+  { collection: 'revisions', key: { parent: 1, date: -1, _id: -1 }, name: 'parent_date_id' },
+  { collection: 'revisions', key: { parent: 1, kind: 1, date: -1, _id: -1 }, name: 'parent_kind_date_id' },
+  { collection: 'revisions', key: { parent: 1, kind: 1, author: 1 }, name: 'parent_kind_author' },
+];
+
+export function toPostDoc(id: number, fields: PostFields, version: number, changeSeq: number, revisionCount: number): PostDoc {
+  const { meta, ...rest } = fields;
+  return { _id: id, ...rest, meta: JSON.stringify(meta), version, changeSeq, revisionCount };
+}
+
+export function fieldsOf(doc: PostDoc): PostFields {
+  const { _id, version: _version, changeSeq: _changeSeq, revisionCount: _count, meta, ...rest } = doc;
+  return { ...rest, meta: JSON.parse(meta || '{}') as Record<string, unknown> };
+}

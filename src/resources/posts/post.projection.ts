@@ -1,0 +1,139 @@
+import { type Db } from 'mongodb';
+import { defineProjection } from '../../store/projections.js';
+import { type StoredEvent } from '../../store/change-log.js';
+import { POST_EVENT_TYPES, type PostAutosaved, type PostChanged, type PostCreated, type RevisionDeleted } from './post.events.js';
+import { fieldsOf, postsCollection, revisionsCollection, toPostDoc, type PostDoc, type RevisionDoc } from './post.model.js';
+
+/** What one event does to the read models: the next item (null: gone) and the revision rows to write. */
+export interface PostEffects {
+  post: PostDoc | null;
+  upsertRevisions: RevisionDoc[];
+  deleteRevisions: number[];
+  /** A force delete removes every revision and autosave of the item. */
+  deleteAllRevisions: boolean;
+}
+
+/**
+ * The pure fold of the change log: the item before `event` (null before `created`) to its
+ * effects. Revision rows are built from the item as the event leaves it, as WordPress saves a
+ * revision after the post.
+ */
+export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects {
+  const effects: PostEffects = { post: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
+  const stamp = (next: PostDoc, changed: boolean): PostDoc => ({ ...next, version: event.seq, changeSeq: changed ? event.seq : next.changeSeq });
+
+  switch (event.type) {
+    case 'created': {
+      const { fields } = event.data as unknown as PostCreated;
+      effects.post = toPostDoc(event.stream, fields, event.seq, event.seq, 0);
+      return effects;
+    }
+    case 'updated':
+    case 'trashed':
+    case 'untrashed':
+    case 'restored': {
+      if (!doc) return effects;
+      const { changes, revisionId } = event.data as unknown as PostChanged;
+      const fields = { ...fieldsOf(doc), ...changes };
+      let next = stamp(toPostDoc(doc._id, fields, doc.version, doc.changeSeq, doc.revisionCount), true);
+      if (revisionId !== undefined) {
+        next = { ...next, revisionCount: next.revisionCount + 1 };
+        effects.upsertRevisions.push({
+          _id: revisionId,
+          parent: doc._id,
+          kind: 'revision',
+          author: event.actor,
+          title: fields.title,
+          content: fields.content,
+          excerpt: fields.excerpt,
+          // WordPress dates a revision with its parent's modified time.
+          date: fields.modified,
+          dateGmt: fields.modifiedGmt,
+          modified: fields.modified,
+          modifiedGmt: fields.modifiedGmt,
+          slug: `${doc._id}-revision-v1`,
+          version: event.seq,
+        });
+      }
+      effects.post = next;
+      return effects;
+    }
+    case 'autosaved': {
+      if (!doc) return effects;
+      const data = event.data as unknown as PostAutosaved;
+      if (data.inPlace) {
+        effects.post = stamp(toPostDoc(doc._id, { ...fieldsOf(doc), ...data.changes }, doc.version, doc.changeSeq, doc.revisionCount), true);
+        return effects;
+      }
+      effects.post = stamp({ ...doc, revisionCount: doc.revisionCount + (data.isNew ? 1 : 0) }, false);
+      effects.upsertRevisions.push({
+        _id: data.autosaveId,
+        parent: doc._id,
+        kind: 'autosave',
+        author: event.actor,
+        ...data.fields,
+        date: data.date,
+        dateGmt: data.dateGmt,
+        modified: data.date,
+        modifiedGmt: data.dateGmt,
+        slug: `${doc._id}-autosave-v1`,
+        version: event.seq,
+      });
+      return effects;
+    }
+    case 'revision_deleted': {
+      const { revisionId } = event.data as unknown as RevisionDeleted;
+      effects.deleteRevisions.push(revisionId);
+      if (doc) effects.post = stamp({ ...doc, revisionCount: Math.max(0, doc.revisionCount - 1) }, false);
+      return effects;
+    }
+    case 'deleted':
+      effects.post = null;
+      effects.deleteAllRevisions = true;
+      return effects;
+  }
+  return effects;
+}
+
+/**
+ * Applies one event to `posts` and `revisions`. Revision rows are written first and by id, so a
+ * retry after a crash rewrites them identically; the item is then replaced only if it has not
+ * reached this event yet (its `version` is the guard).
+ */
+async function applyPostEvent(db: Db, event: StoredEvent): Promise<void> {
+  const posts = postsCollection(db);
+  const revisions = revisionsCollection(db);
+  const current = await posts.findOne({ _id: event.stream });
+  if (current && current.version >= event.seq) return;
+  const effects = evolvePost(current, event);
+  for (const revision of effects.upsertRevisions) {
+    await revisions.replaceOne({ _id: revision._id }, revision, { upsert: true });
+  }
+  if (effects.deleteRevisions.length) await revisions.deleteMany({ _id: { $in: effects.deleteRevisions } });
+  if (effects.deleteAllRevisions) await revisions.deleteMany({ parent: event.stream });
+
+  if (effects.post === null) {
+    await posts.deleteOne({ _id: event.stream });
+  } else if (!current) {
+    await posts.insertOne(effects.post).catch((error: { code?: number }) => {
+      if (error.code !== 11000) throw error;
+    });
+  } else if (effects.post !== current) {
+    await posts.replaceOne({ _id: event.stream, version: current.version }, effects.post);
+  }
+}
+
+export const postsProjection = defineProjection({
+  name: 'posts',
+  handles: POST_EVENT_TYPES,
+  endsStream: ['deleted'],
+  apply: applyPostEvent,
+  async versionsOf(db, streams) {
+    const docs = await postsCollection(db).find({ _id: { $in: streams } }, { projection: { version: 1 } }).toArray();
+    return new Map(docs.map((doc) => [doc._id, doc.version]));
+  },
+  async clear(db) {
+    await postsCollection(db).deleteMany({ type: { $in: ['post', 'page', 'nav_menu_item'] } });
+    await revisionsCollection(db).deleteMany({});
+  },
+});

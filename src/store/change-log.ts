@@ -1,0 +1,130 @@
+import { type Db, type Filter, type Sort } from 'mongodb';
+import { type IndexSpec } from './mongo.js';
+
+/**
+ * One accepted change of an item: `seq` counts from 1 within the item's stream. `data` is
+ * client-shaped JSON (meta keys belong to clients), so it is stored as a JSON string.
+ */
+export interface StoredEvent<D = Record<string, unknown>> {
+  stream: number;
+  seq: number;
+  type: string;
+  at: Date;
+  actor: number;
+  data: D;
+  /** Names of the fields whose content was erased (a deleted revision or a force-deleted item). */
+  redacted?: string[];
+}
+
+interface EventRow {
+  stream: number;
+  seq: number;
+  type: string;
+  at: Date;
+  actor: number;
+  data: string;
+  redacted?: string[];
+}
+
+export type NewEvent<D = Record<string, unknown>> = Omit<StoredEvent<D>, 'seq' | 'redacted'>;
+
+/** Someone else appended to the stream first: re-read and decide again. */
+export class ConcurrencyError extends Error {
+  constructor(readonly stream: number, readonly expectedVersion: number) {
+    super(`stream ${stream} moved past version ${expectedVersion}`);
+  }
+}
+
+export const changeLogIndexes: IndexSpec[] = [
+  { collection: 'events', key: { stream: 1, seq: 1 }, name: 'stream_seq_unique', unique: true },
+  { collection: 'events', key: { at: 1, stream: 1, seq: 1 }, name: 'at_stream_seq' },
+];
+
+const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
+  stream: row.stream,
+  seq: row.seq,
+  type: row.type,
+  at: row.at,
+  actor: row.actor,
+  data: JSON.parse(row.data) as D,
+  ...(row.redacted ? { redacted: row.redacted } : {}),
+});
+
+export interface ReadOptions {
+  afterSeq?: number;
+  limit?: number;
+}
+
+export interface ScanOptions {
+  streams?: number[];
+  since?: Date;
+}
+
+/** The append-only `events` collection. Nothing but `append` writes it, except `redact`. */
+export function changeLog(db: Db) {
+  const events = db.collection<EventRow>('events');
+  return {
+    /**
+     * Appends at `expectedVersion + 1`. The unique `(stream, seq)` index makes this the commit
+     * point: a duplicate key means another writer got there first.
+     */
+    async append<D>(event: NewEvent<D>, expectedVersion: number): Promise<StoredEvent<D>> {
+      const row: EventRow = { ...event, seq: expectedVersion + 1, data: JSON.stringify(event.data) };
+      try {
+        await events.insertOne(row);
+      } catch (error) {
+        if ((error as { code?: number }).code === 11000) throw new ConcurrencyError(event.stream, expectedVersion);
+        throw error;
+      }
+      return { ...event, seq: row.seq };
+    },
+
+    async readStream<D>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {
+      const rows = await events
+        .find({ stream, seq: { $gt: options.afterSeq ?? 0 } })
+        .sort({ stream: 1, seq: 1 })
+        .limit(options.limit ?? 0)
+        .toArray();
+      return rows.map((row) => toEvent<D>(row));
+    },
+
+    async countStream(stream: number): Promise<number> {
+      return events.countDocuments({ stream });
+    },
+
+    /** Every event (or those of `streams`, or since `since`), oldest first, from a cursor: constant memory. */
+    async *scan<D>(options: ScanOptions = {}): AsyncGenerator<StoredEvent<D>> {
+      const filter: Filter<EventRow> = {};
+      if (options.streams) filter.stream = options.streams.length === 1 ? options.streams[0] : { $in: options.streams };
+      if (options.since) filter.at = { $gte: options.since };
+      const sort: Sort = options.since ? { at: 1, stream: 1, seq: 1 } : { stream: 1, seq: 1 };
+      for await (const row of events.find(filter).sort(sort).batchSize(1000)) yield toEvent<D>(row);
+    },
+
+    /** The last seq and type of every stream, for healing projections after a crash. */
+    async lastEvents(): Promise<Map<number, { seq: number; type: string }>> {
+      const rows = await events
+        .aggregate<{ _id: number; seq: number; type: string }>([
+          { $sort: { stream: 1, seq: 1 } },
+          { $group: { _id: '$stream', seq: { $last: '$seq' }, type: { $last: '$type' } } },
+        ])
+        .toArray();
+      return new Map(rows.map((row) => [row._id, { seq: row.seq, type: row.type }]));
+    },
+
+    /**
+     * Erases content from stored events (the one change events ever get): `erase` rewrites the
+     * data of each event, returning the names of the fields it blanked.
+     */
+    async redact<D>(stream: number, erase: (event: StoredEvent<D>) => { data: D; fields: string[] } | null): Promise<void> {
+      for (const row of await events.find({ stream }).sort({ stream: 1, seq: 1 }).toArray()) {
+        const result = erase(toEvent<D>(row));
+        if (!result || result.fields.length === 0) continue;
+        const redacted = [...new Set([...(row.redacted ?? []), ...result.fields])];
+        await events.updateOne({ stream, seq: row.seq }, { $set: { data: JSON.stringify(result.data), redacted } });
+      }
+    },
+  };
+}
+
+export type ChangeLog = ReturnType<typeof changeLog>;
