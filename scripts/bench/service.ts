@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { freePort, startDatabaseServer, type DatabaseServer } from '../../src/store/database-server.js';
+
+export const BENCH_ADMIN_PASSWORD = 'bench-password';
+
+export const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+
+/** A database for one benchmark run, resolved as `npm start` does, in a temporary folder. */
+export async function benchDatabase(): Promise<{ database: DatabaseServer; uri: string; stop: () => Promise<void> }> {
+  const config = loadConfig(process.env);
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cms-bench-'));
+  const database = await startDatabaseServer({ ...config, dataDir, logger: createLogger('warn') });
+  return {
+    database,
+    uri: `${database.uri.replace(/\/$/, '')}/bench`,
+    stop: async () => {
+      await database.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs the built service as its own process, so the load generator does not share its event loop. */
+export async function startBenchService(uri: string, env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    env: { ...process.env, MONGODB_URI: uri, PORT: String(port), LOG_LEVEL: 'warn', CMS_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let ready = false; !ready; ) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    ready = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { type Filter, type Sort } from 'mongodb';
+import { can } from '../../auth/capabilities.js';
+import { escapeRegex } from '../../lib/regex.js';
+import { POST_STATUSES } from '../../registry/post-statuses.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { TAXONOMIES } from '../../registry/taxonomies.js';
+import { RestError } from '../../rest/errors.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { type PostDoc } from './post.model.js';
+
+export const NoSearchTerm = () => new RestError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+export const OrderbyIncludeMissing = () =>
+  new RestError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+
+const SORT_FIELDS: Record<string, string> = {
+  date: 'date',
+  modified: 'modified',
+  id: '_id',
+  title: 'title',
+  slug: 'slug',
+  author: 'author',
+  parent: 'parent',
+  menu_order: 'menu_order',
+  include: '_id',
+  include_slugs: 'slug',
+  relevance: 'date',
+};
+
+/** Which statuses the caller may list: the public ones, plus the others only for editors of the type. */
+function statusFilter(req: RestRequest, type: PostTypeDef): Filter<PostDoc> {
+  const asked = (req.params.status as string[] | undefined) ?? ['publish'];
+  const statuses = asked.includes('any')
+    ? POST_STATUSES.filter((status) => status.show_in_list && status.slug !== 'trash' && !status.internal).map((status) => status.slug)
+    : asked;
+  if (can(req.user, type.caps.edit_others_posts)) return { status: { $in: statuses } };
+  // Others' drafts, pending and private items stay hidden from authors and contributors.
+  const own = statuses.filter((status) => status !== 'publish' && !(status === 'private' && can(req.user, type.caps.read_private_posts)));
+  const everyone = statuses.filter((status) => !own.includes(status));
+  const or: Filter<PostDoc>[] = [];
+  if (everyone.length) or.push({ status: { $in: everyone } });
+  if (own.length && req.user.id > 0) or.push({ status: { $in: own }, author: req.user.id });
+  return or.length ? { $or: or } : { _id: -1 };
+}
+
+/** `GET /<type>` parameters to a Mongo filter and sort, as `WP_REST_Posts_Controller::get_items` builds its query. */
+export function postListQuery(req: RestRequest, type: PostTypeDef): { filter: Filter<PostDoc>; sort: Sort; include?: number[]; slugs?: string[] } {
+  const p = req.params;
+  const and: Filter<PostDoc>[] = [{ type: type.slug }, statusFilter(req, type)];
+  const ids = (name: string) => (p[name] as number[] | undefined) ?? [];
+  if (ids('include').length) and.push({ _id: { $in: ids('include') } });
+  if (ids('exclude').length) and.push({ _id: { $nin: ids('exclude') } });
+  if (ids('author').length) and.push({ author: { $in: ids('author') } });
+  if (ids('author_exclude').length) and.push({ author: { $nin: ids('author_exclude') } });
+  if (type.hierarchical && ids('parent').length) and.push({ parent: { $in: ids('parent') } });
+  if (type.hierarchical && ids('parent_exclude').length) and.push({ parent: { $nin: ids('parent_exclude') } });
+  if (p.menu_order !== undefined) and.push({ menu_order: Number(p.menu_order) });
+  const slugs = (p.slug as string[] | undefined) ?? [];
+  if (slugs.length) and.push({ slug: { $in: slugs } });
+  if (p.sticky !== undefined && type.slug === 'post') and.push({ sticky: Boolean(p.sticky) });
+  for (const [param, field] of [['after', 'date'], ['modified_after', 'modified']] as const) {
+    if (p[param]) and.push({ [field]: { $gt: String(p[param]).slice(0, 19).replace(' ', 'T') } });
+  }
+  for (const [param, field] of [['before', 'date'], ['modified_before', 'modified']] as const) {
+    if (p[param]) and.push({ [field]: { $lt: String(p[param]).slice(0, 19).replace(' ', 'T') } });
+  }
+  if (typeof p.search === 'string' && p.search !== '') {
+    const regex = { $regex: escapeRegex(p.search), $options: 'i' };
+    const columns = (p.search_columns as string[] | undefined)?.length ? (p.search_columns as string[]) : ['post_title', 'post_content', 'post_excerpt'];
+    const map: Record<string, string> = { post_title: 'title', post_content: 'content', post_excerpt: 'excerpt' };
+    and.push({ $or: columns.map((column) => ({ [map[column]]: regex })) });
+  }
+  const taxQueries: Filter<PostDoc>[] = [];
+  for (const taxonomy of TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug))) {
+    const included = (p[taxonomy.rest_base] as number[] | undefined) ?? [];
+    const excluded = (p[`${taxonomy.rest_base}_exclude`] as number[] | undefined) ?? [];
+    if (included.length) taxQueries.push({ [`terms.${taxonomy.slug}`]: { $in: included } });
+    if (excluded.length) and.push({ [`terms.${taxonomy.slug}`]: { $nin: excluded } });
+  }
+  if (taxQueries.length) and.push(p.tax_relation === 'OR' ? { $or: taxQueries } : { $and: taxQueries });
+
+  const orderby = String(p.orderby ?? 'date');
+  if (orderby === 'relevance' && !p.search) throw NoSearchTerm();
+  if (orderby === 'include' && !ids('include').length) throw OrderbyIncludeMissing();
+  const direction = p.order === 'asc' ? 1 : -1;
+  const field = SORT_FIELDS[orderby] ?? 'date';
+  const sort: Sort = field === '_id' ? { _id: direction } : { [field]: direction, _id: direction };
+  return {
+    filter: { $and: and },
+    sort,
+    ...(orderby === 'include' ? { include: ids('include') } : {}),
+    ...(orderby === 'include_slugs' ? { slugs } : {}),
+  };
+}

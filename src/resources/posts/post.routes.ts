@@ -1,0 +1,310 @@
+import { can } from '../../auth/capabilities.js';
+import { type Deps } from '../../deps.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { TAXONOMIES } from '../../registry/taxonomies.js';
+import { type ArgSpecs } from '../../rest/args.js';
+import { defineAuthError, defineRestError, ForbiddenContext, RestError } from '../../rest/errors.js';
+import { argsFromSchema, collectionArgs, contextArg } from '../../rest/item-schema.js';
+import { pageOf, pageWindow } from '../../rest/pagination.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { RestResponse } from '../../rest/rest-response.js';
+import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
+import { readSetting } from '../settings/index.js';
+import { createPost, deletePost, PostInvalidId, siteNow, trashPost, updatePost } from './post.commands.js';
+import { changesFromRequest } from './post.input.js';
+import { postsCollection, revisionsCollection, type PostDoc, type PostFields } from './post.model.js';
+import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
+import { postListQuery } from './post.queries.js';
+import { postTypeSchema, POST_FORMATS } from './post.schema.js';
+import { permalink, preparePost, type PrepareFacts } from './post.serializer.js';
+import { publishDuePosts, refreshTermCounts } from './post.side-effects.js';
+
+export const PostInvalidPage = defineRestError('rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
+const PostExists = defineRestError('rest_post_exists', 'Cannot create existing post.', 400);
+const CannotCreate = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
+const CannotEdit = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
+const CannotDelete = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.');
+const ForbiddenListContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
+const AlreadyTrashed = defineRestError('rest_already_trashed', 'The post has already been deleted.', 410);
+const IncorrectPassword = defineRestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
+
+/** The item of the route's type named by `id`, or 404 `rest_post_invalid_id`. */
+export async function findPostOfType(deps: Deps, type: PostTypeDef, id: unknown): Promise<PostDoc> {
+  const doc = Number(id) > 0 ? await postsCollection(deps.store.db).findOne({ _id: Number(id), type: type.slug }) : null;
+  if (!doc) throw new PostInvalidId();
+  return doc;
+}
+
+/** `If-Match: "<changeSeq>"`: the version the client last saw, for a 412 when it is stale. */
+function ifMatchOf(req: RestRequest): number | undefined {
+  const header = req.headers['if-match'];
+  if (!header || header.trim() === '*') return undefined;
+  const match = /(\d+)"?\s*$/.exec(header);
+  return match ? Number(match[1]) : -1;
+}
+
+const etag = (doc: PostDoc) => ({ ETag: `"${doc.changeSeq}"` });
+
+/**
+ * The newest revision (or autosave) of each item, for `predecessor-version`: one index-served
+ * lookup per item (FerretDB 1.24 has no `$first` in `$group` for doing it in one aggregation).
+ */
+async function latestRevisions(deps: Deps, ids: number[]): Promise<Map<number, number>> {
+  const revisions = revisionsCollection(deps.store.db);
+  const latest = await Promise.all(
+    ids.map((parent) => revisions.findOne({ parent }, { sort: { parent: 1, date: -1, _id: -1 }, projection: { _id: 1 } })),
+  );
+  return new Map(ids.flatMap((id, index) => (latest[index] ? [[id, latest[index]!._id] as [number, number]] : [])));
+}
+
+async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>[]> {
+  const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs.map((doc) => doc._id)) : new Map<number, number>();
+  const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
+  return docs.map((doc) => {
+    const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null };
+    return preparePost(doc, req, type, deps.siteUrl, facts);
+  });
+}
+
+async function prepareOne(doc: PostDoc, req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>> {
+  return (await prepareMany([doc], req, deps, type))[0];
+}
+
+/** A new item's fields: the request's, over WordPress's defaults for the type and the site. */
+async function newPostFields(req: RestRequest, deps: Deps, type: PostTypeDef, id: number): Promise<PostFields> {
+  const now = await siteNow(deps);
+  const changes = await changesFromRequest(req, deps, type, null);
+  const setting = async (name: 'default_comment_status' | 'default_ping_status' | 'default_category') => readSetting(deps.store.db, name);
+  const terms: Record<string, number[]> = {};
+  for (const taxonomy of TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug))) terms[taxonomy.slug] = [];
+  if ('category' in terms) terms.category = [Number((await setting('default_category')) ?? 1)];
+  const fields: PostFields = {
+    type: type.slug,
+    status: 'draft',
+    trashedFrom: null,
+    title: '',
+    content: '',
+    excerpt: '',
+    slug: '',
+    author: req.user.id,
+    date: now.local,
+    dateGmt: null,
+    modified: now.local,
+    modifiedGmt: now.gmt,
+    password: '',
+    featured_media: 0,
+    comment_status: type.supports.comments && type.slug === 'post' ? String((await setting('default_comment_status')) ?? 'open') : 'closed',
+    ping_status: type.supports.comments && type.slug === 'post' ? String((await setting('default_ping_status')) ?? 'open') : 'closed',
+    format: type.supports['post-formats'] ? 'standard' : '',
+    sticky: false,
+    template: '',
+    meta: {},
+    terms,
+    parent: 0,
+    menu_order: 0,
+    guid: permalink(deps.siteUrl, { _id: id, type: type.slug }),
+    ...changes,
+  };
+  fields.terms = { ...terms, ...(changes.terms ?? {}) };
+  // Published and scheduled items have a fixed date; drafts float until then (`post_date_gmt` zero).
+  if (['publish', 'future', 'private'].includes(fields.status) && fields.dateGmt === null) {
+    fields.date = now.local;
+    fields.dateGmt = now.gmt;
+  }
+  return fields;
+}
+
+export function postWriteArgs(type: PostTypeDef, mode: 'create' | 'update'): ArgSpecs<RestRequest> {
+  const args: ArgSpecs<RestRequest> = argsFromSchema(postTypeSchema(type), mode);
+  for (const field of ['title', 'content', 'excerpt'] as const) {
+    if (args[field]) {
+      args[field] = {
+        description: args[field].description,
+        type: ['string', 'object'],
+        properties: { raw: { type: 'string' } },
+      };
+    }
+  }
+  delete args.class_list;
+  return args;
+}
+
+function listArgs(type: PostTypeDef): ArgSpecs<RestRequest> {
+  const schema = postTypeSchema(type);
+  const ids = (description: string) => ({ description, type: 'array', items: { type: 'integer' }, default: [] }) as const;
+  const args: ArgSpecs<RestRequest> = {
+    context: contextArg(schema),
+    ...collectionArgs(),
+    search: { description: 'Limit results to those matching a string.', type: 'string' },
+    after: { description: 'Limit response to posts published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    modified_after: { description: 'Limit response to posts modified after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    author: ids('Limit result set to posts assigned to specific authors.'),
+    author_exclude: ids('Ensure result set excludes posts assigned to specific authors.'),
+    before: { description: 'Limit response to posts published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    modified_before: { description: 'Limit response to posts modified before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    exclude: ids('Ensure result set excludes specific IDs.'),
+    include: ids('Limit result set to specific IDs.'),
+    order: { description: 'Order sort attribute ascending or descending.', type: 'string', enum: ['asc', 'desc'], default: 'desc' },
+    orderby: {
+      description: 'Sort collection by post attribute.',
+      type: 'string',
+      enum: ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', ...(type.supports['page-attributes'] ? ['menu_order'] : [])],
+      default: 'date',
+    },
+    search_columns: { description: 'Array of column names to be searched.', type: 'array', items: { type: 'string', enum: ['post_title', 'post_content', 'post_excerpt'] }, default: [] },
+    slug: { description: 'Limit result set to posts with one or more specific slugs.', type: 'array', items: { type: 'string' } },
+    status: {
+      description: 'Limit result set to posts assigned one or more statuses.',
+      type: 'array',
+      items: { type: 'string', enum: ['publish', 'future', 'draft', 'pending', 'private', 'trash', 'any'] },
+      default: ['publish'],
+      validate: (value, req) => {
+        const statuses = value as string[];
+        if (statuses.some((status) => status !== 'publish') && !can(req.user, type.caps.edit_posts)) {
+          throw new RestError('rest_forbidden_status', 'Status is forbidden.', req.user.id > 0 ? 403 : 401);
+        }
+      },
+    },
+  };
+  if (type.hierarchical) {
+    args.parent = ids('Limit result set to items with particular parent IDs.');
+    args.parent_exclude = ids('Limit result set to all items except those of a particular parent ID.');
+  }
+  if (type.supports['page-attributes']) args.menu_order = { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' };
+  const taxonomies = TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug));
+  if (taxonomies.length) args.tax_relation = { description: 'Limit result set based on relationship between multiple taxonomies.', type: 'string', enum: ['AND', 'OR'] };
+  for (const taxonomy of taxonomies) {
+    args[taxonomy.rest_base] = ids(`Limit result set to items with specific terms assigned in the ${taxonomy.slug} taxonomy.`);
+    args[`${taxonomy.rest_base}_exclude`] = ids(`Limit result set to items except those with specific terms assigned in the ${taxonomy.slug} taxonomy.`);
+  }
+  if (type.slug === 'post') {
+    args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
+    args.format = { description: 'Limit result set to items assigned one or more given formats.', type: 'array', items: { type: 'string', enum: [...POST_FORMATS] } };
+  }
+  return args;
+}
+
+/** The routes of one post type (`/posts`, `/pages`), generated from the registry as WordPress does. */
+export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
+  const schema = postTypeSchema(type);
+  const base = `/${type.rest_base}`;
+  const idArg = { id: { description: 'Unique identifier for the post.', type: 'integer' } } as const;
+
+  return defineRoutes<Deps>(type.rest_namespace, [
+    {
+      path: base,
+      schema,
+      endpoints: [
+        {
+          methods: READABLE,
+          args: listArgs(type),
+          permission: (req) => {
+            if (req.context === 'edit' && !can(req.user, type.caps.edit_posts)) throw new ForbiddenListContext(req);
+            return true;
+          },
+          handler: async (req, deps) => {
+            await publishDuePosts(deps);
+            const { filter, sort, include, slugs } = postListQuery(req, type);
+            const window = pageWindow(req.params);
+            const posts = postsCollection(deps.store.db);
+            const [total, docs] = await Promise.all([
+              posts.countDocuments(filter),
+              posts.find(filter).sort(sort).skip(window.skip).limit(window.perPage).toArray(),
+            ]);
+            if (include) docs.sort((a, b) => include.indexOf(a._id) - include.indexOf(b._id));
+            if (slugs) docs.sort((a, b) => slugs.indexOf(a.slug) - slugs.indexOf(b.slug));
+            return pageOf(await prepareMany(docs, req, deps, type), total, window, PostInvalidPage);
+          },
+        },
+        {
+          methods: CREATABLE,
+          args: postWriteArgs(type, 'create'),
+          permission: (req) => {
+            if (!can(req.user, type.caps.create_posts)) throw new CannotCreate(req);
+            return true;
+          },
+          handler: async (req, deps) => {
+            if (req.params.id !== undefined) throw new PostExists();
+            const id = await deps.ids.next('content');
+            const doc = await createPost(deps, id, await newPostFields(req, deps, type, id), req.user.id);
+            await refreshTermCounts(deps, null, doc);
+            req.context = 'edit';
+            return new RestResponse(await prepareOne(doc, req, deps, type), 201, { Location: req.url(`/${type.rest_namespace}${base}/${id}`), ...etag(doc) });
+          },
+        },
+      ],
+    },
+    {
+      path: `${base}/(?P<id>[\\d]+)`,
+      schema,
+      endpoints: [
+        {
+          methods: READABLE,
+          args: { ...idArg, context: contextArg(schema), password: { description: 'The password for the post if it is password protected.', type: 'string' } },
+          permission: async (req, deps) => {
+            const doc = await findPostOfType(deps, type, req.params.id);
+            if (req.context === 'edit' && !canEditPost(req.user, doc)) throw new ForbiddenContext(req, {});
+            if (!canReadPost(req.user, doc)) return false;
+            if (req.params.password !== undefined && doc.password !== '' && req.params.password !== doc.password && !canEditPost(req.user, doc)) {
+              throw new IncorrectPassword();
+            }
+            return true;
+          },
+          handler: async (req, deps) => {
+            await publishDuePosts(deps);
+            const doc = await findPostOfType(deps, type, req.params.id);
+            return new RestResponse(await prepareOne(doc, req, deps, type), 200, etag(doc));
+          },
+        },
+        {
+          methods: EDITABLE,
+          args: { ...idArg, ...postWriteArgs(type, 'update') },
+          permission: async (req, deps) => {
+            const doc = await findPostOfType(deps, type, req.params.id);
+            if (!canEditPost(req.user, doc)) throw new CannotEdit(req);
+            return true;
+          },
+          handler: async (req, deps) => {
+            const current = await findPostOfType(deps, type, req.params.id);
+            const changes = await changesFromRequest(req, deps, type, current);
+            const untrash = current.status === 'trash' && changes.status !== undefined && changes.status !== 'trash';
+            const doc = await updatePost(deps, current._id, changes, req.user.id, {
+              ifMatch: ifMatchOf(req),
+              type: untrash ? 'untrashed' : 'updated',
+              revisions: Boolean(type.supports.revisions),
+            });
+            await refreshTermCounts(deps, current, doc);
+            req.context = 'edit';
+            return new RestResponse(await prepareOne(doc, req, deps, type), 200, etag(doc));
+          },
+        },
+        {
+          methods: DELETABLE,
+          args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
+          permission: async (req, deps) => {
+            const doc = await findPostOfType(deps, type, req.params.id);
+            if (!canDeletePost(req.user, doc)) throw new CannotDelete(req);
+            return true;
+          },
+          handler: async (req, deps) => {
+            const current = await findPostOfType(deps, type, req.params.id);
+            const ifMatch = ifMatchOf(req);
+            req.context = 'edit';
+            if (req.params.force === true) {
+              if (ifMatch !== undefined && ifMatch !== current.changeSeq) throw new RestError('rest_precondition_failed', 'The item has changed since it was read (If-Match does not match its ETag).', 412);
+              const previous = await prepareOne(current, req, deps, type);
+              delete previous._links;
+              await deletePost(deps, current._id, req.user.id);
+              await refreshTermCounts(deps, current, null);
+              return { deleted: true, previous };
+            }
+            if (current.status === 'trash') throw new AlreadyTrashed();
+            const doc = await trashPost(deps, current._id, req.user.id, { ifMatch, revisions: Boolean(type.supports.revisions) });
+            await refreshTermCounts(deps, current, doc);
+            return new RestResponse(await prepareOne(doc, req, deps, type), 200, etag(doc));
+          },
+        },
+      ],
+    },
+  ]);
+}

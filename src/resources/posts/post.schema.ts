@@ -1,0 +1,86 @@
+import { SETTABLE_STATUSES } from '../../registry/post-statuses.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { TAXONOMIES } from '../../registry/taxonomies.js';
+import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
+
+const ALL = ['view', 'edit', 'embed'] as const;
+const VIEW_EDIT = ['view', 'edit'] as const;
+const EDIT = ['edit'] as const;
+
+export const POST_FORMATS = ['standard', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio'] as const;
+
+/** `title`, `content`, `excerpt`: a string, or `{ raw }`, on write; `{ raw, rendered, ... }` on read. */
+const textObject = (description: string, context: readonly string[], extra: Record<string, FieldSchema> = {}): FieldSchema => ({
+  description,
+  type: 'object',
+  context: [...context] as FieldSchema['context'],
+  properties: {
+    raw: { description: `${description}, as it exists in the database.`, type: 'string', context: [...EDIT] },
+    rendered: { description: `HTML ${description.toLowerCase()}, transformed for display.`, type: 'string', context: [...context] as FieldSchema['context'], readonly: true },
+    ...extra,
+  },
+});
+
+/** The item schema of a post type, after `WP_REST_Posts_Controller::get_item_schema`. */
+export function postTypeSchema(type: PostTypeDef): ItemSchema {
+  const properties: Record<string, FieldSchema> = {
+    date: { description: "The date the post was published, in the site's timezone.", type: ['string', 'null'], format: 'date-time', context: [...ALL] },
+    date_gmt: { description: 'The date the post was published, as GMT.', type: ['string', 'null'], format: 'date-time', context: [...VIEW_EDIT] },
+    guid: {
+      description: 'The globally unique identifier for the post.',
+      type: 'object',
+      context: [...VIEW_EDIT],
+      readonly: true,
+      properties: {
+        raw: { description: 'GUID for the post, as it exists in the database.', type: 'string', context: [...EDIT], readonly: true },
+        rendered: { description: 'GUID for the post, transformed for display.', type: 'string', context: [...VIEW_EDIT], readonly: true },
+      },
+    },
+    id: { description: 'Unique identifier for the post.', type: 'integer', context: [...ALL], readonly: true },
+    link: { description: 'URL to the post.', type: 'string', format: 'uri', context: [...ALL], readonly: true },
+    modified: { description: "The date the post was last modified, in the site's timezone.", type: 'string', format: 'date-time', context: [...VIEW_EDIT], readonly: true },
+    modified_gmt: { description: 'The date the post was last modified, as GMT.', type: 'string', format: 'date-time', context: [...VIEW_EDIT], readonly: true },
+    slug: { description: 'An alphanumeric identifier for the post unique to its type.', type: 'string', context: [...ALL] },
+    status: { description: 'A named status for the post.', type: 'string', enum: [...SETTABLE_STATUSES], context: [...VIEW_EDIT] },
+    type: { description: 'Type of post.', type: 'string', context: [...ALL], readonly: true },
+    password: { description: 'A password to protect access to the content and excerpt.', type: 'string', context: [...EDIT] },
+  };
+  if (type.viewable) {
+    properties.permalink_template = { description: 'Permalink template for the post.', type: 'string', context: [...EDIT], readonly: true };
+    properties.generated_slug = { description: 'Slug automatically generated from the post title.', type: 'string', context: [...EDIT], readonly: true };
+  }
+  if (type.hierarchical) properties.parent = { description: 'The ID for the parent of the post.', type: 'integer', context: [...VIEW_EDIT] };
+  if (type.supports.title) properties.title = textObject('The title for the post', ALL);
+  if (type.supports.editor) {
+    properties.content = textObject('The content for the post', VIEW_EDIT, {
+      block_version: { description: 'Version of the content block format used by the post.', type: 'integer', context: [...EDIT], readonly: true },
+      protected: { description: 'Whether the content is protected with a password.', type: 'boolean', context: [...VIEW_EDIT], readonly: true },
+    });
+  }
+  if (type.supports.author) properties.author = { description: 'The ID for the author of the post.', type: 'integer', context: [...ALL] };
+  if (type.supports.excerpt) {
+    properties.excerpt = textObject('The excerpt for the post', ALL, {
+      protected: { description: 'Whether the excerpt is protected with a password.', type: 'boolean', context: [...ALL], readonly: true },
+    });
+  }
+  if (type.supports.thumbnail) properties.featured_media = { description: 'The ID of the featured media for the post.', type: 'integer', context: [...ALL] };
+  if (type.supports.comments) {
+    properties.comment_status = { description: 'Whether or not comments are open on the post.', type: 'string', enum: ['open', 'closed'], context: [...VIEW_EDIT] };
+    properties.ping_status = { description: 'Whether or not the post can be pinged.', type: 'string', enum: ['open', 'closed'], context: [...VIEW_EDIT] };
+  }
+  if (type.supports['page-attributes']) properties.menu_order = { description: 'The order of the post in relation to other posts.', type: 'integer', context: [...VIEW_EDIT] };
+  if (type.supports['post-formats']) properties.format = { description: 'The format for the post.', type: 'string', enum: [...POST_FORMATS], context: [...VIEW_EDIT] };
+  if (type.slug === 'post') properties.sticky = { description: 'Whether or not the post should be treated as sticky.', type: 'boolean', context: [...VIEW_EDIT] };
+  properties.template = { description: 'The theme file to use to display the post.', type: 'string', context: [...VIEW_EDIT] };
+  properties.meta = { description: 'Meta fields.', type: 'object', context: [...VIEW_EDIT] };
+  for (const taxonomy of TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug) && candidate.show_in_rest)) {
+    properties[taxonomy.rest_base] = {
+      description: `The terms assigned to the post in the ${taxonomy.slug} taxonomy.`,
+      type: 'array',
+      items: { type: 'integer' },
+      context: [...VIEW_EDIT],
+    };
+  }
+  properties.class_list = { description: 'An array of the class names for the post container element.', type: 'array', items: { type: 'string' }, context: [...VIEW_EDIT], readonly: true };
+  return { $schema: 'http://json-schema.org/draft-04/schema#', title: type.slug, type: 'object', properties };
+}

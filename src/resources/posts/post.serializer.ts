@@ -1,0 +1,117 @@
+import { can } from '../../auth/capabilities.js';
+import { blockVersion, renderContent, renderExcerpt, renderTitle } from '../../lib/content-render.js';
+import { formatRestDate, parseRestDate } from '../../lib/site-dates.js';
+import { sanitizeSlug } from '../../lib/slugs.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { TAXONOMIES } from '../../registry/taxonomies.js';
+import { type Links } from '../../rest/links.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { type PostDoc } from './post.model.js';
+import { canEditPost } from './post.permissions.js';
+
+/** The item's URL on the site: WordPress's plain permalinks (`?p=`, `?page_id=`). */
+export function permalink(siteUrl: string, doc: Pick<PostDoc, '_id' | 'type'>): string {
+  return doc.type === 'page' ? `${siteUrl}/?page_id=${doc._id}` : `${siteUrl}/?p=${doc._id}`;
+}
+
+/** What preparing an item needs beyond the item: site facts and, for `_links`, its newest revision. */
+export interface PrepareFacts {
+  timezone: string;
+  latestRevision: { id: number } | null;
+}
+
+/**
+ * The post as the REST API shows it (`WP_REST_Posts_Controller::prepare_item_for_response`),
+ * computing only the fields the request wants: rendering content is the expensive part.
+ */
+export function preparePost(doc: PostDoc, req: RestRequest, type: PostTypeDef, siteUrl: string, facts: PrepareFacts): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  const want = (field: string) => req.wants(field);
+  // A password-protected item shows its content to editors and to requests giving the password.
+  const locked = doc.password !== '' && !canEditPost(req.user, doc) && req.params.password !== doc.password;
+  if (want('id')) data.id = doc._id;
+  if (want('date')) data.date = doc.date;
+  // A draft's date floats (no GMT date is stored); WordPress shows it converted from the local one.
+  if (want('date_gmt')) data.date_gmt = doc.dateGmt ?? formatRestDate(parseRestDate(doc.date, facts.timezone));
+  if (want('guid')) data.guid = { raw: doc.guid, rendered: doc.guid };
+  if (want('modified')) data.modified = doc.modified;
+  if (want('modified_gmt')) data.modified_gmt = doc.modifiedGmt;
+  if (want('slug')) data.slug = doc.slug;
+  if (want('status')) data.status = doc.status;
+  if (want('type')) data.type = doc.type;
+  if (want('link')) data.link = permalink(siteUrl, doc);
+  if (want('title') && type.supports.title) data.title = { raw: doc.title, rendered: renderTitle(doc.title) };
+  if (want('content') && type.supports.editor) {
+    data.content = {
+      raw: doc.content,
+      rendered: locked ? '' : renderContent(doc.content),
+      protected: doc.password !== '',
+      block_version: blockVersion(doc.content),
+    };
+  }
+  if (want('excerpt') && type.supports.excerpt) {
+    data.excerpt = { raw: doc.excerpt, rendered: locked ? '' : renderExcerpt(doc.excerpt, doc.content), protected: doc.password !== '' };
+  }
+  if (want('author') && type.supports.author) data.author = doc.author;
+  if (want('featured_media') && type.supports.thumbnail) data.featured_media = doc.featured_media;
+  if (want('comment_status') && type.supports.comments) data.comment_status = doc.comment_status;
+  if (want('ping_status') && type.supports.comments) data.ping_status = doc.ping_status;
+  if (want('sticky') && type.slug === 'post') data.sticky = doc.sticky;
+  if (want('template')) data.template = doc.template;
+  if (want('format') && type.supports['post-formats']) data.format = doc.format || 'standard';
+  if (want('meta')) data.meta = JSON.parse(doc.meta || '{}');
+  if (want('parent') && type.hierarchical) data.parent = doc.parent;
+  if (want('menu_order') && type.supports['page-attributes']) data.menu_order = doc.menu_order;
+  if (want('password')) data.password = doc.password;
+  if (type.viewable) {
+    if (want('permalink_template')) data.permalink_template = `${siteUrl}/?${type.slug === 'page' ? 'page_id' : 'p'}=${doc._id}`;
+    if (want('generated_slug')) data.generated_slug = sanitizeSlug(doc.title) || String(doc._id);
+  }
+  const taxonomies = TAXONOMIES.filter((taxonomy) => taxonomy.types.includes(type.slug));
+  for (const taxonomy of taxonomies) {
+    if (want(taxonomy.rest_base)) data[taxonomy.rest_base] = doc.terms?.[taxonomy.slug] ?? [];
+  }
+  if (want('class_list')) data.class_list = classList(doc, type);
+  if (want('_links')) data._links = postLinks(doc, req, type, facts);
+  return data;
+}
+
+function classList(doc: PostDoc, type: PostTypeDef): string[] {
+  const classes = [`post-${doc._id}`, doc.type, `type-${doc.type}`, `status-${doc.status}`];
+  if (type.supports['post-formats']) classes.push(`format-${doc.format || 'standard'}`);
+  if (doc.featured_media) classes.push('has-post-thumbnail');
+  classes.push('hentry');
+  return classes;
+}
+
+function postLinks(doc: PostDoc, req: RestRequest, type: PostTypeDef, facts: PrepareFacts): Links {
+  const base = `/${type.rest_namespace}/${type.rest_base}`;
+  const links: Links = {
+    self: [{ href: req.url(`${base}/${doc._id}`) }],
+    collection: [{ href: req.url(base) }],
+    about: [{ href: req.url(`/${type.rest_namespace}/types/${type.slug}`) }],
+  };
+  if (type.supports.author) links.author = [{ href: req.url(`/cms/v2/users/${doc.author}`), embeddable: true }];
+  if (type.supports.revisions) {
+    links['version-history'] = [{ href: req.url(`${base}/${doc._id}/revisions`), count: doc.revisionCount }];
+    if (facts.latestRevision) {
+      links['predecessor-version'] = [{ href: req.url(`${base}/${doc._id}/revisions/${facts.latestRevision.id}`), id: facts.latestRevision.id }];
+    }
+  }
+  if (type.hierarchical && doc.parent) links.up = [{ href: req.url(`${base}/${doc.parent}`), embeddable: true }];
+  if (doc.featured_media) links['https://api.w.org/featuredmedia'] = [{ href: req.url(`/cms/v2/media/${doc.featured_media}`), embeddable: true }];
+  links['https://api.w.org/attachment'] = [{ href: req.url(`/cms/v2/media?parent=${doc._id}`) }];
+  const terms = TAXONOMIES.filter((taxonomy) => taxonomy.types.includes(type.slug));
+  if (terms.length) {
+    links['https://api.w.org/term'] = terms.map((taxonomy) => ({
+      href: req.url(`/${taxonomy.rest_namespace}/${taxonomy.rest_base}?post=${doc._id}`),
+      taxonomy: taxonomy.slug,
+      embeddable: true,
+    }));
+  }
+  if (req.context === 'edit') {
+    if (can(req.user, type.caps.publish_posts)) links['https://api.w.org/action-publish'] = [{ href: req.url(`${base}/${doc._id}`) }];
+    if (can(req.user, 'unfiltered_html')) links['https://api.w.org/action-unfiltered-html'] = [{ href: req.url(`${base}/${doc._id}`) }];
+  }
+  return links;
+}
