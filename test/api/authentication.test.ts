@@ -145,6 +145,7 @@ describe('failed logins', () => {
       expect(locked.status).toBe(429);
       expect(locked.body.code).toBe('too_many_login_attempts');
       expect(locked.body.data.retry_after).toBeGreaterThan(500);
+      expect(locked.headers.get('retry-after')).toBe(String(locked.body.data.retry_after));
       // The address is locked too, so another account from it is refused as well.
       const other = await limited.asRole('author');
       expect((await limited.api('GET', '/cms/v2/users/me', { headers: other.headers })).status).toBe(429);

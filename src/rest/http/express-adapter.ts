@@ -175,6 +175,8 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
     res.setHeader('Access-Control-Allow-Credentials', 'true');
   }
   if (user.id > 0) for (const [name, value] of Object.entries(NO_CACHE)) res.setHeader(name, value);
+  const retryAfter = (result.body as { data?: { retry_after?: number } } | null)?.data?.retry_after;
+  if (result.status === 429 && retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   for (const [name, value] of Object.entries(result.headers)) {
     if (name === 'Link') res.append('Link', value);
     else res.setHeader(name, value);
