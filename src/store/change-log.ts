@@ -79,7 +79,7 @@ export function changeLog(db: Db) {
       return { ...event, seq: row.seq };
     },
 
-    async readStream<D>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {
+    async readStream<D = Record<string, unknown>>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {
       const rows = await events
         .find({ stream, seq: { $gt: options.afterSeq ?? 0 } })
         .sort({ stream: 1, seq: 1 })
@@ -93,7 +93,7 @@ export function changeLog(db: Db) {
     },
 
     /** Every event (or those of `streams`, or since `since`), oldest first, from a cursor: constant memory. */
-    async *scan<D>(options: ScanOptions = {}): AsyncGenerator<StoredEvent<D>> {
+    async *scan<D = Record<string, unknown>>(options: ScanOptions = {}): AsyncGenerator<StoredEvent<D>> {
       const filter: Filter<EventRow> = {};
       if (options.streams) filter.stream = options.streams.length === 1 ? options.streams[0] : { $in: options.streams };
       if (options.since) filter.at = { $gte: options.since };
@@ -101,15 +101,21 @@ export function changeLog(db: Db) {
       for await (const row of events.find(filter).sort(sort).batchSize(1000)) yield toEvent<D>(row);
     },
 
-    /** The last seq and type of every stream, for healing projections after a crash. */
+    /**
+     * The last seq and type of every stream, for healing projections after a crash. A stream's
+     * seqs run 1..n without gaps, so its event count is its last seq (FerretDB 1.24's `$group`
+     * has `$sum` and `$count` only, no `$last` or `$max`); the last events are then read by key.
+     */
     async lastEvents(): Promise<Map<number, { seq: number; type: string }>> {
-      const rows = await events
-        .aggregate<{ _id: number; seq: number; type: string }>([
-          { $sort: { stream: 1, seq: 1 } },
-          { $group: { _id: '$stream', seq: { $last: '$seq' }, type: { $last: '$type' } } },
-        ])
-        .toArray();
-      return new Map(rows.map((row) => [row._id, { seq: row.seq, type: row.type }]));
+      const counts = await events.aggregate<{ _id: number; seq: number }>([{ $group: { _id: '$stream', seq: { $sum: 1 } } }]).toArray();
+      const last = new Map<number, { seq: number; type: string }>();
+      for (let start = 0; start < counts.length; start += 1000) {
+        const keys = counts.slice(start, start + 1000).map((count) => ({ stream: count._id, seq: count.seq }));
+        for (const row of await events.find({ $or: keys }, { projection: { stream: 1, seq: 1, type: 1 } }).toArray()) {
+          last.set(row.stream, { seq: row.seq, type: row.type });
+        }
+      }
+      return last;
     },
 
     /**
