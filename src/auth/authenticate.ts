@@ -57,18 +57,18 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const login = colon >= 0 ? decoded.slice(0, colon) : decoded;
     const password = colon >= 0 ? decoded.slice(colon + 1) : '';
 
-    await throttle.check(ip, login);
     const byEmail = login.includes('@');
     const user = await usersCollection(db).findOne(byEmail ? { email: login.toLowerCase() } : { username: login });
+    const cacheKey = createHash('sha256').update(header).digest('base64');
+    const cached = verified.get(cacheKey);
+    // A header verified moments ago carries the right password: no lock-out applies to it.
+    if (user && cached && cached.userId === user._id && cached.passwordHash === user.passwordHash && cached.until > Date.now()) {
+      return principalOf(user);
+    }
+    await throttle.check(ip, login);
     if (!user) {
       await throttle.recordFailure(ip, login);
       throw byEmail ? new InvalidEmail() : new InvalidUsername();
-    }
-
-    const cacheKey = createHash('sha256').update(header).digest('base64');
-    const cached = verified.get(cacheKey);
-    if (cached && cached.userId === user._id && cached.passwordHash === user.passwordHash && cached.until > Date.now()) {
-      return principalOf(user);
     }
 
     const applicationPassword = await matchApplicationPassword(user, password, ip);
