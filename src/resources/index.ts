@@ -7,6 +7,7 @@ import { typesResource } from './types/index.js';
 import { taxonomiesResource } from './taxonomies/index.js';
 import { settingsResource } from './settings/index.js';
 import { postsResource } from './posts/index.js';
+import { historyResource } from './history/index.js';
 
 /** Every resource the service serves, in the order their routes are registered. */
-export const resources: readonly ResourceManifest[] = [usersResource, applicationPasswordsResource, termsResource, statusesResource, typesResource, taxonomiesResource, settingsResource, postsResource];
+export const resources: readonly ResourceManifest[] = [usersResource, applicationPasswordsResource, termsResource, statusesResource, typesResource, taxonomiesResource, settingsResource, postsResource, historyResource];

@@ -1,0 +1,28 @@
+// Replays the whole change log into fresh projections (`npm run projections:rebuild`): the
+// posts, pages and menu items in `posts`, and every revision and autosave in `revisions`.
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { postsCollection, revisionsCollection } from '../src/resources/posts/post.model.js';
+import { postsProjection } from '../src/resources/posts/post.projection.js';
+import { startDatabaseServer } from '../src/store/database-server.js';
+import { changeLog } from '../src/store/change-log.js';
+import { openStore } from '../src/store/mongo.js';
+import { rebuildProjections } from '../src/store/projections.js';
+
+const config = loadConfig(process.env);
+const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+const database = await startDatabaseServer({ ...config, logger });
+const store = await openStore(database.uri);
+try {
+  const started = Date.now();
+  const events = await rebuildProjections(store.db, changeLog(store.db), [postsProjection]);
+  const items = await postsCollection(store.db).countDocuments({ type: { $in: ['post', 'page', 'nav_menu_item'] } });
+  const revisions = await revisionsCollection(store.db).countDocuments({ kind: 'revision' });
+  const autosaves = await revisionsCollection(store.db).countDocuments({ kind: 'autosave' });
+  console.log(
+    `Replayed ${events} events in ${((Date.now() - started) / 1000).toFixed(1)}s: ${items} items, ${revisions} revisions, ${autosaves} autosaves.`,
+  );
+} finally {
+  await store.close();
+  await database.stop();
+}

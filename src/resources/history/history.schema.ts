@@ -1,0 +1,54 @@
+import { type ArgSpecs } from '../../rest/args.js';
+import { collectionArgs, contextArg } from '../../rest/item-schema.js';
+import { type ItemSchema } from '../../rest/schema.js';
+
+const both = ['view', 'edit'] as const;
+
+/** One entry of an item's change log, as `/history` and `npm run export:timeline` show it. */
+export const historySchema: ItemSchema = {
+  $schema: 'http://json-schema.org/draft-04/schema#',
+  title: 'history',
+  type: 'object',
+  properties: {
+    seq: { description: 'Position of the event in the item\'s change log, from 1.', type: 'integer', context: both, readonly: true },
+    type: {
+      description: 'What happened to the item.',
+      type: 'string',
+      enum: ['created', 'updated', 'autosaved', 'trashed', 'untrashed', 'restored', 'revision_deleted', 'deleted'],
+      context: both,
+      readonly: true,
+    },
+    date_gmt: { description: 'When the change was accepted, as GMT.', type: 'string', format: 'date-time', context: both, readonly: true },
+    author: { description: 'The id of the user who made the change.', type: 'integer', context: both, readonly: true },
+    fields: {
+      description: 'The fields the change set: every field for a creation, otherwise those it changed (the modification date aside).',
+      type: 'array',
+      items: { type: 'string' },
+      context: both,
+      readonly: true,
+    },
+    revision: {
+      description: 'The revision or autosave the change wrote, or null.',
+      type: ['integer', 'null'],
+      context: both,
+      readonly: true,
+    },
+    redacted: {
+      description: 'The fields whose content was erased from this entry since (a deleted revision, a deleted item).',
+      type: 'array',
+      items: { type: 'string' },
+      context: both,
+      readonly: true,
+    },
+  },
+};
+
+// Entries are small and a page is one indexed range of the log, so a page holds up to the
+// maximum by default: most histories fit in one request.
+export const HISTORY_PER_PAGE = 100;
+
+export const historyArgs: ArgSpecs = {
+  id: { description: 'Unique identifier for the item.', type: 'integer' },
+  context: contextArg(historySchema),
+  ...collectionArgs(HISTORY_PER_PAGE),
+};
