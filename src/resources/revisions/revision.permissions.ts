@@ -1,0 +1,48 @@
+import { type Deps } from '../../deps.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { defineAuthError, type AuthErrorClass } from '../../rest/errors.js';
+import { type Permission } from '../../rest/route.js';
+import { canDeletePost, canEditPost } from '../posts/post.permissions.js';
+import { findParent, findRevision } from './revision.queries.js';
+
+export const CannotReadRevisions = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
+export const CannotDeleteRevisions = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete revisions of this post.');
+export const CannotEditParent = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
+
+/**
+ * `get_items_permissions_check`: the parent must exist and be of the route's type (404 before
+ * anything else, even for anonymous callers), and its revisions are for those who may edit it.
+ * `param` names the URL parameter holding the parent: `parent`, or `id` on an autosave list.
+ */
+export const canReadRevisions =
+  (type: PostTypeDef, param = 'parent', denied: AuthErrorClass = CannotReadRevisions): Permission<Deps> =>
+  async (req, deps) => {
+    const parent = await findParent(deps, type, req.params[param]);
+    if (!canEditPost(req.user, parent)) throw new denied(req);
+    return true;
+  };
+
+/**
+ * `delete_item_permissions_check`, in WordPress's order: parent, `delete_post` on the parent,
+ * the revision, then the read check. WordPress then asks `delete_post` on the revision itself,
+ * which its capability map refuses to everyone; the service lets whoever may delete the parent
+ * delete its revisions instead (CONTRACT.md).
+ */
+export const canDeleteRevision =
+  (type: PostTypeDef): Permission<Deps> =>
+  async (req, deps) => {
+    const parent = await findParent(deps, type, req.params.parent);
+    if (!canDeletePost(req.user, parent)) throw new CannotDeleteRevisions(req);
+    await findRevision(deps, req.params.id);
+    if (!canEditPost(req.user, parent)) throw new CannotReadRevisions(req);
+    return true;
+  };
+
+/** Restoring a revision changes the parent, so it takes `edit_post` on it, as an update does. */
+export const canRestoreRevision =
+  (type: PostTypeDef): Permission<Deps> =>
+  async (req, deps) => {
+    const parent = await findParent(deps, type, req.params.parent);
+    if (!canEditPost(req.user, parent)) throw new CannotEditParent(req);
+    return true;
+  };

@@ -1,0 +1,184 @@
+import { type Filter, type FindCursor } from 'mongodb';
+import { type Deps } from '../../deps.js';
+import { escapeRegex } from '../../lib/regex.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { defineRestError } from '../../rest/errors.js';
+import { postsCollection, revisionsCollection, type PostDoc, type RevisionDoc } from '../posts/post.model.js';
+import { NoSearchTerm, OrderbyIncludeMissing } from '../posts/post.queries.js';
+
+export const InvalidParent = defineRestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
+export const InvalidRevision = defineRestError('rest_post_invalid_id', 'Invalid revision ID.', 404);
+export const InvalidOffset = defineRestError(
+  'rest_revision_invalid_offset_number',
+  'The offset number requested is larger than or equal to the number of available revisions.',
+  400,
+);
+export const InvalidPage = defineRestError('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
+
+/** The parent named in the URL: an item of the route's type, or 404 `rest_post_invalid_parent` (`get_parent`). */
+export async function findParent(deps: Deps, type: PostTypeDef, id: unknown): Promise<PostDoc> {
+  const doc = Number(id) > 0 ? await postsCollection(deps.store.db).findOne({ _id: Number(id), type: type.slug }) : null;
+  if (!doc) throw new InvalidParent();
+  return doc;
+}
+
+/** A revision or autosave by id, whatever its parent, or 404 `rest_post_invalid_id` (`get_revision`). */
+export async function findRevision(deps: Deps, id: unknown): Promise<RevisionDoc> {
+  const doc = Number(id) > 0 ? await revisionsCollection(deps.store.db).findOne({ _id: Number(id) }) : null;
+  if (!doc) throw new InvalidRevision();
+  return doc;
+}
+
+/** The revision saved just before `revision` (date, then id), autosaves included: what it is compared with. */
+export function predecessorOf(deps: Deps, revision: RevisionDoc): Promise<RevisionDoc | null> {
+  return revisionsCollection(deps.store.db).findOne(
+    { parent: revision.parent, $or: [{ date: { $lt: revision.date } }, { date: revision.date, _id: { $lt: revision._id } }] },
+    { sort: { date: -1, _id: -1 } },
+  );
+}
+
+/** The newest autosave of an item, whoever saved it (`wp_get_post_autosave` without a user). */
+export function newestAutosave(deps: Deps, parent: number): Promise<RevisionDoc | null> {
+  return revisionsCollection(deps.store.db).findOne({ parent, kind: 'autosave' }, { sort: { date: -1, _id: -1 } });
+}
+
+/** Every autosave of an item, newest first, read from a cursor. */
+export function autosavesOf(deps: Deps, parent: number): FindCursor<RevisionDoc> {
+  return revisionsCollection(deps.store.db).find({ parent, kind: 'autosave' }).sort({ date: -1, _id: -1 });
+}
+
+// WordPress's `get_search_stopwords`: terms a search ignores unless nothing else is left.
+const STOPWORDS = new Set('about an are as at be by com for from how in is it of on or that the this to was what when where who will with www'.split(' '));
+const SEARCH_COLUMNS = ['title', 'excerpt', 'content'] as const;
+
+/**
+ * `WP_Query`'s search: quoted phrases and words, short words and stopwords dropped (the whole
+ * string when nothing is left, or more than nine terms), each term found in the title, excerpt
+ * or content, case-insensitively; a term starting with `-` must be absent from all three.
+ */
+export function searchFilter(search: string): Filter<RevisionDoc> {
+  const found = search.match(/".*?("|$)|((?<=[\t ",+])|^)[^\t ",+]+/g) ?? [];
+  let terms = found
+    .map((term) => (/^".+"$/.test(term) ? term.replace(/^["']+|["']+$/g, '') : term.replace(/^["' ]+|["' ]+$/g, '')))
+    .filter((term) => term !== '' && !(term.length === 1 && /^[a-z-]$/i.test(term)) && !STOPWORDS.has(term.toLowerCase()));
+  if (terms.length === 0 || terms.length > 9) terms = [search];
+  return {
+    $and: terms.map((term) => {
+      const excluded = term.startsWith('-') && term.length > 1;
+      const regex = { $regex: escapeRegex(excluded ? term.slice(1) : term), $options: 'i' };
+      return excluded
+        ? { $nor: SEARCH_COLUMNS.map((column) => ({ [column]: regex })) }
+        : { $or: SEARCH_COLUMNS.map((column) => ({ [column]: regex })) };
+    }),
+  } as Filter<RevisionDoc>;
+}
+
+export interface RevisionListParams {
+  page: number;
+  perPage?: number;
+  offset?: number;
+  order: 'asc' | 'desc';
+  orderby: string;
+  include: number[];
+  exclude: number[];
+  search?: string;
+}
+
+export interface RevisionPage {
+  docs: AsyncIterable<RevisionDoc>;
+  total: number;
+  totalPages: number;
+}
+
+/**
+ * One page of an item's revisions and autosaves, as `WP_REST_Revisions_Controller::get_items`
+ * reads them. Without `per_page` every revision comes in one page (and `offset` is ignored, as
+ * `WP_Query` ignores it without a limit); an `offset` at or past the total, or a page past the
+ * last, is an error. Unfiltered, the count is the item's own (kept by its projection, shown as
+ * `version-history`) and the default order (date, then id) walks the `(parent, date, _id)`
+ * index from a cursor. Filtered or otherwise ordered, one pass reads the sort keys of the
+ * matching rows, which gives both the count and the page's ids; only the page's rows are read.
+ */
+export async function revisionPage(deps: Deps, parent: PostDoc, params: RevisionListParams, projection: Record<string, 0>): Promise<RevisionPage> {
+  const filter = listFilter(parent._id, params);
+  if (params.orderby === 'relevance' && !params.search) throw NoSearchTerm();
+  if (params.orderby === 'include' && params.include.length === 0) throw OrderbyIncludeMissing();
+
+  const unfiltered = !params.include.length && !params.exclude.length && !params.search;
+  const byDate = !['id', 'title', 'slug', 'include', 'relevance'].includes(params.orderby);
+  const dir = params.order === 'asc' ? 1 : -1;
+  const window = (total: number) => {
+    const totalPages = params.perPage ? Math.ceil(total / params.perPage) : total > 0 ? 1 : 0;
+    const offset = params.offset ?? 0;
+    if (total > 0) {
+      if (offset >= total) throw new InvalidOffset();
+      if (!offset && params.page > totalPages) throw new InvalidPage();
+    }
+    // WP_Query takes the absolute value of an offset.
+    const skip = !params.perPage ? 0 : params.offset !== undefined ? Math.abs(params.offset) : (params.page - 1) * params.perPage;
+    return { totalPages, skip, limit: params.perPage ?? 0 };
+  };
+
+  if (unfiltered) {
+    const total = parent.revisionCount;
+    const { totalPages, skip, limit } = window(total);
+    if (!byDate) return { docs: await byIds(deps, await orderedIds(deps, filter, params, dir, { skip, limit }), projection), total, totalPages };
+    // `date` (WordPress's "date ID") and `include_slugs`, which without `slug` falls back to the date.
+    const cursor = revisionsCollection(deps.store.db).find(filter, { projection }).sort({ date: dir, _id: dir }).skip(skip);
+    if (limit) cursor.limit(limit);
+    return { docs: cursor, total, totalPages };
+  }
+  const ordered = await orderedIds(deps, filter, params, dir);
+  const total = ordered.length;
+  const { totalPages, skip, limit } = window(total);
+  return { docs: await byIds(deps, limit ? ordered.slice(skip, skip + limit) : ordered, projection), total, totalPages };
+}
+
+/** The ids of the matching rows (or of the `page` of them) in the asked order, read with their sort keys only. */
+async function orderedIds(
+  deps: Deps,
+  filter: Filter<RevisionDoc>,
+  params: RevisionListParams,
+  dir: 1 | -1,
+  page?: { skip: number; limit: number },
+): Promise<number[]> {
+  const revisions = revisionsCollection(deps.store.db);
+  if (params.orderby === 'include') {
+    // `post__in` order: the order of the list, which a query string keeps short.
+    const present = new Set((await revisions.find(filter, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id));
+    return params.include.filter((id, index) => present.has(id) && params.include.indexOf(id) === index);
+  }
+  const sortField = ({ id: '_id', title: 'title', slug: 'slug' } as Record<string, string>)[params.orderby] ?? 'date';
+  const sort: Record<string, 1 | -1> = sortField === '_id' ? { _id: dir } : { [sortField]: dir, _id: dir };
+  const keys: Record<string, 1> = { _id: 1, [sortField]: 1 };
+  if (params.orderby === 'relevance') keys.title = 1;
+  const pipeline: Record<string, unknown>[] = [{ $match: filter }, { $project: keys }, { $sort: sort }];
+  if (page?.skip) pipeline.push({ $skip: page.skip });
+  if (page?.limit) pipeline.push({ $limit: page.limit });
+  const rows = await revisions.aggregate<{ _id: number; title?: string }>(pipeline).toArray();
+  if (params.orderby !== 'relevance') return rows.map((row) => row._id);
+  // WP_Query puts the rows whose title holds the search first, each group in date order.
+  const inTitle = new RegExp(escapeRegex(params.search!), 'i');
+  const first = rows.filter((row) => inTitle.test(row.title ?? ''));
+  const rest = rows.filter((row) => !inTitle.test(row.title ?? ''));
+  return [...first, ...rest].map((row) => row._id);
+}
+
+function listFilter(parent: number, params: RevisionListParams): Filter<RevisionDoc> {
+  const and: Filter<RevisionDoc>[] = [{ parent }];
+  if (params.include.length) and.push({ _id: { $in: params.include } });
+  if (params.exclude.length) and.push({ _id: { $nin: params.exclude } });
+  if (params.search) and.push(searchFilter(params.search));
+  return and.length === 1 ? and[0] : { $and: and };
+}
+
+async function byIds(deps: Deps, ids: number[], projection: Record<string, 0>): Promise<AsyncIterable<RevisionDoc>> {
+  if (!ids.length) return toAsync([]);
+  const docs = await revisionsCollection(deps.store.db).find({ _id: { $in: ids } }, { projection }).toArray();
+  const byId = new Map(docs.map((doc) => [doc._id, doc]));
+  return toAsync(ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
+}
+
+async function* toAsync<T>(items: T[]): AsyncIterable<T> {
+  yield* items;
+}

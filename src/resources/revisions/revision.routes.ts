@@ -1,0 +1,181 @@
+import { type Deps } from '../../deps.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { definedErrorCodes, defineRestError, RestError } from '../../rest/errors.js';
+import { contextArg, filterByContext } from '../../rest/item-schema.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { RestResponse } from '../../rest/rest-response.js';
+import { CREATABLE, DELETABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
+import { CONTEXTS, type Context, type ItemSchema } from '../../rest/schema.js';
+import { readSetting } from '../settings/index.js';
+import { deleteRevision, restoreRevision } from '../posts/post.commands.js';
+import { REVISIONED_FIELDS, revisionsCollection, type PostDoc, type RevisionDoc } from '../posts/post.model.js';
+import { postTypeSchema } from '../posts/post.schema.js';
+import { preparePost } from '../posts/post.serializer.js';
+import { diffRevisions } from './revision.diff.js';
+import { canDeleteRevision, canReadRevisions, canRestoreRevision } from './revision.permissions.js';
+import { findParent, findRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
+import { parentArg, revisionDiffSchema, revisionIdArg, revisionListArgs, revisionSchema } from './revision.schema.js';
+import { prepareRevision, revisionRecord, wantsField } from './revision.serializer.js';
+
+const TrashNotSupported = defineRestError('rest_trash_not_supported', "Revisions do not support trashing. Set 'force=true' to delete.", 501);
+
+definedErrorCodes.add('rest_revision_parent_id_mismatch');
+/** WordPress 6.5+: a revision asked for under another item's URL (its message names the parent). */
+class ParentIdMismatch extends RestError {
+  constructor(parent: number) {
+    super('rest_revision_parent_id_mismatch', `The revision does not belong to the specified parent with id of "${parent}"`, 404);
+  }
+}
+
+/** The parent and the revision a `.../revisions/<id>` URL names, the revision belonging to that parent. */
+async function parentAndRevision(deps: Deps, type: PostTypeDef, req: RestRequest): Promise<{ parent: PostDoc; revision: RevisionDoc }> {
+  const parent = await findParent(deps, type, req.params.parent);
+  const revision = await findRevision(deps, req.params.id);
+  if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
+  return { parent, revision };
+}
+
+/** Rows are read without the text fields the response does not show. */
+function projectionFor(req: RestRequest, schema: ItemSchema): Record<string, 0> {
+  const projection: Record<string, 0> = {};
+  for (const field of REVISIONED_FIELDS) if (!wantsField(req, schema, field)) projection[field] = 0;
+  return projection;
+}
+
+function listParams(req: RestRequest): RevisionListParams {
+  const p = req.params;
+  return {
+    page: Number(p.page ?? 1),
+    perPage: p.per_page === undefined ? undefined : Number(p.per_page),
+    offset: p.offset === undefined ? undefined : Number(p.offset),
+    order: p.order === 'asc' ? 'asc' : 'desc',
+    orderby: String(p.orderby ?? 'date'),
+    include: (p.include as number[] | undefined) ?? [],
+    exclude: (p.exclude as number[] | undefined) ?? [],
+    search: typeof p.search === 'string' && p.search !== '' ? p.search : undefined,
+  };
+}
+
+async function listRevisions(type: PostTypeDef, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<RestResponse> {
+  const parent = await findParent(deps, type, req.params.parent);
+  const params = listParams(req);
+  const { docs, total, totalPages } = await revisionPage(deps, parent, params, projectionFor(req, schema));
+  const items: Record<string, unknown>[] = [];
+  for await (const doc of docs) items.push(prepareRevision(revisionRecord(doc, deps.siteUrl), req, type, schema));
+  const headers = { 'X-WP-Total': String(total), 'X-WP-TotalPages': String(totalPages) };
+  return new RestResponse(items, 200, headers, { total, totalPages, page: params.page });
+}
+
+/**
+ * DELETE has no `context` argument, so WordPress prepares `previous` in the context a `context`
+ * parameter names, `view` by default. Unlike WordPress, a revision of another item is refused
+ * (404), so deleting through one item's URL cannot reach another item's history.
+ */
+async function deleteOne(type: PostTypeDef, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
+  const parent = await findParent(deps, type, req.params.parent);
+  const revision = await findRevision(deps, req.params.id);
+  if (req.params.force !== true) throw new TrashNotSupported();
+  if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
+  const asked = req.params.context;
+  req.context = CONTEXTS.includes(asked as Context) ? (asked as Context) : 'view';
+  const { _links: _ignored, ...previous } = prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema);
+  await deleteRevision(deps, parent._id, revision, req.user.id);
+  return { deleted: true, previous: filterByContext(schema, previous, req.context) };
+}
+
+/** `If-Match: "<changeSeq>"` as the posts route reads it: the version the client last saw. */
+function ifMatchOf(req: RestRequest): number | undefined {
+  const header = req.headers['if-match'];
+  if (!header || header.trim() === '*') return undefined;
+  const match = /(\d+)"?\s*$/.exec(header);
+  return match ? Number(match[1]) : -1;
+}
+
+/** Makes the revision's title, content and excerpt current; answers with the item as an update does. */
+async function restoreOne(type: PostTypeDef, req: RestRequest, deps: Deps): Promise<RestResponse> {
+  const { parent, revision } = await parentAndRevision(deps, type, req);
+  const doc = await restoreRevision(deps, parent._id, revision, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
+  req.context = 'edit';
+  const latest = await revisionsCollection(deps.store.db).findOne({ parent: doc._id }, { sort: { date: -1, _id: -1 }, projection: { _id: 1 } });
+  const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
+  const data = preparePost(doc, req, type, deps.siteUrl, { timezone, latestRevision: latest ? { id: latest._id } : null });
+  return new RestResponse(data, 200, { ETag: `"${doc.changeSeq}"` });
+}
+
+/** Compares a revision with `against` (a revision of the same item) or, by default, with the one before it. */
+async function diffOne(req: RestRequest, type: PostTypeDef, deps: Deps): Promise<unknown> {
+  const { parent, revision } = await parentAndRevision(deps, type, req);
+  let from: RevisionDoc | null;
+  if (req.params.against !== undefined) {
+    from = Number(req.params.against) > 0 ? await revisionsCollection(deps.store.db).findOne({ _id: Number(req.params.against), parent: parent._id }) : null;
+    if (!from) throw new InvalidRevision();
+  } else {
+    from = await predecessorOf(deps, revision);
+  }
+  return diffRevisions(from, revision);
+}
+
+/**
+ * `/<rest_base>/<parent>/revisions` of a post type, as `WP_REST_Revisions_Controller` registers
+ * them, plus `restore` and `diff`, which WordPress keeps to its admin screens.
+ */
+export function revisionRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
+  const schema = revisionSchema(type);
+  const base = `/${type.rest_base}/(?P<parent>[\\d]+)/revisions`;
+  const parent = parentArg('The ID for the parent of the revision.');
+  const read = canReadRevisions(type);
+
+  return defineRoutes<Deps>(type.rest_namespace, [
+    {
+      path: base,
+      schema,
+      endpoints: [{ methods: READABLE, args: revisionListArgs(schema), permission: read, handler: (req, deps) => listRevisions(type, schema, req, deps) }],
+    },
+    {
+      path: `${base}/(?P<id>[\\d]+)`,
+      schema,
+      endpoints: [
+        {
+          methods: READABLE,
+          args: { parent, id: revisionIdArg, context: contextArg(schema) },
+          permission: read,
+          handler: async (req, deps) => {
+            const { revision } = await parentAndRevision(deps, type, req);
+            return prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema);
+          },
+        },
+        {
+          methods: DELETABLE,
+          args: {
+            parent,
+            id: revisionIdArg,
+            force: { type: 'boolean', default: false, description: 'Required to be true, as revisions do not support trashing.' },
+          },
+          permission: canDeleteRevision(type),
+          handler: (req, deps) => deleteOne(type, schema, req, deps),
+        },
+      ],
+    },
+    {
+      path: `${base}/(?P<id>[\\d]+)/restore`,
+      schema: postTypeSchema(type),
+      endpoints: [{ methods: CREATABLE, args: { parent, id: revisionIdArg }, permission: canRestoreRevision(type), handler: (req, deps) => restoreOne(type, req, deps) }],
+    },
+    {
+      path: `${base}/(?P<id>[\\d]+)/diff`,
+      schema: revisionDiffSchema(type),
+      endpoints: [
+        {
+          methods: READABLE,
+          args: {
+            parent,
+            id: revisionIdArg,
+            against: { description: 'The revision to compare with; by default, the one saved just before it.', type: 'integer' },
+          },
+          permission: read,
+          handler: (req, deps) => diffOne(req, type, deps),
+        },
+      ],
+    },
+  ]);
+}

@@ -1,0 +1,108 @@
+import { renderContent, renderExcerpt, renderTitle } from '../../lib/content-render.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { type Links } from '../../rest/links.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { type ItemSchema } from '../../rest/schema.js';
+import { type PostDoc, type RevisionDoc } from '../posts/post.model.js';
+
+/**
+ * What a revision response is made of. A revision row gives it, and so does a draft saved in
+ * place by its author's autosave: WordPress then renders the post itself through this shape.
+ */
+export interface RevisionRecord {
+  id: number;
+  /** The item the revision belongs to; for an item shown as its own autosave, the item's parent. */
+  parent: number;
+  author: number;
+  /** Null while the item's date floats (a draft's zero `post_date_gmt`), as WordPress prints it. */
+  date: string | null;
+  dateGmt: string | null;
+  modified: string;
+  modifiedGmt: string;
+  slug: string;
+  guid: string;
+  /** Absent when the row was read without it (a `_fields` request that does not need it). */
+  title?: string;
+  content?: string;
+  excerpt?: string;
+}
+
+/**
+ * A revision row as a record. WordPress gives a revision the permalink of the time it was
+ * saved as its GUID: with plain permalinks, `?p=<revision id>`.
+ */
+export function revisionRecord(doc: RevisionDoc, siteUrl: string): RevisionRecord {
+  return {
+    id: doc._id,
+    parent: doc.parent,
+    author: doc.author,
+    date: doc.date,
+    dateGmt: doc.dateGmt,
+    modified: doc.modified,
+    modifiedGmt: doc.modifiedGmt,
+    slug: doc.slug,
+    guid: `${siteUrl}/?p=${doc._id}`,
+    title: doc.title,
+    content: doc.content,
+    excerpt: doc.excerpt,
+  };
+}
+
+/** An item as its own autosave (the author's draft saved in place): its id, parent and dates. */
+export function itemAsRevisionRecord(doc: PostDoc): RevisionRecord {
+  return {
+    id: doc._id,
+    parent: doc.parent ?? 0,
+    author: doc.author,
+    date: doc.dateGmt === null ? null : doc.date,
+    dateGmt: doc.dateGmt,
+    modified: doc.modified,
+    modifiedGmt: doc.modifiedGmt,
+    slug: doc.slug,
+    guid: doc.guid,
+    title: doc.title,
+    content: doc.content,
+    excerpt: doc.excerpt,
+  };
+}
+
+/** As `get_fields_for_response`: asked for (`_fields`), and shown in the request's context. */
+export function wantsField(req: RestRequest, schema: ItemSchema, field: string): boolean {
+  const contexts = schema.properties[field.split('.')[0]]?.context;
+  return req.wants(field) && (!contexts || contexts.includes(req.context));
+}
+
+/**
+ * A revision as the REST API shows it (`WP_REST_Revisions_Controller::prepare_item_for_response`):
+ * only `raw` and `rendered` of the text fields the schema has, the excerpt rendered from itself
+ * alone (never generated from the content), and a `parent` link as the only link. Fields the
+ * request does not want are not computed.
+ */
+export function prepareRevision(record: RevisionRecord, req: RestRequest, type: PostTypeDef, schema: ItemSchema): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  const want = (field: string) => wantsField(req, schema, field);
+  const text = (field: 'title' | 'content' | 'excerpt', render: (raw: string) => string) => {
+    if (!schema.properties[field] || !want(field)) return;
+    const raw = record[field] ?? '';
+    const out: Record<string, string> = { raw };
+    if (want(`${field}.rendered`)) out.rendered = render(raw);
+    data[field] = out;
+  };
+  if (want('author')) data.author = record.author;
+  if (want('date')) data.date = record.date;
+  if (want('date_gmt')) data.date_gmt = record.dateGmt;
+  if (want('id')) data.id = record.id;
+  if (want('modified')) data.modified = record.modified;
+  if (want('modified_gmt')) data.modified_gmt = record.modifiedGmt;
+  if (want('parent')) data.parent = record.parent;
+  if (want('slug')) data.slug = record.slug;
+  if (want('guid')) data.guid = { rendered: record.guid, raw: record.guid };
+  text('title', renderTitle);
+  text('content', renderContent);
+  // `the_excerpt` on the raw excerpt: an empty one stays empty.
+  text('excerpt', (raw) => renderExcerpt(raw, ''));
+  if (want('_links') && record.parent) {
+    data._links = { parent: [{ href: req.url(`/${type.rest_namespace}/${type.rest_base}/${record.parent}`) }] } satisfies Links;
+  }
+  return data;
+}
