@@ -167,6 +167,8 @@ export async function autosavePost(deps: Deps, id: number, changes: Partial<Post
   const revisions = revisionsCollection(deps.store.db);
   let autosaveId = 0;
   const { doc } = await commit(deps, id, actor, async (current) => {
+    // Decided afresh on every attempt: a retry may take the other path.
+    autosaveId = 0;
     const now = await siteNow(deps);
     if ((current.status === 'draft' || current.status === 'auto-draft') && current.author === actor) {
       const data: PostAutosaved = { inPlace: true, changes: { ...changes, modified: now.local, modifiedGmt: now.gmt } };
