@@ -132,6 +132,19 @@ export const postsProjection = defineProjection({
     const docs = await postsCollection(db).find({ _id: { $in: streams } }, { projection: { version: 1 } }).toArray();
     return new Map(docs.map((doc) => [doc._id, doc.version]));
   },
+  async rebuildStream(db, events) {
+    let post: PostDoc | null = null;
+    const rows = new Map<number, RevisionDoc>();
+    for (const event of events) {
+      const effects = evolvePost(post, event);
+      if (effects.deleteAllRevisions) rows.clear();
+      for (const id of effects.deleteRevisions) rows.delete(id);
+      for (const revision of effects.upsertRevisions) rows.set(revision._id, revision);
+      post = effects.post;
+    }
+    if (post) await postsCollection(db).insertOne(post);
+    if (rows.size) await revisionsCollection(db).insertMany([...rows.values()]);
+  },
   async clear(db) {
     await postsCollection(db).deleteMany({ type: { $in: ['post', 'page', 'nav_menu_item'] } });
     await revisionsCollection(db).deleteMany({});
