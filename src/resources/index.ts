@@ -8,6 +8,20 @@ import { taxonomiesResource } from './taxonomies/index.js';
 import { settingsResource } from './settings/index.js';
 import { postsResource } from './posts/index.js';
 import { historyResource } from './history/index.js';
+import { revisionsResource } from './revisions/index.js';
+import { autosavesResource } from './autosaves/index.js';
 
 /** Every resource the service serves, in the order their routes are registered. */
-export const resources: readonly ResourceManifest[] = [usersResource, applicationPasswordsResource, termsResource, statusesResource, typesResource, taxonomiesResource, settingsResource, postsResource, historyResource];
+export const resources: readonly ResourceManifest[] = [
+  usersResource,
+  applicationPasswordsResource,
+  termsResource,
+  statusesResource,
+  typesResource,
+  taxonomiesResource,
+  settingsResource,
+  postsResource,
+  revisionsResource,
+  autosavesResource,
+  historyResource,
+];
