@@ -2,30 +2,70 @@ import { type Db } from 'mongodb';
 
 /**
  * The integer id sequences (CONTRACT "Identifiers"): `content` for every post-like object and
- * revision, `term` for terms, `user` for users. One counter document each, advanced with `$inc`.
+ * revision, `term` for terms, `user` for users.
  */
 export const SEQUENCES = ['content', 'term', 'user'] as const;
 export type SequenceName = (typeof SEQUENCES)[number];
 
 export interface Sequences {
   next(name: SequenceName): Promise<number>;
-  /** Makes sure the sequence never hands out `id` or anything below it (for seeded records). */
+  /** Claims `id` for a seeded record, so the sequence never hands it out (nor, in this process, anything below it). */
   reserve(name: SequenceName, id: number): Promise<void>;
 }
 
+/** Every id handed out is a document here, `_id` = `<sequence>:<zero-padded id>`. */
+interface IdClaim {
+  _id: string;
+}
+
+
+const WIDTH = 15;
+const claimKey = (name: SequenceName, id: number) => `${name}:${String(id).padStart(WIDTH, '0')}`;
+const isDuplicate = (error: unknown) => (error as { code?: number }).code === 11000;
+
+/**
+ * Ids are claimed by inserting them: the unique `_id` index decides which writer gets a number,
+ * which holds on any MongoDB-compatible server. (A `$inc` counter through `findOneAndUpdate` is
+ * not atomic on FerretDB 1.24: concurrent callers received the same value.) Claims are never
+ * removed, so trying one past the last id this process claimed is always safe; only when another
+ * process took it is the highest claim looked up (an index-served sort). Within a process claims
+ * are made one at a time, so a burst of callers costs one insert each, not a race.
+ */
 export function sequences(db: Db): Sequences {
-  const counters = db.collection<{ _id: string; value: number }>('counters');
+  const claims = db.collection<IdClaim>('id_claims');
+  const last = new Map<SequenceName, number>();
+  const queue = new Map<SequenceName, Promise<unknown>>();
+
+  const highest = async (name: SequenceName): Promise<number> => {
+    const top = await claims.findOne({ _id: { $gte: `${name}:`, $lt: `${name};` } }, { sort: { _id: -1 }, projection: { _id: 1 } });
+    return top ? Number(top._id.slice(name.length + 1)) : 0;
+  };
+
+  const claim = async (name: SequenceName): Promise<number> => {
+    let id = (last.get(name) ?? (await highest(name))) + 1;
+    for (;;) {
+      try {
+        await claims.insertOne({ _id: claimKey(name, id) });
+        last.set(name, id);
+        return id;
+      } catch (error) {
+        if (!isDuplicate(error)) throw error;
+        id = Math.max(id, await highest(name)) + 1;
+      }
+    }
+  };
+
   return {
-    async next(name) {
-      const counter = await counters.findOneAndUpdate(
-        { _id: name },
-        { $inc: { value: 1 } },
-        { upsert: true, returnDocument: 'after' },
-      );
-      return counter!.value;
+    next(name) {
+      const result = (queue.get(name) ?? Promise.resolve()).then(() => claim(name));
+      queue.set(name, result.catch(() => undefined));
+      return result;
     },
     async reserve(name, id) {
-      await counters.updateOne({ _id: name }, { $max: { value: id } }, { upsert: true });
+      await claims.insertOne({ _id: claimKey(name, id) }).catch((error: unknown) => {
+        if (!isDuplicate(error)) throw error;
+      });
+      last.set(name, Math.max(last.get(name) ?? 0, id));
     },
   };
 }
