@@ -68,6 +68,17 @@ export class RestRequest {
     this.params = { ...urlParams, ...incoming.query, ...incoming.body };
   }
 
+  private readonly memos = new Map<string, Promise<unknown>>();
+
+  /**
+   * Computes `key` once per request: the permission check, the handler and the `Allow` header
+   * all ask for the same item, and it is read once.
+   */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    if (!this.memos.has(key)) this.memos.set(key, compute());
+    return this.memos.get(key) as Promise<T>;
+  }
+
   /** Whether the response needs `field`; a serializer skips the work for fields nobody asked for. */
   wants(field: string): boolean {
     if (field === '_links') return this.fields === null || this.embedding || isFieldIncluded('_links', this.fields);

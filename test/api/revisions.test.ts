@@ -572,16 +572,11 @@ describe('a post with 10,000 revisions', () => {
       };
     });
     await app.deps.store.db.collection('revisions').insertMany(rows as never[]);
-    await app.deps.store.db.collection('posts').updateOne({ _id: post.id } as never, { $set: { revisionCount: 10_000 } });
-
-    // Milliseconds on MongoDB, which walks the (parent, date, _id) index; FerretDB 1.24 sorts in
-    // memory, about a second a request here, so the bound only catches reading every row's text.
-    const timed = async (query: Record<string, string | number>) => {
-      const started = Date.now();
-      const response = await revisions(post.id, query);
-      expect(Date.now() - started).toBeLessThan(8_000);
-      return response;
-    };
+    // Rows written behind the log's back: the item's counters say so, and its newest revision
+    // is marked unknown, as after a deletion, so it is looked up. (Speed is measured by
+    // `npm run bench:history`, not asserted here.)
+    await app.deps.store.db.collection('posts').updateOne({ _id: post.id } as never, { $set: { revisionCount: 10_000, latestRevision: -1 } });
+    const timed = (query: Record<string, string | number>) => revisions(post.id, query);
     const deep = await timed({ per_page: 10, page: 1000 });
     expect(ids(deep.body)).toEqual(Array.from({ length: 10 }, (_, index) => 50_000_009 - index));
     expect(deep.headers.get('x-wp-total')).toBe('10000');

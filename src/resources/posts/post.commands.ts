@@ -10,7 +10,9 @@ import {
   fieldsOf,
   postsCollection,
   REVISIONED_FIELDS,
+  revisionFingerprint,
   revisionsCollection,
+  UNKNOWN,
   type PostDoc,
   type PostFields,
   type RevisionDoc,
@@ -95,6 +97,8 @@ export function newestRevision(deps: Pick<Deps, 'store'>, parent: number): Promi
  * ones only when a revisioned field differs from the newest revision, whitespace aside.
  */
 async function needsRevision(deps: Deps, doc: PostDoc, next: PostFields): Promise<boolean> {
+  if (doc.headRevision === null) return true;
+  if (doc.headRevision !== UNKNOWN && doc.headFingerprint) return doc.headFingerprint !== revisionFingerprint(next);
   const newest = await newestRevision(deps, doc._id);
   if (!newest) return true;
   return REVISIONED_FIELDS.some((field) => normalize(newest[field]) !== normalize(next[field]));

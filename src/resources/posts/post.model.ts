@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Db } from 'mongodb';
 import { type IndexSpec } from '../../store/mongo.js';
 
@@ -49,6 +50,23 @@ export interface PostDoc extends Omit<PostFields, 'meta'> {
   changeSeq: number;
   /** Revisions and autosaves, for `version-history` without counting. */
   revisionCount: number;
+  /**
+   * The newest revision that is not an autosave, and a fingerprint of its revisioned fields,
+   * to decide on a new revision without reading it; `UNKNOWN` after that revision was deleted.
+   */
+  headRevision: number | null;
+  headFingerprint: string | null;
+  /** The newest revision or autosave (`predecessor-version`); `UNKNOWN` after it was deleted. */
+  latestRevision: number | null;
+}
+
+/** A head or latest revision that was deleted: the next one must be looked up. */
+export const UNKNOWN = -1;
+
+/** Whitespace-insensitive identity of the revisioned fields (WordPress normalises before comparing). */
+export function revisionFingerprint(fields: Pick<PostFields, RevisionedField>): string {
+  const normalized = REVISIONED_FIELDS.map((field) => fields[field].replace(/\r\n?/g, '\n').trim());
+  return createHash('sha256').update(JSON.stringify(normalized)).digest('base64');
 }
 
 export type RevisionKind = 'revision' | 'autosave';
@@ -88,12 +106,21 @@ export const postIndexes: IndexSpec[] = [
   { collection: 'revisions', key: { parent: 1, kind: 1, author: 1 }, name: 'parent_kind_author' },
 ];
 
-export function toPostDoc(id: number, fields: PostFields, version: number, changeSeq: number, revisionCount: number): PostDoc {
+type LogState = Pick<PostDoc, 'version' | 'changeSeq' | 'revisionCount' | 'headRevision' | 'headFingerprint' | 'latestRevision'>;
+
+export const NEW_LOG_STATE: Omit<LogState, 'version' | 'changeSeq'> = { revisionCount: 0, headRevision: null, headFingerprint: null, latestRevision: null };
+
+export function toPostDoc(id: number, fields: PostFields, state: LogState): PostDoc {
   const { meta, ...rest } = fields;
-  return { _id: id, ...rest, meta: JSON.stringify(meta), version, changeSeq, revisionCount };
+  return { _id: id, ...rest, meta: JSON.stringify(meta), ...state };
+}
+
+export function logStateOf(doc: PostDoc): LogState {
+  const { version, changeSeq, revisionCount, headRevision, headFingerprint, latestRevision } = doc;
+  return { version, changeSeq, revisionCount, headRevision, headFingerprint, latestRevision };
 }
 
 export function fieldsOf(doc: PostDoc): PostFields {
-  const { _id, version: _version, changeSeq: _changeSeq, revisionCount: _count, meta, ...rest } = doc;
+  const { _id, version: _v, changeSeq: _c, revisionCount: _n, headRevision: _h, headFingerprint: _f, latestRevision: _l, meta, ...rest } = doc;
   return { ...rest, meta: JSON.parse(meta || '{}') as Record<string, unknown> };
 }

@@ -2,7 +2,18 @@ import { type Db } from 'mongodb';
 import { defineProjection } from '../../store/projections.js';
 import { type StoredEvent } from '../../store/change-log.js';
 import { POST_EVENT_TYPES, type PostAutosaved, type PostChanged, type PostCreated, type RevisionDeleted } from './post.events.js';
-import { fieldsOf, postsCollection, revisionsCollection, toPostDoc, type PostDoc, type RevisionDoc } from './post.model.js';
+import {
+  fieldsOf,
+  logStateOf,
+  NEW_LOG_STATE,
+  postsCollection,
+  revisionFingerprint,
+  revisionsCollection,
+  toPostDoc,
+  UNKNOWN,
+  type PostDoc,
+  type RevisionDoc,
+} from './post.model.js';
 
 /** What one event does to the read models: the next item (null: gone) and the revision rows to write. */
 export interface PostEffects {
@@ -25,7 +36,7 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
   switch (event.type) {
     case 'created': {
       const { fields } = event.data as unknown as PostCreated;
-      effects.post = toPostDoc(event.stream, fields, event.seq, event.seq, 0);
+      effects.post = toPostDoc(event.stream, fields, { version: event.seq, changeSeq: event.seq, ...NEW_LOG_STATE });
       return effects;
     }
     case 'updated':
@@ -35,9 +46,15 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
       if (!doc) return effects;
       const { changes, revisionId } = event.data as unknown as PostChanged;
       const fields = { ...fieldsOf(doc), ...changes };
-      let next = stamp(toPostDoc(doc._id, fields, doc.version, doc.changeSeq, doc.revisionCount), true);
+      let next = stamp(toPostDoc(doc._id, fields, logStateOf(doc)), true);
       if (revisionId !== undefined) {
-        next = { ...next, revisionCount: next.revisionCount + 1 };
+        next = {
+          ...next,
+          revisionCount: next.revisionCount + 1,
+          headRevision: revisionId,
+          headFingerprint: revisionFingerprint(fields),
+          latestRevision: revisionId,
+        };
         effects.upsertRevisions.push({
           _id: revisionId,
           parent: doc._id,
@@ -62,10 +79,10 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
       if (!doc) return effects;
       const data = event.data as unknown as PostAutosaved;
       if (data.inPlace) {
-        effects.post = stamp(toPostDoc(doc._id, { ...fieldsOf(doc), ...data.changes }, doc.version, doc.changeSeq, doc.revisionCount), true);
+        effects.post = stamp(toPostDoc(doc._id, { ...fieldsOf(doc), ...data.changes }, logStateOf(doc)), true);
         return effects;
       }
-      effects.post = stamp({ ...doc, revisionCount: doc.revisionCount + (data.isNew ? 1 : 0) }, false);
+      effects.post = stamp({ ...doc, revisionCount: doc.revisionCount + (data.isNew ? 1 : 0), latestRevision: data.autosaveId }, false);
       effects.upsertRevisions.push({
         _id: data.autosaveId,
         parent: doc._id,
@@ -84,7 +101,15 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
     case 'revision_deleted': {
       const { revisionId } = event.data as unknown as RevisionDeleted;
       effects.deleteRevisions.push(revisionId);
-      if (doc) effects.post = stamp({ ...doc, revisionCount: Math.max(0, doc.revisionCount - 1) }, false);
+      if (doc) {
+        effects.post = stamp({
+          ...doc,
+          revisionCount: Math.max(0, doc.revisionCount - 1),
+          headRevision: doc.headRevision === revisionId ? UNKNOWN : doc.headRevision,
+          headFingerprint: doc.headRevision === revisionId ? null : doc.headFingerprint,
+          latestRevision: doc.latestRevision === revisionId ? UNKNOWN : doc.latestRevision,
+        }, false);
+      }
       return effects;
     }
     case 'deleted':

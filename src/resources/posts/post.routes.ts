@@ -12,7 +12,7 @@ import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec 
 import { readSetting } from '../settings/index.js';
 import { createPost, deletePost, PostInvalidId, siteNow, trashPost, updatePost } from './post.commands.js';
 import { changesFromRequest } from './post.input.js';
-import { postsCollection, revisionsCollection, type PostDoc, type PostFields } from './post.model.js';
+import { postsCollection, revisionsCollection, UNKNOWN, type PostDoc, type PostFields } from './post.model.js';
 import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 import { postListQuery } from './post.queries.js';
 import { postTypeSchema, POST_FORMATS } from './post.schema.js';
@@ -35,6 +35,9 @@ export async function findPostOfType(deps: Deps, type: PostTypeDef, id: unknown)
   return doc;
 }
 
+/** The route's item as it was when the request arrived, read once for permission, handler and `Allow`. */
+const routeItem = (req: RestRequest, deps: Deps, type: PostTypeDef) => req.memo('item', () => findPostOfType(deps, type, req.params.id));
+
 /** `If-Match: "<changeSeq>"`: the version the client last saw, for a 412 when it is stale. */
 function ifMatchOf(req: RestRequest): number | undefined {
   const header = req.headers['if-match'];
@@ -46,19 +49,25 @@ function ifMatchOf(req: RestRequest): number | undefined {
 const etag = (doc: PostDoc) => ({ ETag: `"${doc.changeSeq}"` });
 
 /**
- * The newest revision (or autosave) of each item, for `predecessor-version`: one index-served
- * lookup per item (FerretDB 1.24 has no `$first` in `$group` for doing it in one aggregation).
+ * The newest revision (or autosave) of each item, for `predecessor-version`: kept on the item,
+ * looked up (index-served) only after that revision was deleted.
  */
-async function latestRevisions(deps: Deps, ids: number[]): Promise<Map<number, number>> {
+async function latestRevisions(deps: Deps, docs: PostDoc[]): Promise<Map<number, number>> {
   const revisions = revisionsCollection(deps.store.db);
-  const latest = await Promise.all(
-    ids.map((parent) => revisions.findOne({ parent }, { sort: { parent: 1, date: -1, _id: -1 }, projection: { _id: 1 } })),
-  );
-  return new Map(ids.flatMap((id, index) => (latest[index] ? [[id, latest[index]!._id] as [number, number]] : [])));
+  const latest = new Map<number, number>();
+  for (const doc of docs) {
+    if (doc.latestRevision === UNKNOWN) {
+      const found = await revisions.findOne({ parent: doc._id }, { sort: { parent: 1, date: -1, _id: -1 }, projection: { _id: 1 } });
+      if (found) latest.set(doc._id, found._id);
+    } else if (doc.latestRevision !== null && doc.latestRevision !== undefined) {
+      latest.set(doc._id, doc.latestRevision);
+    }
+  }
+  return latest;
 }
 
 async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>[]> {
-  const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs.map((doc) => doc._id)) : new Map<number, number>();
+  const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs) : new Map<number, number>();
   const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
   return docs.map((doc) => {
     const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null };
@@ -242,7 +251,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           methods: READABLE,
           args: { ...idArg, context: contextArg(schema), password: { description: 'The password for the post if it is password protected.', type: 'string' } },
           permission: async (req, deps) => {
-            const doc = await findPostOfType(deps, type, req.params.id);
+            const doc = await routeItem(req, deps, type);
             if (req.context === 'edit' && !canEditPost(req.user, doc)) throw new ForbiddenContext(req, {});
             if (!canReadPost(req.user, doc)) return false;
             if (req.params.password !== undefined && doc.password !== '' && req.params.password !== doc.password && !canEditPost(req.user, doc)) {
@@ -260,12 +269,12 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           methods: EDITABLE,
           args: { ...idArg, ...postWriteArgs(type, 'update') },
           permission: async (req, deps) => {
-            const doc = await findPostOfType(deps, type, req.params.id);
+            const doc = await routeItem(req, deps, type);
             if (!canEditPost(req.user, doc)) throw new CannotEdit(req);
             return true;
           },
           handler: async (req, deps) => {
-            const current = await findPostOfType(deps, type, req.params.id);
+            const current = await routeItem(req, deps, type);
             const changes = await changesFromRequest(req, deps, type, current);
             const untrash = current.status === 'trash' && changes.status !== undefined && changes.status !== 'trash';
             const doc = await updatePost(deps, current._id, changes, req.user.id, {
@@ -282,12 +291,12 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           methods: DELETABLE,
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
           permission: async (req, deps) => {
-            const doc = await findPostOfType(deps, type, req.params.id);
+            const doc = await routeItem(req, deps, type);
             if (!canDeletePost(req.user, doc)) throw new CannotDelete(req);
             return true;
           },
           handler: async (req, deps) => {
-            const current = await findPostOfType(deps, type, req.params.id);
+            const current = await routeItem(req, deps, type);
             const ifMatch = ifMatchOf(req);
             req.context = 'edit';
             if (req.params.force === true) {

@@ -17,6 +17,7 @@ export async function publishDuePosts(deps: Deps): Promise<void> {
 
 /** Term `count` is the number of published items carrying the term; recounted for the terms a write touched. */
 export async function refreshTermCounts(deps: Deps, before: PostDoc | null, after: PostDoc | null): Promise<void> {
+  if (before && after && before.status === after.status && JSON.stringify(before.terms) === JSON.stringify(after.terms)) return;
   const touched = new Map<string, Set<number>>();
   for (const doc of [before, after]) {
     for (const [taxonomy, ids] of Object.entries(doc?.terms ?? {})) {
