@@ -98,7 +98,9 @@ try {
   for (let offset = 0; offset < missing; offset += 5000) {
     const rows = Array.from({ length: Math.min(5000, missing - offset) }, (_, i) => {
       const n = offset + i;
-      return { stream: 10_000_000 + Math.floor(n / 50), seq: (n % 50) + 1, type: n % 50 === 0 ? 'created' : 'updated', at: new Date(), actor: 1, data: JSON.stringify({ changes: { content: `synthetic ${n}` } }) };
+      const created = n % 50 === 0;
+      const data = created ? { fields: { type: 'post', status: 'draft', title: `synthetic ${n}`, content: '' } } : { changes: { content: `synthetic ${n}` } };
+      return { stream: 10_000_000 + Math.floor(n / 50), seq: (n % 50) + 1, type: created ? 'created' : 'updated', at: new Date(), actor: 1, data: JSON.stringify(data) };
     });
     await events.insertMany(rows);
   }
