@@ -9,6 +9,7 @@ import { autosavePost, deletePost, trashPost, updatePost } from '../../src/resou
 import { baseEnv } from '../support/service-process.js';
 import { givenPost, givenTitleChanges } from '../support/post-fixtures.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { type TimelineEntry } from '../../src/resources/history/history.serializer.js';
 
 // Runs the built script (the test command builds first), as `npm run export:timeline` does.
 const SCRIPT = 'dist/scripts/export-timeline.js';
@@ -20,17 +21,7 @@ let editorId: number;
 const ids = { bigPost: 0, bigPage: 0, post: 0, deleted: 0, newPage: 0 };
 let since = '';
 
-interface Entry {
-  item: number;
-  item_type: string;
-  seq: number;
-  type: string;
-  date_gmt: string;
-  author: number;
-  fields: string[];
-  revision: number | null;
-  redacted: string[];
-}
+type Entry = TimelineEntry & { item: number; item_type: string };
 
 function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const uri = new ConnectionString(inject('mongodbUri'));
