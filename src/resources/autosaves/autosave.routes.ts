@@ -14,7 +14,7 @@ import { findPostOfType, postWriteArgs } from '../posts/post.routes.js';
 import { postTypeSchema } from '../posts/post.schema.js';
 import { refreshTermCounts } from '../posts/post.side-effects.js';
 import { CannotEditParent, canReadRevisions } from '../revisions/revision.permissions.js';
-import { autosavesOf, findParent, newestAutosave } from '../revisions/revision.queries.js';
+import { autosavesOf, parentOf, newestAutosave } from '../revisions/revision.queries.js';
 import { parentArg } from '../revisions/revision.schema.js';
 import { itemAsRevisionRecord, revisionRecord, type RevisionRecord } from '../revisions/revision.serializer.js';
 import { autosaveSchema } from './autosave.schema.js';
@@ -67,7 +67,7 @@ export function autosaveRoutes(type: PostTypeDef, parent: AutosaveParent = postA
           args: { parent: autosaveParent, context: contextArg(schema) },
           permission: canReadRevisions(type, 'id', CannotReadAutosaves),
           handler: async (req, deps) => {
-            const item = await findParent(deps, type, req.params.id);
+            const item = await parentOf(req, deps, type, 'id');
             const items: Record<string, unknown>[] = [];
             for await (const doc of autosavesOf(deps, item._id)) items.push(prepare(req, deps, revisionRecord(doc, deps.siteUrl), item._id, false));
             return items;
@@ -84,7 +84,7 @@ export function autosaveRoutes(type: PostTypeDef, parent: AutosaveParent = postA
             return true;
           },
           handler: async (req, deps) => {
-            const current = await findParent(deps, type, req.params.id);
+            const current = await parentOf(req, deps, type, 'id');
             const changes = await parent.changes(req, deps, current);
             const result = await autosavePost(deps, current._id, changes, req.user.id);
             req.context = 'edit';

@@ -81,7 +81,7 @@ export async function changesFromRequest(req: RestRequest, deps: Deps, type: Pos
     changes.sticky = Boolean(p.sticky);
   }
   await applyTerms(req, deps, type, changes);
-  await applyDates(req, deps, changes, current);
+  await applyDates(req, deps, changes);
   applyStatus(req, type, changes, current);
   await applySlug(req, deps, type, changes, current);
   return changes;
@@ -103,7 +103,7 @@ async function applyTerms(req: RestRequest, deps: Deps, type: PostTypeDef, chang
  * `date` alone is wall-clock time in the site's timezone, `date_gmt` alone is GMT; an explicit
  * offset wins. `date: null` on a draft makes its date float again (WordPress 5.x).
  */
-async function applyDates(req: RestRequest, deps: Deps, changes: Partial<PostFields>, current: PostDoc | null): Promise<void> {
+async function applyDates(req: RestRequest, deps: Deps, changes: Partial<PostFields>): Promise<void> {
   const { date, date_gmt: dateGmt } = req.params;
   if (date === undefined && dateGmt === undefined) return;
   const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
@@ -116,7 +116,6 @@ async function applyDates(req: RestRequest, deps: Deps, changes: Partial<PostFie
   if (!instant) throw new RestError('rest_invalid_date', 'Invalid date.', 400);
   changes.date = formatSiteDate(instant, timezone)!;
   changes.dateGmt = formatRestDate(instant);
-  void current;
 }
 
 function applyStatus(req: RestRequest, type: PostTypeDef, changes: Partial<PostFields>, current: PostDoc | null): void {

@@ -10,7 +10,7 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
 import { readSetting } from '../settings/index.js';
-import { createPost, deletePost, PostInvalidId, siteNow, trashPost, updatePost } from './post.commands.js';
+import { createPost, deletePost, PostInvalidId, PreconditionFailed, siteNow, trashPost, updatePost } from './post.commands.js';
 import { changesFromRequest } from './post.input.js';
 import { postsCollection, revisionsCollection, UNKNOWN, type PostDoc, type PostFields } from './post.model.js';
 import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
@@ -39,14 +39,14 @@ export async function findPostOfType(deps: Deps, type: PostTypeDef, id: unknown)
 const routeItem = (req: RestRequest, deps: Deps, type: PostTypeDef) => req.memo('item', () => findPostOfType(deps, type, req.params.id));
 
 /** `If-Match: "<changeSeq>"`: the version the client last saw, for a 412 when it is stale. */
-function ifMatchOf(req: RestRequest): number | undefined {
+export function ifMatchOf(req: RestRequest): number | undefined {
   const header = req.headers['if-match'];
   if (!header || header.trim() === '*') return undefined;
   const match = /(\d+)"?\s*$/.exec(header);
   return match ? Number(match[1]) : -1;
 }
 
-const etag = (doc: PostDoc) => ({ ETag: `"${doc.changeSeq}"` });
+export const etag = (doc: PostDoc) => ({ ETag: `"${doc.changeSeq}"` });
 
 /**
  * The newest revision (or autosave) of each item, for `predecessor-version`: kept on the item,
@@ -75,7 +75,8 @@ async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps, type: 
   });
 }
 
-async function prepareOne(doc: PostDoc, req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>> {
+/** One item as the posts route renders it (restore answers with it too). */
+export async function prepareOne(doc: PostDoc, req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>> {
   return (await prepareMany([doc], req, deps, type))[0];
 }
 
@@ -300,7 +301,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             const ifMatch = ifMatchOf(req);
             req.context = 'edit';
             if (req.params.force === true) {
-              if (ifMatch !== undefined && ifMatch !== current.changeSeq) throw new RestError('rest_precondition_failed', 'The item has changed since it was read (If-Match does not match its ETag).', 412);
+              if (ifMatch !== undefined && ifMatch !== current.changeSeq) throw new PreconditionFailed();
               const previous = await prepareOne(current, req, deps, type);
               delete previous._links;
               await deletePost(deps, current._id, req.user.id);

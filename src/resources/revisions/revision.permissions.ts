@@ -3,7 +3,7 @@ import { type PostTypeDef } from '../../registry/post-types.js';
 import { defineAuthError, type AuthErrorClass } from '../../rest/errors.js';
 import { type Permission } from '../../rest/route.js';
 import { canDeletePost, canEditPost } from '../posts/post.permissions.js';
-import { findParent, findRevision } from './revision.queries.js';
+import { parentOf, findRevision } from './revision.queries.js';
 
 export const CannotReadRevisions = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
 export const CannotDeleteRevisions = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete revisions of this post.');
@@ -17,7 +17,7 @@ export const CannotEditParent = defineAuthError('rest_cannot_edit', 'Sorry, you 
 export const canReadRevisions =
   (type: PostTypeDef, param = 'parent', denied: AuthErrorClass = CannotReadRevisions): Permission<Deps> =>
   async (req, deps) => {
-    const parent = await findParent(deps, type, req.params[param]);
+    const parent = await parentOf(req, deps, type, param);
     if (!canEditPost(req.user, parent)) throw new denied(req);
     return true;
   };
@@ -31,7 +31,7 @@ export const canReadRevisions =
 export const canDeleteRevision =
   (type: PostTypeDef): Permission<Deps> =>
   async (req, deps) => {
-    const parent = await findParent(deps, type, req.params.parent);
+    const parent = await parentOf(req, deps, type);
     if (!canDeletePost(req.user, parent)) throw new CannotDeleteRevisions(req);
     await findRevision(deps, req.params.id);
     if (!canEditPost(req.user, parent)) throw new CannotReadRevisions(req);
@@ -42,7 +42,7 @@ export const canDeleteRevision =
 export const canRestoreRevision =
   (type: PostTypeDef): Permission<Deps> =>
   async (req, deps) => {
-    const parent = await findParent(deps, type, req.params.parent);
+    const parent = await parentOf(req, deps, type);
     if (!canEditPost(req.user, parent)) throw new CannotEditParent(req);
     return true;
   };

@@ -3,6 +3,7 @@ import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { defineRestError } from '../../rest/errors.js';
+import { type RestRequest } from '../../rest/rest-request.js';
 import { postsCollection, revisionsCollection, type PostDoc, type RevisionDoc } from '../posts/post.model.js';
 import { NoSearchTerm, OrderbyIncludeMissing } from '../posts/post.queries.js';
 
@@ -20,6 +21,14 @@ export async function findParent(deps: Deps, type: PostTypeDef, id: unknown): Pr
   const doc = Number(id) > 0 ? await postsCollection(deps.store.db).findOne({ _id: Number(id), type: type.slug }) : null;
   if (!doc) throw new InvalidParent();
   return doc;
+}
+
+/**
+ * The parent the URL parameter `param` names, read once per request: the permission check, the
+ * handler and the `Allow` header all need it.
+ */
+export function parentOf(req: RestRequest, deps: Deps, type: PostTypeDef, param = 'parent'): Promise<PostDoc> {
+  return req.memo(`parent:${param}`, () => findParent(deps, type, req.params[param]));
 }
 
 /** A revision or autosave by id, whatever its parent, or 404 `rest_post_invalid_id` (`get_revision`). */

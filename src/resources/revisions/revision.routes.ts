@@ -6,14 +6,13 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
 import { CONTEXTS, type Context, type ItemSchema } from '../../rest/schema.js';
-import { readSetting } from '../settings/index.js';
 import { deleteRevision, restoreRevision } from '../posts/post.commands.js';
 import { REVISIONED_FIELDS, revisionsCollection, type PostDoc, type RevisionDoc } from '../posts/post.model.js';
 import { postTypeSchema } from '../posts/post.schema.js';
-import { preparePost } from '../posts/post.serializer.js';
+import { etag, ifMatchOf, prepareOne } from '../posts/post.routes.js';
 import { diffRevisions } from './revision.diff.js';
 import { canDeleteRevision, canReadRevisions, canRestoreRevision } from './revision.permissions.js';
-import { findParent, findRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
+import { parentOf, findRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
 import { parentArg, revisionDiffSchema, revisionIdArg, revisionListArgs, revisionSchema } from './revision.schema.js';
 import { prepareRevision, revisionRecord, wantsField } from './revision.serializer.js';
 
@@ -29,7 +28,7 @@ class ParentIdMismatch extends RestError {
 
 /** The parent and the revision a `.../revisions/<id>` URL names, the revision belonging to that parent. */
 async function parentAndRevision(deps: Deps, type: PostTypeDef, req: RestRequest): Promise<{ parent: PostDoc; revision: RevisionDoc }> {
-  const parent = await findParent(deps, type, req.params.parent);
+  const parent = await parentOf(req, deps, type);
   const revision = await findRevision(deps, req.params.id);
   if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
   return { parent, revision };
@@ -57,7 +56,7 @@ function listParams(req: RestRequest): RevisionListParams {
 }
 
 async function listRevisions(type: PostTypeDef, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<RestResponse> {
-  const parent = await findParent(deps, type, req.params.parent);
+  const parent = await parentOf(req, deps, type);
   const params = listParams(req);
   const { docs, total, totalPages } = await revisionPage(deps, parent, params, projectionFor(req, schema));
   const items: Record<string, unknown>[] = [];
@@ -72,7 +71,7 @@ async function listRevisions(type: PostTypeDef, schema: ItemSchema, req: RestReq
  * (404), so deleting through one item's URL cannot reach another item's history.
  */
 async function deleteOne(type: PostTypeDef, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
-  const parent = await findParent(deps, type, req.params.parent);
+  const parent = await parentOf(req, deps, type);
   const revision = await findRevision(deps, req.params.id);
   if (req.params.force !== true) throw new TrashNotSupported();
   if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
@@ -83,23 +82,12 @@ async function deleteOne(type: PostTypeDef, schema: ItemSchema, req: RestRequest
   return { deleted: true, previous: filterByContext(schema, previous, req.context) };
 }
 
-/** `If-Match: "<changeSeq>"` as the posts route reads it: the version the client last saw. */
-function ifMatchOf(req: RestRequest): number | undefined {
-  const header = req.headers['if-match'];
-  if (!header || header.trim() === '*') return undefined;
-  const match = /(\d+)"?\s*$/.exec(header);
-  return match ? Number(match[1]) : -1;
-}
-
 /** Makes the revision's title, content and excerpt current; answers with the item as an update does. */
 async function restoreOne(type: PostTypeDef, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const { parent, revision } = await parentAndRevision(deps, type, req);
   const doc = await restoreRevision(deps, parent._id, revision, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
   req.context = 'edit';
-  const latest = await revisionsCollection(deps.store.db).findOne({ parent: doc._id }, { sort: { date: -1, _id: -1 }, projection: { _id: 1 } });
-  const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
-  const data = preparePost(doc, req, type, deps.siteUrl, { timezone, latestRevision: latest ? { id: latest._id } : null });
-  return new RestResponse(data, 200, { ETag: `"${doc.changeSeq}"` });
+  return new RestResponse(await prepareOne(doc, req, deps, type), 200, etag(doc));
 }
 
 /** Compares a revision with `against` (a revision of the same item) or, by default, with the one before it. */
