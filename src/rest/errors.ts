@@ -59,6 +59,7 @@ export const RequestTooLarge = defineRestError('rest_request_too_large', 'The re
 export const InvalidMultipart = defineRestError('rest_invalid_multipart', 'Invalid multipart body passed.', 400);
 export const InvalidCallback = defineRestError('rest_callback_invalid', 'Invalid JSONP callback function.', 400);
 export const InvalidNamespace = defineRestError('rest_invalid_namespace', 'The specified namespace could not be found.', 404);
+export const InvalidDate = defineRestError('rest_invalid_date', 'Invalid date.', 400);
 export const InternalError = defineRestError('internal_server_error', 'There has been a critical error on this website.', 500);
 export const Forbidden = defineAuthError('rest_forbidden', 'Sorry, you are not allowed to do that.');
 export const ForbiddenContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit this item.');

@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { parseRestDateGmt } from '../lib/site-dates.js';
 
 export const CONTEXTS = ['view', 'embed', 'edit'] as const;
 export type Context = (typeof CONTEXTS)[number];
@@ -99,8 +100,6 @@ export function toJsonSchema(schema: FieldSchema): Record<string, unknown> {
   return out;
 }
 
-// WordPress accepts RFC 3339 dates with or without an offset (`rest_parse_date`).
-const RFC3339_DATE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|z|[+-]\d{2}(:?\d{2})?)?$/;
 const HEX_COLOR = /^#([A-Fa-f0-9]{3}){1,2}$/;
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats: string[]) => Ajv;
@@ -108,7 +107,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats: string[]) 
 export function createAjv(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
   addFormats(ajv, ['email', 'uri', 'uuid', 'ipv4', 'ipv6']);
-  ajv.addFormat('date-time', RFC3339_DATE);
+  // WordPress accepts RFC 3339 dates with or without an offset (`rest_parse_date`), and only real ones.
+  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => parseRestDateGmt(value) !== null });
   ajv.addFormat('hex-color', HEX_COLOR);
   ajv.addFormat('ip', { validate: (value: string) => ajv.validate({ anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] }, value) });
   ajv.addFormat('text-field', true);

@@ -5,11 +5,12 @@ import { sanitizeContent } from '../../lib/content-render.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
-import { defineAuthError, defineRestError, RestError } from '../../rest/errors.js';
+import { defineAuthError, defineRestError, InvalidDate, RestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { readSetting } from '../settings/index.js';
+import { siteTimezone } from '../settings/index.js';
 import { uniqueSlug } from './post.commands.js';
 import { postsCollection, type PostDoc, type PostFields } from './post.model.js';
+import { mergeMeta } from '../../registry/meta.js';
 
 export const CannotPublish = defineAuthError('rest_cannot_publish', 'Sorry, you are not allowed to publish posts in this post type.');
 export const CannotCreatePrivate = defineAuthError('rest_cannot_publish', 'Sorry, you are not allowed to create private posts in this post type.');
@@ -54,7 +55,7 @@ export async function changesFromRequest(req: RestRequest, deps: Deps, type: Pos
     if (p[key] !== undefined) changes[key] = String(p[key]);
   }
   if (p.menu_order !== undefined && type.supports['page-attributes']) changes.menu_order = Number(p.menu_order);
-  if (p.meta !== undefined) changes.meta = { ...(current ? JSON.parse(current.meta || '{}') : {}), ...(p.meta as Record<string, unknown>) };
+  if (p.meta !== undefined) changes.meta = mergeMeta('post', type.slug, current?.meta, p.meta);
 
   if (p.author !== undefined && Number(p.author) !== (current?.author ?? req.user.id)) {
     const author = Number(p.author);
@@ -77,7 +78,8 @@ export async function changesFromRequest(req: RestRequest, deps: Deps, type: Pos
     changes.featured_media = media;
   }
   if (p.sticky !== undefined && type.slug === 'post') {
-    if (Boolean(p.sticky) !== (current?.sticky ?? false) && !can(req.user, type.caps.edit_others_posts)) throw new CannotAssignSticky(req);
+    // Current WordPress lets whoever may publish make a post sticky (`publish_posts`), not only editors.
+    if (p.sticky === true && !can(req.user, type.caps.edit_others_posts) && !can(req.user, type.caps.publish_posts)) throw new CannotAssignSticky(req);
     changes.sticky = Boolean(p.sticky);
   }
   await applyTerms(req, deps, type, changes);
@@ -106,14 +108,14 @@ async function applyTerms(req: RestRequest, deps: Deps, type: PostTypeDef, chang
 async function applyDates(req: RestRequest, deps: Deps, changes: Partial<PostFields>): Promise<void> {
   const { date, date_gmt: dateGmt } = req.params;
   if (date === undefined && dateGmt === undefined) return;
-  const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
+  const timezone = await siteTimezone(deps);
   if (date === null || dateGmt === null) {
     changes.dateGmt = null;
     changes.date = formatSiteDate(deps.clock(), timezone)!;
     return;
   }
   const instant = date !== undefined ? parseRestDate(String(date), timezone) : parseRestDateGmt(String(dateGmt));
-  if (!instant) throw new RestError('rest_invalid_date', 'Invalid date.', 400);
+  if (!instant) throw new InvalidDate();
   changes.date = formatSiteDate(instant, timezone)!;
   changes.dateGmt = formatRestDate(instant);
 }

@@ -1,16 +1,26 @@
 import { type Filter, type Sort } from 'mongodb';
 import { can } from '../../auth/capabilities.js';
+import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
+import { formatSiteDate, parseRestDate } from '../../lib/site-dates.js';
 import { POST_STATUSES } from '../../registry/post-statuses.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
-import { RestError } from '../../rest/errors.js';
+import { InvalidDate, RestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
+import { siteTimezone } from '../settings/index.js';
 import { type PostDoc } from './post.model.js';
 
 export const NoSearchTerm = () => new RestError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
 export const OrderbyIncludeMissing = () =>
   new RestError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+
+const DATE_BOUNDS = [
+  ['after', 'date', '$gt'],
+  ['modified_after', 'modified', '$gt'],
+  ['before', 'date', '$lt'],
+  ['modified_before', 'modified', '$lt'],
+] as const;
 
 const SORT_FIELDS: Record<string, string> = {
   date: 'date',
@@ -43,8 +53,13 @@ function statusFilter(req: RestRequest, type: PostTypeDef): Filter<PostDoc> {
 }
 
 /** `GET /<type>` parameters to a Mongo filter and sort, as `WP_REST_Posts_Controller::get_items` builds its query. */
-export function postListQuery(req: RestRequest, type: PostTypeDef): { filter: Filter<PostDoc>; sort: Sort; include?: number[]; slugs?: string[] } {
+export async function postListQuery(
+  req: RestRequest,
+  deps: Pick<Deps, 'store'>,
+  type: PostTypeDef,
+): Promise<{ filter: Filter<PostDoc>; sort: Sort; include?: number[]; slugs?: string[] }> {
   const p = req.params;
+  let timezone: string | undefined;
   const and: Filter<PostDoc>[] = [{ type: type.slug }, statusFilter(req, type)];
   const ids = (name: string) => (p[name] as number[] | undefined) ?? [];
   if (ids('include').length) and.push({ _id: { $in: ids('include') } });
@@ -57,11 +72,13 @@ export function postListQuery(req: RestRequest, type: PostTypeDef): { filter: Fi
   const slugs = (p.slug as string[] | undefined) ?? [];
   if (slugs.length) and.push({ slug: { $in: slugs } });
   if (p.sticky !== undefined && type.slug === 'post') and.push({ sticky: Boolean(p.sticky) });
-  for (const [param, field] of [['after', 'date'], ['modified_after', 'modified']] as const) {
-    if (p[param]) and.push({ [field]: { $gt: String(p[param]).slice(0, 19).replace(' ', 'T') } });
-  }
-  for (const [param, field] of [['before', 'date'], ['modified_before', 'modified']] as const) {
-    if (p[param]) and.push({ [field]: { $lt: String(p[param]).slice(0, 19).replace(' ', 'T') } });
+  for (const [param, field, operator] of DATE_BOUNDS) {
+    if (p[param] === undefined) continue;
+    timezone ??= await siteTimezone(deps);
+    // As WP_Date_Query does: the instant (its offset honoured, else site time) in site time, against the site-time column.
+    const instant = parseRestDate(String(p[param]), timezone);
+    if (!instant) throw new InvalidDate();
+    and.push({ [field]: { [operator]: formatSiteDate(instant, timezone)! } });
   }
   if (typeof p.search === 'string' && p.search !== '') {
     const regex = { $regex: escapeRegex(p.search), $options: 'i' };

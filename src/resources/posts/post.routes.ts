@@ -214,7 +214,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           },
           handler: async (req, deps) => {
             await publishDuePosts(deps);
-            const { filter, sort, include, slugs } = postListQuery(req, type);
+            const { filter, sort, include, slugs } = await postListQuery(req, deps, type);
             const window = pageWindow(req.params);
             const posts = postsCollection(deps.store.db);
             const [total, docs] = await Promise.all([

@@ -2,6 +2,7 @@ import { SETTABLE_STATUSES } from '../../registry/post-statuses.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
 import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
+import { metaSchema } from '../../registry/meta.js';
 
 const ALL = ['view', 'edit', 'embed'] as const;
 const VIEW_EDIT = ['view', 'edit'] as const;
@@ -72,7 +73,7 @@ export function postTypeSchema(type: PostTypeDef): ItemSchema {
   if (type.supports['post-formats']) properties.format = { description: 'The format for the post.', type: 'string', enum: [...POST_FORMATS], context: [...VIEW_EDIT] };
   if (type.slug === 'post') properties.sticky = { description: 'Whether or not the post should be treated as sticky.', type: 'boolean', context: [...VIEW_EDIT] };
   properties.template = { description: 'The theme file to use to display the post.', type: 'string', context: [...VIEW_EDIT] };
-  properties.meta = { description: 'Meta fields.', type: 'object', context: [...VIEW_EDIT] };
+  properties.meta = metaSchema('post', type.slug, [...VIEW_EDIT]);
   for (const taxonomy of TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug) && candidate.show_in_rest)) {
     properties[taxonomy.rest_base] = {
       description: `The terms assigned to the post in the ${taxonomy.slug} taxonomy.`,

@@ -8,6 +8,7 @@ import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type PostDoc } from './post.model.js';
 import { canEditPost } from './post.permissions.js';
+import { metaForResponse } from '../../registry/meta.js';
 
 /** The item's URL on the site: WordPress's plain permalinks (`?p=`, `?page_id=`). */
 export function permalink(siteUrl: string, doc: Pick<PostDoc, '_id' | 'type'>): string {
@@ -59,7 +60,7 @@ export function preparePost(doc: PostDoc, req: RestRequest, type: PostTypeDef, s
   if (want('sticky') && type.slug === 'post') data.sticky = doc.sticky;
   if (want('template')) data.template = doc.template;
   if (want('format') && type.supports['post-formats']) data.format = doc.format || 'standard';
-  if (want('meta')) data.meta = JSON.parse(doc.meta || '{}');
+  if (want('meta')) data.meta = metaForResponse('post', type.slug, doc.meta);
   if (want('parent') && type.hierarchical) data.parent = doc.parent;
   if (want('menu_order') && type.supports['page-attributes']) data.menu_order = doc.menu_order;
   if (want('password')) data.password = doc.password;

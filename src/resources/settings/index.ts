@@ -4,7 +4,7 @@ import { readSettings } from './settings.queries.js';
 import { settingsRoutes } from './settings.routes.js';
 import { gmtOffsetOf, manualOffset } from './settings.timezone.js';
 
-export { readSetting } from './settings.queries.js';
+export { readSetting, siteTimezone } from './settings.queries.js';
 export { gmtOffsetOf } from './settings.timezone.js';
 
 export const settingsResource: ResourceManifest = { routes: settingsRoutes };

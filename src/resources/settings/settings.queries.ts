@@ -57,3 +57,8 @@ export async function readSetting(db: Db, name: Exclude<SettingName, 'url'>): Pr
   const stored = await storedOptions(db, [def]);
   return prepareValue(def, stored.has(def.option) ? stored.get(def.option) : await defaultOf(def, db, ''));
 }
+
+/** The site's timezone setting: an IANA name, a manual offset (`UTC+5:30`), or '' for UTC. */
+export async function siteTimezone(deps: { store: { db: Db } }): Promise<string> {
+  return String((await readSetting(deps.store.db, 'timezone')) ?? '');
+}

@@ -3,9 +3,10 @@ import { sanitizeSlug } from '../../lib/slugs.js';
 import { type TaxonomyDef } from '../../registry/taxonomies.js';
 import { type TermController, type TermWrite } from './term.controller.js';
 import { DuplicateTermSlug, EmptyTermName, ParentTermInvalid, TaxonomyNotHierarchical } from './term.errors.js';
-import { DEFAULT_CATEGORY_ID, parseMeta, termsCollection, type TermDoc } from './term.model.js';
+import { DEFAULT_CATEGORY_ID, termsCollection, type TermDoc } from './term.model.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { findTerm } from './term.queries.js';
+import { mergeMeta } from '../../registry/meta.js';
 
 /** What a create or update request sends, as validated by its arguments. */
 export interface TermInput {
@@ -91,13 +92,8 @@ async function refuseDuplicate(ctl: TermController, deps: Deps, write: TermWrite
   if (slugMatch && slugMatch.parent === write.parent) throw new ctl.TermExists(slugMatch._id);
 }
 
-function mergeMeta(stored: string, changes: Record<string, unknown>): string {
-  const meta = parseMeta(stored);
-  for (const [key, value] of Object.entries(changes)) {
-    if (value === null) delete meta[key];
-    else meta[key] = value;
-  }
-  return JSON.stringify(meta);
+function termMeta(taxonomy: string, stored: string, changes: Record<string, unknown>): string {
+  return JSON.stringify(mergeMeta('term', taxonomy, stored, changes));
 }
 
 /** `create_item` then `wp_insert_term`. */
@@ -131,7 +127,7 @@ export async function createTerm(ctl: TermController, deps: Deps, input: TermInp
       description: write.description,
       parent,
       count: 0,
-      meta: mergeMeta('{}', input.meta ?? {}),
+      meta: termMeta(taxonomy.slug, '{}', input.meta ?? {}),
     };
     try {
       await terms.insertOne(doc);
@@ -159,7 +155,7 @@ export async function updateTerm(ctl: TermController, deps: Deps, current: TermD
   const { taxonomy } = ctl;
   const requested = await requestedParent(deps, taxonomy, input.parent);
   const changes: Partial<TermDoc> = {};
-  if (input.meta !== undefined) changes.meta = mergeMeta(current.meta, input.meta);
+  if (input.meta !== undefined) changes.meta = termMeta(taxonomy.slug, current.meta, input.meta);
 
   const touchesTerm = input.name !== undefined || input.slug !== undefined || input.description !== undefined || requested !== undefined;
   if (touchesTerm) {

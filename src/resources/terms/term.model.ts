@@ -25,10 +25,6 @@ export function isDefaultTerm(doc: TermDoc): boolean {
   return doc.taxonomy === 'category' && doc._id === DEFAULT_CATEGORY_ID;
 }
 
-export function parseMeta(meta: string): Record<string, unknown> {
-  return JSON.parse(meta || '{}') as Record<string, unknown>;
-}
-
 export const termIndexes: IndexSpec[] = [
   { collection: 'terms', key: { taxonomy: 1, slug: 1 }, name: 'taxonomy_slug_unique', unique: true },
   { collection: 'terms', key: { taxonomy: 1, name: 1, _id: 1 }, name: 'taxonomy_name' },

@@ -2,6 +2,7 @@ import { type ArgSpecs } from '../../rest/args.js';
 import { collectionArgs, contextArg } from '../../rest/item-schema.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { type TaxonomyDef } from '../../registry/taxonomies.js';
+import { metaSchema } from '../../registry/meta.js';
 
 const ALL = ['view', 'embed', 'edit'] as const;
 const VIEW_EDIT = ['view', 'edit'] as const;
@@ -25,7 +26,7 @@ export function termSchema(taxonomy: TaxonomyDef): ItemSchema {
   if (taxonomy.hierarchical) {
     schema.properties.parent = { description: 'The parent term ID.', type: 'integer', context: VIEW_EDIT };
   }
-  schema.properties.meta = { description: 'Meta fields.', type: 'object', context: VIEW_EDIT };
+  schema.properties.meta = metaSchema('term', taxonomy.slug, VIEW_EDIT);
   return schema;
 }
 

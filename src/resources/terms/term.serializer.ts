@@ -3,7 +3,8 @@ import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { findPostType, type PostTypeDef } from '../../registry/post-types.js';
 import { type TermController } from './term.controller.js';
-import { parseMeta, type TermDoc } from './term.model.js';
+import { type TermDoc } from './term.model.js';
+import { metaForResponse } from '../../registry/meta.js';
 
 /** `get_term_link` without pretty permalinks: categories by id, tags by slug, others by taxonomy and slug. */
 export function termLink(doc: TermDoc, siteUrl: string): string {
@@ -29,7 +30,7 @@ export async function prepareTerm(
   if (wants('slug')) data.slug = doc.slug;
   if (wants('taxonomy')) data.taxonomy = doc.taxonomy;
   if (wants('parent')) data.parent = doc.parent;
-  if (wants('meta')) data.meta = parseMeta(doc.meta);
+  if (wants('meta')) data.meta = metaForResponse('term', doc.taxonomy, doc.meta);
   if (ctl.extension.prepare) Object.assign(data, await ctl.extension.prepare(doc, req, deps));
   if (req.wants('_links')) {
     data._links = { ...termLinks(ctl, doc, req), ...(await ctl.extension.links?.(doc, req, deps)) };

@@ -4,6 +4,7 @@ import { type Deps } from '../../deps.js';
 import { defineRestError, RestError } from '../../rest/errors.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { usersCollection, type UserDoc } from './user.model.js';
+import { mergeMeta } from '../../registry/meta.js';
 
 export const ExistingUserLogin = defineRestError('existing_user_login', 'Sorry, that username already exists!', 500);
 export const ExistingUserEmail = defineRestError('existing_user_email', 'Sorry, that email address is already used!', 500);
@@ -49,7 +50,7 @@ export async function createUserAccount(deps: Pick<Deps, 'store' | 'ids' | 'cloc
     locale: input.locale ?? '',
     roles: input.roles ?? [DEFAULT_ROLE],
     registered: deps.clock(),
-    meta: JSON.stringify(input.meta ?? {}),
+    meta: JSON.stringify(mergeMeta('user', 'user', '{}', input.meta ?? {})),
   };
   try {
     await users.insertOne(doc);
@@ -119,7 +120,7 @@ export async function updateUserAccount(deps: Deps, doc: UserDoc, changes: UserC
     if (changes[key] !== undefined) set[key] = changes[key];
   }
   if (changes.roles !== undefined) set.roles = changes.roles;
-  if (changes.meta !== undefined) set.meta = JSON.stringify({ ...JSON.parse(doc.meta || '{}'), ...changes.meta });
+  if (changes.meta !== undefined) set.meta = JSON.stringify(mergeMeta('user', 'user', doc.meta, changes.meta));
   if (changes.password !== undefined) set.passwordHash = await hashPassword(changes.password);
   if (Object.keys(set).length) {
     try {

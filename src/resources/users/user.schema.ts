@@ -1,4 +1,5 @@
 import { type ItemSchema } from '../../rest/schema.js';
+import { metaSchema } from '../../registry/meta.js';
 
 const ALL = ['view', 'embed', 'edit'] as const;
 const EDIT = ['edit'] as const;
@@ -37,6 +38,6 @@ export const userSchema: ItemSchema = {
         '96': { description: 'Avatar URL with image size of 96 pixels.', type: 'string', format: 'uri', context: [...ALL] },
       },
     },
-    meta: { description: 'Meta fields.', type: 'object', context: ['view', 'edit'] },
+    meta: metaSchema('user', 'user', ['view', 'edit']),
   },
 };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { capabilityMap } from '../../auth/capabilities.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type UserDoc } from './user.model.js';
+import { metaForResponse } from '../../registry/meta.js';
 
 /** WordPress's date format for `registered_date`: RFC 3339 with the offset. */
 function registeredDate(date: Date): string {
@@ -33,7 +34,7 @@ export function prepareUser(doc: UserDoc, req: RestRequest, siteUrl: string): Re
   if (req.wants('capabilities')) data.capabilities = capabilityMap({ id: doc._id, roles: doc.roles });
   if (req.wants('extra_capabilities')) data.extra_capabilities = Object.fromEntries(doc.roles.map((role) => [role, true]));
   if (req.wants('avatar_urls')) data.avatar_urls = avatarUrls(doc.email);
-  if (req.wants('meta')) data.meta = JSON.parse(doc.meta || '{}');
+  if (req.wants('meta')) data.meta = metaForResponse('user', 'user', doc.meta);
   if (req.wants('_links')) {
     data._links = {
       self: [{ href: req.url(`/cms/v2/users/${doc._id}`) }],
