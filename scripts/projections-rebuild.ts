@@ -1,9 +1,12 @@
-// Replays the whole change log into fresh projections (`npm run projections:rebuild`): the
-// posts, pages and menu items in `posts`, and every revision and autosave in `revisions`.
+// Replays the whole change log into fresh projections (`npm run projections:rebuild`), each
+// stream through its own type's projection as the resource manifests declare them: posts and
+// pages in `posts`, and every revision and autosave in `revisions`.
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import { resources } from '../src/resources/index.js';
+import { projectionsOf } from '../src/resources/manifest.js';
 import { postsCollection, revisionsCollection } from '../src/resources/posts/post.model.js';
-import { postsProjection } from '../src/resources/posts/post.projection.js';
+import { POSTS_CONTROLLER_TYPES } from '../src/resources/posts/post.projection.js';
 import { startDatabaseServer } from '../src/store/database-server.js';
 import { changeLog } from '../src/store/change-log.js';
 import { openStore } from '../src/store/mongo.js';
@@ -15,8 +18,8 @@ const database = await startDatabaseServer({ ...config, logger });
 const store = await openStore(database.uri);
 try {
   const started = Date.now();
-  const events = await rebuildProjections(store.db, changeLog(store.db), [postsProjection]);
-  const items = await postsCollection(store.db).countDocuments({ type: { $in: ['post', 'page', 'nav_menu_item'] } });
+  const events = await rebuildProjections(store.db, changeLog(store.db), projectionsOf(resources), logger);
+  const items = await postsCollection(store.db).countDocuments({ type: { $in: [...POSTS_CONTROLLER_TYPES] } });
   const revisions = await revisionsCollection(store.db).countDocuments({ kind: 'revision' });
   const autosaves = await revisionsCollection(store.db).countDocuments({ kind: 'autosave' });
   console.log(

@@ -20,6 +20,12 @@ export interface PostTypeDef {
   readonly capability_type: string;
   readonly visibility: Readonly<{ show_in_nav_menus: boolean; show_ui: boolean }>;
   readonly show_in_rest: boolean;
+  /**
+   * The controller that serves the type's items (WordPress's `rest_controller_class`): `posts`
+   * serves posts and pages, and, through the change-log kernel, their revisions, autosaves and
+   * history wherever `supports` names them.
+   */
+  readonly rest_controller: 'posts' | 'attachments' | 'menu-items' | 'templates' | 'global-styles';
 }
 
 const capsFor = (plural: string, overrides: Partial<PostTypeCaps> = {}): PostTypeCaps => ({
@@ -63,7 +69,8 @@ const labels = (singular: string, plural: string): Record<string, string> => ({
 const type = (def: Omit<PostTypeDef, 'rest_namespace' | 'show_in_rest' | 'description' | 'icon' | 'capability_type'> & Partial<PostTypeDef>): PostTypeDef =>
   Object.freeze({ description: '', icon: null, rest_namespace: 'cms/v2', show_in_rest: true, capability_type: 'post', ...def });
 
-const editorSupports = { title: true, editor: true, author: true, thumbnail: true, excerpt: true, 'custom-fields': true, revisions: true };
+// WordPress 6.6+ gives `autosave` to every type that supports `editor` (`register_post_type`).
+const editorSupports = { title: true, editor: true, author: true, thumbnail: true, excerpt: true, 'custom-fields': true, revisions: true, autosave: true };
 
 export const POST_TYPES: readonly PostTypeDef[] = Object.freeze([
   type({
@@ -72,6 +79,7 @@ export const POST_TYPES: readonly PostTypeDef[] = Object.freeze([
     supports: { ...editorSupports, trackbacks: true, comments: true, 'post-formats': true },
     caps: capsFor('posts'),
     visibility: { show_in_nav_menus: true, show_ui: true },
+    rest_controller: 'posts',
   }),
   type({
     slug: 'page', name: 'Pages', hierarchical: true, has_archive: false, rest_base: 'pages', icon: 'dashicons-admin-page', viewable: true,
@@ -80,6 +88,7 @@ export const POST_TYPES: readonly PostTypeDef[] = Object.freeze([
     caps: capsFor('pages'),
     capability_type: 'page',
     visibility: { show_in_nav_menus: true, show_ui: true },
+    rest_controller: 'posts',
   }),
   type({
     slug: 'attachment', name: 'Media', hierarchical: false, has_archive: false, rest_base: 'media', icon: 'dashicons-admin-media', viewable: true,
@@ -87,6 +96,7 @@ export const POST_TYPES: readonly PostTypeDef[] = Object.freeze([
     supports: { title: true, author: true, comments: true },
     caps: capsFor('posts', { create_posts: 'upload_files' }),
     visibility: { show_in_nav_menus: false, show_ui: true },
+    rest_controller: 'attachments',
   }),
   type({
     slug: 'nav_menu_item', name: 'Navigation Menu Items', hierarchical: false, has_archive: false, rest_base: 'menu-items', viewable: false,
@@ -94,6 +104,7 @@ export const POST_TYPES: readonly PostTypeDef[] = Object.freeze([
     supports: {},
     caps: themeCaps(),
     visibility: { show_in_nav_menus: false, show_ui: false },
+    rest_controller: 'menu-items',
   }),
   type({
     slug: 'cms_template', name: 'Templates', description: 'Templates to include in your theme.', hierarchical: false, has_archive: false,
@@ -102,6 +113,7 @@ export const POST_TYPES: readonly PostTypeDef[] = Object.freeze([
     supports: { title: true, slug: true, excerpt: true, editor: true, revisions: true, author: true },
     caps: themeCaps(),
     visibility: { show_in_nav_menus: false, show_ui: false },
+    rest_controller: 'templates',
   }),
   type({
     slug: 'cms_template_part', name: 'Template Parts', description: 'Template parts to include in your templates.', hierarchical: false,
@@ -110,6 +122,7 @@ export const POST_TYPES: readonly PostTypeDef[] = Object.freeze([
     supports: { title: true, slug: true, excerpt: true, editor: true, revisions: true, author: true },
     caps: themeCaps(),
     visibility: { show_in_nav_menus: false, show_ui: false },
+    rest_controller: 'templates',
   }),
   type({
     slug: 'cms_global_styles', name: 'Global Styles', description: 'Global styles to include in themes.', hierarchical: false,
@@ -118,8 +131,14 @@ export const POST_TYPES: readonly PostTypeDef[] = Object.freeze([
     supports: { title: true, editor: true, revisions: true },
     caps: themeCaps(),
     visibility: { show_in_nav_menus: false, show_ui: false },
+    rest_controller: 'global-styles',
   }),
 ]);
+
+/** The types served by `controller` that support `feature` (`post_type_supports`). */
+export function postTypesSupporting(controller: PostTypeDef['rest_controller'], feature?: string): PostTypeDef[] {
+  return POST_TYPES.filter((def) => def.rest_controller === controller && (feature === undefined || def.supports[feature] === true));
+}
 
 export function findPostType(slug: string): PostTypeDef | undefined {
   return POST_TYPES.find((def) => def.slug === slug);

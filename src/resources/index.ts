@@ -10,9 +10,9 @@ import { postsResource } from './posts/index.js';
 import { historyResource } from './history/index.js';
 import { revisionsResource } from './revisions/index.js';
 import { autosavesResource } from './autosaves/index.js';
+import { changeLogResource } from './change-log.js';
 
-/** Every resource the service serves, in the order their routes are registered. */
-export const resources: readonly ResourceManifest[] = [
+const served: readonly ResourceManifest[] = [
   usersResource,
   applicationPasswordsResource,
   termsResource,
@@ -25,3 +25,6 @@ export const resources: readonly ResourceManifest[] = [
   autosavesResource,
   historyResource,
 ];
+
+/** Every resource the service serves, in the order their routes are registered, and the change log they share. */
+export const resources: readonly ResourceManifest[] = [...served, changeLogResource(served)];

@@ -1,15 +1,23 @@
 import { type Deps } from '../deps.js';
 import { type RouteSpec } from '../rest/route.js';
 import { type IndexSpec } from '../store/mongo.js';
+import { ProjectionRegistry, type Projection } from '../store/projections.js';
 
-/** What a resource folder exports: its routes and the indexes its queries need. */
+/** What a resource folder exports: its routes, the indexes its queries need, and the projections it keeps. */
 export interface ResourceManifest {
   readonly routes: readonly RouteSpec<Deps>[];
   readonly indexes?: readonly IndexSpec[];
+  /** Read models kept from the change log, each naming the stream types it folds. */
+  readonly projections?: readonly Projection[];
   /** Records the resource needs before serving (the first administrator, the default category). */
   readonly seed?: (deps: Deps) => Promise<void>;
 }
 
 export function indexesOf(resources: readonly ResourceManifest[]): IndexSpec[] {
   return resources.flatMap((resource) => resource.indexes ?? []);
+}
+
+/** The one list of projections, by stream type, that healing and rebuild replay the log through. */
+export function projectionsOf(resources: readonly ResourceManifest[]): ProjectionRegistry {
+  return new ProjectionRegistry(resources.flatMap((resource) => resource.projections ?? []));
 }

@@ -36,6 +36,19 @@ export function defineRestError(code: string, message: string, status: number): 
   };
 }
 
+/**
+ * A named error whose message names a value (`The role %s does not exist.`): WordPress's
+ * `sprintf` messages. The constructor takes the values `message` is given.
+ */
+export function defineRestErrorWith<A extends unknown[]>(code: string, message: (...args: A) => string, status: number): new (...args: A) => RestError {
+  definedErrorCodes.add(code);
+  return class extends RestError {
+    constructor(...args: A) {
+      super(code, message(...args), status);
+    }
+  };
+}
+
 /** Who is asking, as far as status codes go: anonymous callers get 401, users 403. */
 export interface Caller {
   readonly user: { readonly id: number };
@@ -61,6 +74,11 @@ export const InvalidCallback = defineRestError('rest_callback_invalid', 'Invalid
 export const InvalidNamespace = defineRestError('rest_invalid_namespace', 'The specified namespace could not be found.', 404);
 export const InvalidDate = defineRestError('rest_invalid_date', 'Invalid date.', 400);
 export const InternalError = defineRestError('internal_server_error', 'There has been a critical error on this website.', 500);
+export const PreconditionFailed = defineRestError('rest_precondition_failed', 'The item has changed since it was read (If-Match does not match its ETag).', 412);
+export const WriteConflict = defineRestError('rest_write_conflict', 'The item is being changed by someone else; try again.', 409);
+export const ItemTooLarge = defineRestError('rest_item_too_large', 'The item would be larger than the database can store.', 413);
+export const NonFiniteNumber = defineRestError('rest_invalid_param', 'Invalid parameter(s): numbers must be finite.', 400);
+export const ItemUnavailable = defineRestError('rest_item_unavailable', "The item's change log cannot be applied; it cannot be served until it is repaired.", 500);
 export const Forbidden = defineAuthError('rest_forbidden', 'Sorry, you are not allowed to do that.');
 export const ForbiddenContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit this item.');
 

@@ -1,5 +1,8 @@
-import { type Db, type Filter, type Sort } from 'mongodb';
+import { BSON, type Db, type Filter, type Sort } from 'mongodb';
 import { type IndexSpec } from './mongo.js';
+
+/** MongoDB's largest document (`maxBsonObjectSize`); FerretDB 1.24 keeps the same limit. */
+export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
 /**
  * One accepted change of an item: `seq` counts from 1 within the item's stream. `data` is
@@ -7,6 +10,11 @@ import { type IndexSpec } from './mongo.js';
  */
 export interface StoredEvent<D = Record<string, unknown>> {
   stream: number;
+  /**
+   * The type of item the stream belongs to (a post type slug), which names the projection that
+   * replays it. Absent from events stored before types were recorded: see `streamTypeOf`.
+   */
+  streamType?: string;
   seq: number;
   type: string;
   at: Date;
@@ -18,6 +26,7 @@ export interface StoredEvent<D = Record<string, unknown>> {
 
 interface EventRow {
   stream: number;
+  streamType?: string;
   seq: number;
   type: string;
   at: Date;
@@ -26,13 +35,41 @@ interface EventRow {
   redacted?: string[];
 }
 
-export type NewEvent<D = Record<string, unknown>> = Omit<StoredEvent<D>, 'seq' | 'redacted'>;
+export type NewEvent<D = Record<string, unknown>> = Omit<StoredEvent<D>, 'seq' | 'redacted' | 'streamType'> & { streamType: string };
 
 /** Someone else appended to the stream first: re-read and decide again. */
 export class ConcurrencyError extends Error {
   constructor(readonly stream: number, readonly expectedVersion: number) {
     super(`stream ${stream} moved past version ${expectedVersion}`);
   }
+}
+
+/** A document the database would refuse (over `MAX_DOCUMENT_BYTES`): nothing was written. */
+export class DocumentTooLargeError extends Error {
+  constructor(readonly bytes: number) {
+    super(`a document of ${bytes} bytes is over the database's limit of ${MAX_DOCUMENT_BYTES}`);
+  }
+}
+
+/** A number JSON cannot carry (NaN, Infinity): stored, it would come back as null. */
+export class NonFiniteNumberError extends Error {
+  constructor(readonly field: string) {
+    super(`${field} is not a finite number`);
+  }
+}
+
+/** Throws `DocumentTooLargeError` when `doc` cannot be stored as one document. */
+export function assertStorable(doc: object): void {
+  const bytes = BSON.calculateObjectSize(doc as BSON.Document);
+  if (bytes > MAX_DOCUMENT_BYTES) throw new DocumentTooLargeError(bytes);
+}
+
+/** Serializes event data, refusing what would not read back as written. */
+function serializeData(data: unknown): string {
+  return JSON.stringify(data, (key, value: unknown) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new NonFiniteNumberError(key);
+    return value;
+  });
 }
 
 export const changeLogIndexes: IndexSpec[] = [
@@ -42,6 +79,7 @@ export const changeLogIndexes: IndexSpec[] = [
 
 const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
   stream: row.stream,
+  ...(row.streamType !== undefined ? { streamType: row.streamType } : {}),
   seq: row.seq,
   type: row.type,
   at: row.at,
@@ -49,6 +87,12 @@ const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
   data: JSON.parse(row.data) as D,
   ...(row.redacted ? { redacted: row.redacted } : {}),
 });
+
+export interface LastEvent {
+  seq: number;
+  type: string;
+  streamType?: string;
+}
 
 export interface ReadOptions {
   afterSeq?: number;
@@ -66,10 +110,12 @@ export function changeLog(db: Db) {
   return {
     /**
      * Appends at `expectedVersion + 1`. The unique `(stream, seq)` index makes this the commit
-     * point: a duplicate key means another writer got there first.
+     * point: a duplicate key means another writer got there first. A row the database would
+     * refuse, or data that would not read back as written, is refused before the insert.
      */
     async append<D>(event: NewEvent<D>, expectedVersion: number): Promise<StoredEvent<D>> {
-      const row: EventRow = { ...event, seq: expectedVersion + 1, data: JSON.stringify(event.data) };
+      const row: EventRow = { ...event, seq: expectedVersion + 1, data: serializeData(event.data) };
+      assertStorable(row);
       try {
         await events.insertOne(row);
       } catch (error) {
@@ -106,16 +152,26 @@ export function changeLog(db: Db) {
      * seqs run 1..n without gaps, so its event count is its last seq (FerretDB 1.24's `$group`
      * has `$sum` and `$count` only, no `$last` or `$max`); the last events are then read by key.
      */
-    async lastEvents(): Promise<Map<number, { seq: number; type: string }>> {
+    async lastEvents(): Promise<Map<number, LastEvent>> {
       const counts = await events.aggregate<{ _id: number; seq: number }>([{ $group: { _id: '$stream', seq: { $sum: 1 } } }]).toArray();
-      const last = new Map<number, { seq: number; type: string }>();
+      const last = new Map<number, LastEvent>();
       for (let start = 0; start < counts.length; start += 1000) {
         const keys = counts.slice(start, start + 1000).map((count) => ({ stream: count._id, seq: count.seq }));
-        for (const row of await events.find({ $or: keys }, { projection: { stream: 1, seq: 1, type: 1 } }).toArray()) {
-          last.set(row.stream, { seq: row.seq, type: row.type });
+        for (const row of await events.find({ $or: keys }, { projection: { stream: 1, streamType: 1, seq: 1, type: 1 } }).toArray()) {
+          last.set(row.stream, { seq: row.seq, type: row.type, streamType: row.streamType });
         }
       }
       return last;
+    },
+
+    /** The first event of each of `streams` (the `created` event, which names a legacy stream's type). */
+    async firstEvents<D = Record<string, unknown>>(streams: number[]): Promise<Map<number, StoredEvent<D>>> {
+      const first = new Map<number, StoredEvent<D>>();
+      for (let start = 0; start < streams.length; start += 1000) {
+        const keys = streams.slice(start, start + 1000).map((stream) => ({ stream, seq: 1 }));
+        for (const row of await events.find({ $or: keys }).toArray()) first.set(row.stream, toEvent<D>(row));
+      }
+      return first;
     },
 
     /**

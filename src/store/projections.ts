@@ -3,10 +3,18 @@ import { type ChangeLog, type StoredEvent } from './change-log.js';
 
 /**
  * A read model kept from the change log. `apply` must be idempotent: it may see an event it
- * already applied (a retry, or healing after a crash), and then changes nothing.
+ * already applied (a retry, another process catching up, or healing after a crash), and then
+ * changes nothing.
  */
 export interface Projection {
   readonly name: string;
+  /** The stream types (post type slugs) whose streams this projection folds. */
+  readonly streamTypes: readonly string[];
+  /**
+   * The type of a stream whose events were stored before events recorded it, read from the
+   * stream's first event; undefined when the stream is not this projection's.
+   */
+  legacyStreamType?(first: StoredEvent): string | undefined;
   readonly handles: readonly string[];
   /** The versions the read model has reached for these streams (absent: nothing applied). */
   versionsOf(db: Db, streams: number[]): Promise<Map<number, number>>;
@@ -33,25 +41,137 @@ export async function applyEvent(db: Db, projections: readonly Projection[], eve
   }
 }
 
+/** Brings one stream's read model up to the log: the events after the version it has reached. */
+export async function catchUpStream(db: Db, log: ChangeLog, projection: Projection, stream: number): Promise<number> {
+  const version = (await projection.versionsOf(db, [stream])).get(stream) ?? 0;
+  let applied = 0;
+  for (const event of await log.readStream(stream, { afterSeq: version })) {
+    if (projection.handles.includes(event.type)) await projection.apply(db, event);
+    applied++;
+  }
+  return applied;
+}
+
+/**
+ * Every projection the service keeps, found by stream type: the one list that healing, rebuild
+ * and the command cycle use, built from the resource manifests.
+ */
+export class ProjectionRegistry {
+  private readonly byType = new Map<string, Projection>();
+
+  constructor(readonly projections: readonly Projection[]) {
+    for (const projection of projections) {
+      for (const type of projection.streamTypes) {
+        if (this.byType.has(type)) throw new Error(`Stream type ${type} has two projections`);
+        this.byType.set(type, projection);
+      }
+    }
+  }
+
+  forType(streamType: string | undefined): Projection | undefined {
+    return streamType === undefined ? undefined : this.byType.get(streamType);
+  }
+
+  /** A stream's type: recorded on its events, or, for a stream stored before that, read from its first event. */
+  typeOf(recorded: string | undefined, first: StoredEvent | undefined): string | undefined {
+    if (recorded !== undefined) return recorded;
+    if (first?.streamType !== undefined) return first.streamType;
+    if (!first) return undefined;
+    for (const projection of this.projections) {
+      const type = projection.legacyStreamType?.(first);
+      if (type !== undefined) return type;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * A stream whose events could not be projected (healing or rebuild failed on it). The item
+ * answers an error and `/healthz` reports it, while everything else is served.
+ */
+export interface ProjectionFault {
+  /** The stream, as a string: FerretDB on SQLite pushes down only string `_id` filters. */
+  _id: string;
+  stream: number;
+  streamType: string;
+  projection: string;
+  /** The event the projection could not apply. */
+  seq: number;
+  error: string;
+  at: Date;
+}
+
+const faultsCollection = (db: Db) => db.collection<ProjectionFault>('projection_faults');
+
+export const projectionFaults = {
+  async record(db: Db, fault: Omit<ProjectionFault, '_id'>): Promise<void> {
+    const row = { _id: String(fault.stream), ...fault };
+    await faultsCollection(db)
+      .replaceOne({ _id: row._id }, row, { upsert: true })
+      .catch(async (error: { code?: number }) => {
+        // FerretDB does not retry an upsert that lost a race for the key: the row exists now.
+        if (error.code !== 11000) throw error;
+        await faultsCollection(db).replaceOne({ _id: row._id }, row);
+      });
+  },
+  async clear(db: Db, stream: number): Promise<void> {
+    await faultsCollection(db).deleteOne({ _id: String(stream) });
+  },
+  async of(db: Db, stream: number): Promise<ProjectionFault | null> {
+    return faultsCollection(db).findOne({ _id: String(stream) });
+  },
+  async list(db: Db, limit = 100): Promise<ProjectionFault[]> {
+    return faultsCollection(db).find({}).limit(limit).toArray();
+  },
+};
+
+export interface FaultLogger {
+  error(details: object, message: string): void;
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
+
+/** Each stream's type, from its last event or, for streams stored before types were recorded, its first. */
+async function streamTypes(log: ChangeLog, registry: ProjectionRegistry, recorded: Map<number, string | undefined>): Promise<Map<number, string | undefined>> {
+  const unknown = [...recorded].filter(([, type]) => type === undefined).map(([stream]) => stream);
+  const first = unknown.length ? await log.firstEvents(unknown) : new Map<number, StoredEvent>();
+  return new Map([...recorded].map(([stream, type]) => [stream, registry.typeOf(type, first.get(stream))]));
+}
+
 /**
  * Applies the events a crash left unprojected: for every stream whose read model is behind the
- * log, the missing events in order. Run at start-up.
+ * log, the missing events in order, through its own type's projection. Run at start-up. A stream
+ * that cannot be projected is logged and recorded as a fault, never stopping the others.
  */
-export async function healProjections(db: Db, log: ChangeLog, projections: readonly Projection[]): Promise<number> {
+export async function healProjections(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger?: FaultLogger): Promise<number> {
   let healed = 0;
   const last = await log.lastEvents();
-  const streams = [...last.keys()];
-  for (const projection of projections) {
+  const types = await streamTypes(log, registry, new Map([...last].map(([stream, event]) => [stream, event.streamType])));
+  const faulty = new Set((await projectionFaults.list(db, 100_000)).map((fault) => fault.stream));
+  for (const projection of registry.projections) {
+    const streams = [...last.keys()].filter((stream) => registry.forType(types.get(stream)) === projection);
     for (let start = 0; start < streams.length; start += 1000) {
       const batch = streams.slice(start, start + 1000);
       const versions = await projection.versionsOf(db, batch);
       for (const stream of batch) {
         const { seq, type } = last.get(stream)!;
         const version = versions.get(stream) ?? 0;
-        if (version >= seq || (version === 0 && projection.endsStream.includes(type))) continue;
-        for (const event of await log.readStream<Record<string, unknown>>(stream, { afterSeq: version })) {
-          if (projection.handles.includes(event.type)) await projection.apply(db, event);
-          healed++;
+        if (version >= seq || (version === 0 && projection.endsStream.includes(type))) {
+          if (faulty.has(stream)) await projectionFaults.clear(db, stream);
+          continue;
+        }
+        let at = version;
+        try {
+          for (const event of await log.readStream(stream, { afterSeq: version })) {
+            at = event.seq;
+            if (projection.handles.includes(event.type)) await projection.apply(db, event);
+            healed++;
+          }
+          if (faulty.has(stream)) await projectionFaults.clear(db, stream);
+        } catch (error) {
+          const fault = { stream, streamType: types.get(stream)!, projection: projection.name, seq: at, error: describe(error), at: new Date() };
+          logger?.error({ fault }, 'a stream of the change log cannot be projected; its item is unavailable');
+          await projectionFaults.record(db, fault);
         }
       }
     }
@@ -60,16 +180,25 @@ export async function healProjections(db: Db, log: ChangeLog, projections: reado
 }
 
 /** Empties every projection and replays the whole log into it (`npm run projections:rebuild`). */
-export async function rebuildProjections(db: Db, log: ChangeLog, projections: readonly Projection[]): Promise<number> {
-  for (const projection of projections) await projection.clear(db);
+export async function rebuildProjections(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger?: FaultLogger): Promise<number> {
+  for (const projection of registry.projections) await projection.clear(db);
+  await db.collection('projection_faults').deleteMany({});
   let count = 0;
   let stream: StoredEvent[] = [];
   const flush = async () => {
-    for (const projection of projections) {
-      const handled = stream.filter((event) => projection.handles.includes(event.type));
-      if (!handled.length) continue;
-      if (projection.rebuildStream) await projection.rebuildStream(db, handled);
-      else for (const event of handled) await projection.apply(db, event);
+    if (!stream.length) return;
+    const streamType = registry.typeOf(stream.find((event) => event.streamType !== undefined)?.streamType, stream[0].seq === 1 ? stream[0] : undefined);
+    const projection = registry.forType(streamType);
+    const handled = projection ? stream.filter((event) => projection.handles.includes(event.type)) : [];
+    try {
+      if (projection && handled.length) {
+        if (projection.rebuildStream) await projection.rebuildStream(db, handled);
+        else for (const event of handled) await projection.apply(db, event);
+      }
+    } catch (error) {
+      const fault = { stream: stream[0].stream, streamType: streamType!, projection: projection!.name, seq: stream.at(-1)!.seq, error: describe(error), at: new Date() };
+      logger?.error({ fault }, 'a stream of the change log cannot be projected; its item is unavailable');
+      await projectionFaults.record(db, fault);
     }
     stream = [];
   };

@@ -14,8 +14,7 @@ import {
   updatePost,
 } from '../../src/resources/posts/post.commands.js';
 import { postsCollection, revisionsCollection, type PostDoc, type PostFields, type RevisionDoc } from '../../src/resources/posts/post.model.js';
-import { postsProjection } from '../../src/resources/posts/post.projection.js';
-import { postsResource } from '../../src/resources/posts/index.js';
+import { projectionsOf } from '../../src/resources/manifest.js';
 import { startService } from '../../src/service.js';
 import { changeLog } from '../../src/store/change-log.js';
 import { healProjections, rebuildProjections } from '../../src/store/projections.js';
@@ -139,7 +138,7 @@ describe('the change log and its projections', () => {
     let total = 0;
     for (const id of items) total += await log().countStream(id);
 
-    const replayed = await rebuildProjections(db(), log(), [postsProjection]);
+    const replayed = await rebuildProjections(db(), log(), projectionsOf(resources));
     expect(replayed).toBe(total);
     const after = await readModels();
     expect(after.posts).toEqual(before.posts);
@@ -198,16 +197,18 @@ describe('the change log and its projections', () => {
   it('heals at start-up what a crash left unprojected', async () => {
     const at = () => app.deps.clock();
     const behind = await givenPost(app.deps, { title: 'Before the crash' });
-    await log().append({ stream: behind._id, type: 'updated', at: at(), actor: 1, data: { changes: { title: 'After the crash' } } }, behind.version);
+    await log().append({ stream: behind._id, streamType: 'post', type: 'updated', at: at(), actor: 1, data: { changes: { title: 'After the crash' } } }, behind.version);
+    // Stored before events named their stream's type: the created event's fields say it is a page.
     const unborn = await app.deps.ids.next('content');
-    await log().append({ stream: unborn, type: 'created', at: at(), actor: 1, data: { fields: postFields({ title: 'Never projected' }) } }, 0);
+    const legacy = { stream: unborn, seq: 1, type: 'created', at: at(), actor: 1, data: JSON.stringify({ fields: postFields({ type: 'page', title: 'Never projected' }) }) };
+    await db().collection('events').insertOne(legacy);
     const undead = await givenPost(app.deps, { title: 'Deleted, but the projection missed it' });
-    await log().append({ stream: undead._id, type: 'deleted', at: at(), actor: 1, data: {} }, undead.version);
+    await log().append({ stream: undead._id, streamType: 'post', type: 'deleted', at: at(), actor: 1, data: {} }, undead.version);
     const posts = postsCollection(db());
     expect((await posts.findOne({ _id: behind._id }))!.title).toBe('Before the crash');
     expect(await posts.findOne({ _id: unborn })).toBeNull();
 
-    // A second service on the same database: its start-up runs the posts resource's seed hook.
+    // A second service on the same database: its start-up heals the change log's projections.
     const restarted = await startService({
       config: loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }),
       logger: pino({ level: 'silent' }),
@@ -218,11 +219,11 @@ describe('the change log and its projections', () => {
     await restarted.stop();
 
     expect(await posts.findOne({ _id: behind._id })).toMatchObject({ title: 'After the crash', version: 2, changeSeq: 2 });
-    expect(await posts.findOne({ _id: unborn })).toMatchObject({ title: 'Never projected', version: 1 });
+    expect(await posts.findOne({ _id: unborn })).toMatchObject({ type: 'page', title: 'Never projected', version: 1 });
     expect(await posts.findOne({ _id: undead._id })).toBeNull();
     // Healed means caught up: nothing is left to apply, by the hook or by hand.
-    expect(await healProjections(db(), log(), [postsProjection])).toBe(0);
-    await postsResource.seed!(app.deps);
+    expect(await healProjections(db(), log(), projectionsOf(resources))).toBe(0);
+    for (const resource of resources) await resource.seed?.(app.deps);
     expect(await posts.findOne({ _id: behind._id })).toMatchObject({ version: 2 });
   });
 

@@ -1,7 +1,7 @@
 // Arranges posts and pages through the commands (the events and projections the routes use).
 import { type Deps } from '../../src/deps.js';
 import { createPost } from '../../src/resources/posts/post.commands.js';
-import { type PostDoc, type PostFields } from '../../src/resources/posts/post.model.js';
+import { postsCollection, type PostDoc, type PostFields } from '../../src/resources/posts/post.model.js';
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
 import { changeLog, type StoredEvent } from '../../src/store/change-log.js';
 import { applyEvent } from '../../src/store/projections.js';
@@ -54,11 +54,12 @@ export async function givenTitleChanges(deps: Deps, id: number, count: number, o
   const log = changeLog(db);
   const actor = options.actor ?? 1;
   const start = await log.countStream(id);
+  const streamType = (await postsCollection(db).findOne({ _id: id }, { projection: { type: 1 } }))?.type ?? 'post';
   const appended: StoredEvent[] = [];
   for (let from = 0; from < count; from += 200) {
     const seqs = Array.from({ length: Math.min(200, count - from) }, (_, i) => start + from + i + 1);
     const data = (seq: number) => ({ changes: { title: `Title ${seq}` } });
-    appended.push(...(await Promise.all(seqs.map((seq) => log.append({ stream: id, type: 'updated', at: deps.clock(), actor, data: data(seq) }, seq - 1)))));
+    appended.push(...(await Promise.all(seqs.map((seq) => log.append({ stream: id, streamType, type: 'updated', at: deps.clock(), actor, data: data(seq) }, seq - 1)))));
   }
   if (options.project === false) return;
   for (const event of appended) await applyEvent(db, [postsProjection], event);

@@ -2,14 +2,12 @@ import { type Deps } from '../../deps.js';
 import { type PageWindow } from '../../rest/pagination.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { changeLog, type StoredEvent } from '../../store/change-log.js';
-import { PostInvalidId } from '../posts/post.commands.js';
-import { postsCollection, revisionsCollection, type PostDoc } from '../posts/post.model.js';
+import { findPostOfType } from '../posts/index.js';
+import { revisionsCollection, type PostDoc } from '../posts/post.model.js';
 
 /** The item whose history is asked for; unknown ids and items of another type are both invalid. */
-export async function findHistoryItem(deps: Pick<Deps, 'store'>, postType: PostTypeDef, id: number): Promise<PostDoc> {
-  const doc = Number.isSafeInteger(id) && id > 0 ? await postsCollection(deps.store.db).findOne({ _id: id }) : null;
-  if (!doc || doc.type !== postType.slug) throw new PostInvalidId();
-  return doc;
+export function findHistoryItem(deps: Deps, postType: PostTypeDef, id: number): Promise<PostDoc> {
+  return findPostOfType(deps, postType, Number.isSafeInteger(id) ? id : 0);
 }
 
 /**

@@ -1,19 +1,16 @@
-import { findPostType, type PostTypeDef } from '../../registry/post-types.js';
+import { postTypesSupporting } from '../../registry/post-types.js';
 import { type ResourceManifest } from '../manifest.js';
 import { historyRoutes } from './history.routes.js';
 
 export { timelineEntry, type TimelineEntry } from './history.serializer.js';
 
-/** The post types whose items keep a change log; menu items (`nav_menu_item`) join when they do. */
-export const HISTORY_TYPES: readonly string[] = ['post', 'page'];
+/**
+ * `/<rest_base>/<id>/history` of every posts-controller type that keeps revisions: its change
+ * log is what revisions are materialized from.
+ */
+/** The post types whose items keep a change log. */
+export const HISTORY_TYPES: readonly string[] = postTypesSupporting('posts', 'revisions').map((type) => type.slug);
 
-export function historyType(slug: string): PostTypeDef {
-  const def = findPostType(slug);
-  if (!def) throw new Error(`Post type ${slug} is not registered`);
-  return def;
-}
-
-/** `/posts/<id>/history` and `/pages/<id>/history`, generated from the post-type registry. */
 export const historyResource: ResourceManifest = {
-  routes: HISTORY_TYPES.flatMap((slug) => historyRoutes(historyType(slug))),
+  routes: postTypesSupporting('posts', 'revisions').flatMap(historyRoutes),
 };

@@ -1,21 +1,17 @@
-import { type Deps } from '../../deps.js';
-import { changeLog, changeLogIndexes } from '../../store/change-log.js';
-import { healProjections } from '../../store/projections.js';
+import { postTypesSupporting } from '../../registry/post-types.js';
 import { type ResourceManifest } from '../manifest.js';
 import { postIndexes } from './post.model.js';
 import { postsProjection } from './post.projection.js';
 import { postTypeRoutes } from './post.routes.js';
-import { POST_TYPES } from '../../registry/post-types.js';
 
-/** Projects the events a crash left behind (appended, never applied) before the service answers. */
-async function heal(deps: Deps): Promise<void> {
-  const healed = await healProjections(deps.store.db, changeLog(deps.store.db), [postsProjection]);
-  if (healed > 0) deps.logger.warn({ healed }, 'projections healed from the change log');
-}
+export { autosavePost, deleteRevision, handOverPostsOf, newestRevision, restoreRevision } from './post.commands.js';
+export { findPostOfType, postEtag, postHistory, PostInvalidId } from './post.history.js';
+export { postWriteArgs, postTypeSchema } from './post.schema.js';
+export { prepareOne } from './post.serializer.js';
 
-/** Posts and pages (every event-sourced post type): the change log, its projections, and their routes. */
+/** Posts and pages (the types the posts controller serves): their routes, indexes and projection. */
 export const postsResource: ResourceManifest = {
-  routes: POST_TYPES.filter((type) => type.slug === 'post' || type.slug === 'page').flatMap(postTypeRoutes),
-  indexes: [...postIndexes, ...changeLogIndexes],
-  seed: heal,
+  routes: postTypesSupporting('posts').flatMap(postTypeRoutes),
+  indexes: postIndexes,
+  projections: [postsProjection],
 };

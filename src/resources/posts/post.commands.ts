@@ -1,11 +1,11 @@
 import { type Deps } from '../../deps.js';
-import { defineRestError } from '../../rest/errors.js';
 import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
-import { ConcurrencyError, changeLog, type NewEvent, type StoredEvent } from '../../store/change-log.js';
-import { applyEvent } from '../../store/projections.js';
+import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
+import { createItem, eraseContent, runCommand, type Decision } from '../../store/kernel.js';
 import { readSetting } from '../settings/index.js';
-import { type PostAutosaved, type PostChanged, type PostEventData, type PostEventType } from './post.events.js';
+import { type PostAutosaved, type PostChanged, type PostEventData } from './post.events.js';
+import { postHistory } from './post.history.js';
 import {
   fieldsOf,
   postsCollection,
@@ -18,14 +18,6 @@ import {
   type RevisionDoc,
   type RevisionedField,
 } from './post.model.js';
-import { postsProjection } from './post.projection.js';
-
-export const PostInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 404);
-export const PreconditionFailed = defineRestError('rest_precondition_failed', 'The item has changed since it was read (If-Match does not match its ETag).', 412);
-export const WriteConflict = defineRestError('rest_write_conflict', 'The item is being changed by someone else; try again.', 409);
-
-const projections = [postsProjection];
-const MAX_ATTEMPTS = 8;
 
 /** The site's current time, as local wall-clock and GMT strings. */
 export async function siteNow(deps: Pick<Deps, 'store' | 'clock'>): Promise<{ local: string; gmt: string }> {
@@ -34,55 +26,14 @@ export async function siteNow(deps: Pick<Deps, 'store' | 'clock'>): Promise<{ lo
   return { local: formatSiteDate(now, timezone)!, gmt: formatRestDate(now)! };
 }
 
-type Decision = { type: PostEventType; data: PostEventData } | null;
-
-/**
- * Decides an event from the item as it is, appends it at the item's version and projects it.
- * Someone else appending first (a duplicate `(stream, seq)`) means: bring the projection up to
- * date, re-read, decide again. With `ifMatch`, a changed item is a 412 instead.
- */
-async function commit(
-  deps: Deps,
-  id: number,
-  actor: number,
-  decide: (doc: PostDoc) => Promise<Decision>,
-  ifMatch?: number,
-): Promise<{ doc: PostDoc | null; event: StoredEvent | null }> {
-  const { db } = deps.store;
-  const log = changeLog(db);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const doc = await postsCollection(db).findOne({ _id: id });
-    if (!doc) throw new PostInvalidId();
-    if (ifMatch !== undefined && doc.changeSeq !== ifMatch) throw new PreconditionFailed();
-    const decision = await decide(doc);
-    if (!decision) return { doc, event: null };
-    const event: NewEvent = { stream: id, type: decision.type, at: deps.clock(), actor, data: decision.data as Record<string, unknown> };
-    let stored: StoredEvent;
-    try {
-      stored = await log.append(event, doc.version);
-    } catch (error) {
-      if (!(error instanceof ConcurrencyError)) throw error;
-      await catchUp(deps, id, doc.version);
-      continue;
-    }
-    await applyEvent(db, projections, stored);
-    return { doc: await postsCollection(db).findOne({ _id: id }), event: stored };
-  }
-  throw new WriteConflict();
-}
-
-/** Applies events the projection has not seen (another process appended, or crashed before projecting). */
-async function catchUp(deps: Deps, id: number, version: number): Promise<void> {
-  for (const event of await changeLog(deps.store.db).readStream(id, { afterSeq: version })) {
-    await applyEvent(deps.store.db, projections, event);
-  }
+/** Runs the kernel's command cycle on a post or page: the decisions below are all this file adds. */
+function commit(deps: Deps, id: number, actor: number, decide: (doc: PostDoc) => Promise<Decision<PostEventData>>, ifMatch?: IfMatch) {
+  return runCommand(deps, postHistory, id, actor, decide, ifMatch ? { precondition: (etag) => ifMatchPasses(ifMatch, etag) } : {});
 }
 
 /** Creates an item: the first event of its stream. No revision (WordPress makes none on create). */
-export async function createPost(deps: Deps, id: number, fields: PostFields, actor: number): Promise<PostDoc> {
-  const stored = await changeLog(deps.store.db).append({ stream: id, type: 'created', at: deps.clock(), actor, data: { fields } }, 0);
-  await applyEvent(deps.store.db, projections, stored);
-  return (await postsCollection(deps.store.db).findOne({ _id: id }))!;
+export function createPost(deps: Deps, id: number, fields: PostFields, actor: number): Promise<PostDoc> {
+  return createItem(deps, postHistory, fields.type, id, actor, { type: 'created', data: { fields } });
 }
 
 const normalize = (text: string) => text.replace(/\r\n?/g, '\n').trim();
@@ -105,12 +56,15 @@ async function needsRevision(deps: Deps, doc: PostDoc, next: PostFields): Promis
 }
 
 export interface UpdateOptions {
-  ifMatch?: number;
+  /** The client's `If-Match`: a changed item is refused with 412. */
+  ifMatch?: IfMatch;
   /** `restored` when a revision's content is made current. */
   type?: 'updated' | 'trashed' | 'untrashed' | 'restored';
   fromRevision?: number;
   /** Whether this type keeps revisions at all. */
   revisions?: boolean;
+  /** Leaves `modified` as it is: a change made for the site, not an edit (a deleted author's items). */
+  keepModified?: boolean;
 }
 
 /** Changes an item; `changes` may be computed from the current item (for trash, restore). */
@@ -121,14 +75,14 @@ export async function updatePost(
   actor: number,
   options: UpdateOptions = {},
 ): Promise<PostDoc> {
-  const { doc } = await commit(
+  const { state: doc } = await commit(
     deps,
     id,
     actor,
     async (current) => {
       const now = await siteNow(deps);
       const wanted = typeof changes === 'function' ? changes(current) : changes;
-      const full: Partial<PostFields> = { ...wanted, modified: now.local, modifiedGmt: now.gmt };
+      const full: Partial<PostFields> = options.keepModified ? { ...wanted } : { ...wanted, modified: now.local, modifiedGmt: now.gmt };
       const next = { ...fieldsOf(current), ...full };
       const data: PostChanged = { changes: full };
       if (options.revisions !== false && (await needsRevision(deps, current, next))) data.revisionId = await deps.ids.next('content');
@@ -170,7 +124,7 @@ export type AutosaveResult = { inPlace: true; doc: PostDoc } | { inPlace: false;
 export async function autosavePost(deps: Deps, id: number, changes: Partial<PostFields>, actor: number): Promise<AutosaveResult> {
   const revisions = revisionsCollection(deps.store.db);
   let autosaveId = 0;
-  const { doc } = await commit(deps, id, actor, async (current) => {
+  const { state: doc } = await commit(deps, id, actor, async (current) => {
     // Decided afresh on every attempt: a retry may take the other path.
     autosaveId = 0;
     const now = await siteNow(deps);
@@ -208,39 +162,33 @@ export async function deleteRevision(deps: Deps, id: number, revision: RevisionD
     if (await revisionsCollection(db).findOne({ parent: id, [field]: value }, { projection: { _id: 1 } })) continue;
     gone[field] = value;
   }
-  await eraseFromLog(deps, id, (field, value) => gone[field as RevisionedField] === value);
+  await eraseContent(deps, postHistory, id, (field, value) => gone[field as RevisionedField] === value);
 }
 
 /** Deletes an item for good: its revisions and autosaves go, and its content is erased from the log. */
-export async function deletePost(deps: Deps, id: number, actor: number): Promise<void> {
-  await commit(deps, id, actor, async () => ({ type: 'deleted', data: {} }));
-  await eraseFromLog(deps, id, (field) => CONTENT_FIELDS.includes(field));
+export async function deletePost(deps: Deps, id: number, actor: number, options: Pick<UpdateOptions, 'ifMatch'> = {}): Promise<void> {
+  await commit(deps, id, actor, async () => ({ type: 'deleted', data: {} }), options.ifMatch);
+  await eraseContent(deps, postHistory, id, () => true);
 }
 
-/** What a force delete erases: the item's own words and secrets. */
-const CONTENT_FIELDS: readonly string[] = [...REVISIONED_FIELDS, 'password', 'meta'];
-
-/** Blanks, in every event of the stream, each content field for which `erase(field, value)` holds. */
-async function eraseFromLog(deps: Deps, id: number, erase: (field: string, value: unknown) => boolean): Promise<void> {
-  const blank = (field: string) => (field === 'meta' ? {} : '');
-  await changeLog(deps.store.db).redact<Record<string, unknown>>(id, (event) => {
-    const fields: string[] = [];
-    const scrub = (record: Record<string, unknown> | undefined) => {
-      if (!record) return record;
-      const out = { ...record };
-      for (const field of CONTENT_FIELDS) {
-        if (field in out && erase(field, out[field]) && JSON.stringify(out[field]) !== JSON.stringify(blank(field))) {
-          out[field] = blank(field);
-          fields.push(field);
-        }
-      }
-      return out;
-    };
-    const data = { ...event.data };
-    if (data.fields) data.fields = scrub(data.fields as Record<string, unknown>);
-    if (data.changes) data.changes = scrub(data.changes as Record<string, unknown>);
-    return fields.length ? { data, fields } : null;
-  });
+/**
+ * A deleted user's items (WordPress's `wp_delete_user`), through the commands so that the log
+ * keeps them: given to `reassignTo` by an `updated` event each, or deleted for good as a force
+ * delete does. Items a concurrent request deleted first are skipped.
+ */
+export async function handOverPostsOf(deps: Deps, author: number, reassignTo: number | null, actor: number): Promise<number> {
+  const posts = postsCollection(deps.store.db);
+  let count = 0;
+  for (const { _id } of await posts.find({ author, type: { $in: [...postHistory.projection.streamTypes] } }, { projection: { _id: 1 } }).toArray()) {
+    try {
+      if (reassignTo === null) await deletePost(deps, _id, actor);
+      else await updatePost(deps, _id, { author: reassignTo }, actor, { revisions: false, keepModified: true });
+      count++;
+    } catch (error) {
+      if (!(error instanceof postHistory.NotFound)) throw error;
+    }
+  }
+  return count;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type Db } from 'mongodb';
+import { POST_TYPES } from '../../registry/post-types.js';
 import { defineProjection } from '../../store/projections.js';
 import { type StoredEvent } from '../../store/change-log.js';
 import { POST_EVENT_TYPES, type PostAutosaved, type PostChanged, type PostCreated, type RevisionDeleted } from './post.events.js';
@@ -120,6 +121,26 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
   return effects;
 }
 
+/** The item after `event` and every document its projection writes: what the kernel checks before an append. */
+export function foldPost(doc: PostDoc | null, event: StoredEvent): { state: PostDoc | null; documents: object[] } {
+  const effects = evolvePost(doc, event);
+  return { state: effects.post, documents: [...(effects.post ? [effects.post] : []), ...effects.upsertRevisions] };
+}
+
+/**
+ * Writes a revision row unless a newer write of it is there. Two writers may apply the same
+ * event at once (a command and another's catch-up): MongoDB retries the upsert that loses the
+ * race for the `_id`, FerretDB 1.24 answers it with a duplicate key, which here means the row
+ * is there already, written by this event or a later one.
+ */
+async function writeRevision(db: Db, revision: RevisionDoc): Promise<void> {
+  await revisionsCollection(db)
+    .replaceOne({ _id: revision._id, version: { $lt: revision.version } }, revision, { upsert: true })
+    .catch((error: { code?: number }) => {
+      if (error.code !== 11000) throw error;
+    });
+}
+
 /**
  * Applies one event to `posts` and `revisions`. Revision rows are written first and by id, so a
  * retry after a crash rewrites them identically; the item is then replaced only if it has not
@@ -131,9 +152,7 @@ async function applyPostEvent(db: Db, event: StoredEvent): Promise<void> {
   const current = await posts.findOne({ _id: event.stream });
   if (current && current.version >= event.seq) return;
   const effects = evolvePost(current, event);
-  for (const revision of effects.upsertRevisions) {
-    await revisions.replaceOne({ _id: revision._id }, revision, { upsert: true });
-  }
+  for (const revision of effects.upsertRevisions) await writeRevision(db, revision);
   if (effects.deleteRevisions.length) await revisions.deleteMany({ _id: { $in: effects.deleteRevisions } });
   if (effects.deleteAllRevisions) await revisions.deleteMany({ parent: event.stream });
 
@@ -148,8 +167,17 @@ async function applyPostEvent(db: Db, event: StoredEvent): Promise<void> {
   }
 }
 
+/** The post types whose items this projection keeps: those served by the posts controller. */
+export const POSTS_CONTROLLER_TYPES: readonly string[] = POST_TYPES.filter((type) => type.rest_controller === 'posts').map((type) => type.slug);
+
 export const postsProjection = defineProjection({
   name: 'posts',
+  streamTypes: POSTS_CONTROLLER_TYPES,
+  // Events stored before they named their stream's type: the created event's fields say it.
+  legacyStreamType: (first) => {
+    const type = first.type === 'created' ? (first.data as { fields?: { type?: unknown } }).fields?.type : undefined;
+    return typeof type === 'string' && POSTS_CONTROLLER_TYPES.includes(type) ? type : undefined;
+  },
   handles: POST_EVENT_TYPES,
   endsStream: ['deleted'],
   apply: applyPostEvent,
@@ -171,7 +199,7 @@ export const postsProjection = defineProjection({
     if (rows.size) await revisionsCollection(db).insertMany([...rows.values()]);
   },
   async clear(db) {
-    await postsCollection(db).deleteMany({ type: { $in: ['post', 'page', 'nav_menu_item'] } });
+    await postsCollection(db).deleteMany({ type: { $in: [...POSTS_CONTROLLER_TYPES] } });
     await revisionsCollection(db).deleteMany({});
   },
 });

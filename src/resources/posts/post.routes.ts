@@ -3,20 +3,22 @@ import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
 import { type ArgSpecs } from '../../rest/args.js';
-import { defineAuthError, defineRestError, ForbiddenContext, RestError } from '../../rest/errors.js';
+import { ifMatchOf } from '../../rest/conditional.js';
+import { defineAuthError, defineRestError, ForbiddenContext } from '../../rest/errors.js';
 import { argsFromSchema, collectionArgs, contextArg } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
 import { readSetting } from '../settings/index.js';
-import { createPost, deletePost, PostInvalidId, PreconditionFailed, siteNow, trashPost, updatePost } from './post.commands.js';
+import { createPost, deletePost, siteNow, trashPost, updatePost } from './post.commands.js';
+import { findPostOfType, postEtag } from './post.history.js';
 import { changesFromRequest } from './post.input.js';
-import { postsCollection, revisionsCollection, UNKNOWN, type PostDoc, type PostFields } from './post.model.js';
+import { postsCollection, type PostFields } from './post.model.js';
 import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 import { postListQuery } from './post.queries.js';
-import { postTypeSchema, POST_FORMATS } from './post.schema.js';
-import { permalink, preparePost, type PrepareFacts } from './post.serializer.js';
+import { postTypeSchema, postWriteArgs, POST_FORMATS } from './post.schema.js';
+import { permalink, prepareMany, prepareOne } from './post.serializer.js';
 import { publishDuePosts, refreshTermCounts } from './post.side-effects.js';
 
 export const PostInvalidPage = defineRestError('rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
@@ -27,58 +29,10 @@ const CannotDelete = defineAuthError('rest_cannot_delete', 'Sorry, you are not a
 const ForbiddenListContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
 const AlreadyTrashed = defineRestError('rest_already_trashed', 'The post has already been deleted.', 410);
 const IncorrectPassword = defineRestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
-
-/** The item of the route's type named by `id`, or 404 `rest_post_invalid_id`. */
-export async function findPostOfType(deps: Deps, type: PostTypeDef, id: unknown): Promise<PostDoc> {
-  const doc = Number(id) > 0 ? await postsCollection(deps.store.db).findOne({ _id: Number(id), type: type.slug }) : null;
-  if (!doc) throw new PostInvalidId();
-  return doc;
-}
+const ForbiddenStatus = defineAuthError('rest_forbidden_status', 'Status is forbidden.');
 
 /** The route's item as it was when the request arrived, read once for permission, handler and `Allow`. */
 const routeItem = (req: RestRequest, deps: Deps, type: PostTypeDef) => req.memo('item', () => findPostOfType(deps, type, req.params.id));
-
-/** `If-Match: "<changeSeq>"`: the version the client last saw, for a 412 when it is stale. */
-export function ifMatchOf(req: RestRequest): number | undefined {
-  const header = req.headers['if-match'];
-  if (!header || header.trim() === '*') return undefined;
-  const match = /(\d+)"?\s*$/.exec(header);
-  return match ? Number(match[1]) : -1;
-}
-
-export const etag = (doc: PostDoc) => ({ ETag: `"${doc.changeSeq}"` });
-
-/**
- * The newest revision (or autosave) of each item, for `predecessor-version`: kept on the item,
- * looked up (index-served) only after that revision was deleted.
- */
-async function latestRevisions(deps: Deps, docs: PostDoc[]): Promise<Map<number, number>> {
-  const revisions = revisionsCollection(deps.store.db);
-  const latest = new Map<number, number>();
-  for (const doc of docs) {
-    if (doc.latestRevision === UNKNOWN) {
-      const found = await revisions.findOne({ parent: doc._id }, { sort: { parent: 1, date: -1, _id: -1 }, projection: { _id: 1 } });
-      if (found) latest.set(doc._id, found._id);
-    } else if (doc.latestRevision !== null && doc.latestRevision !== undefined) {
-      latest.set(doc._id, doc.latestRevision);
-    }
-  }
-  return latest;
-}
-
-async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>[]> {
-  const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs) : new Map<number, number>();
-  const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
-  return docs.map((doc) => {
-    const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null };
-    return preparePost(doc, req, type, deps.siteUrl, facts);
-  });
-}
-
-/** One item as the posts route renders it (restore answers with it too). */
-export async function prepareOne(doc: PostDoc, req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>> {
-  return (await prepareMany([doc], req, deps, type))[0];
-}
 
 /** A new item's fields: the request's, over WordPress's defaults for the type and the site. */
 async function newPostFields(req: RestRequest, deps: Deps, type: PostTypeDef, id: number): Promise<PostFields> {
@@ -124,21 +78,6 @@ async function newPostFields(req: RestRequest, deps: Deps, type: PostTypeDef, id
   return fields;
 }
 
-export function postWriteArgs(type: PostTypeDef, mode: 'create' | 'update'): ArgSpecs<RestRequest> {
-  const args: ArgSpecs<RestRequest> = argsFromSchema(postTypeSchema(type), mode);
-  for (const field of ['title', 'content', 'excerpt'] as const) {
-    if (args[field]) {
-      args[field] = {
-        description: args[field].description,
-        type: ['string', 'object'],
-        properties: { raw: { type: 'string' } },
-      };
-    }
-  }
-  delete args.class_list;
-  return args;
-}
-
 function listArgs(type: PostTypeDef): ArgSpecs<RestRequest> {
   const schema = postTypeSchema(type);
   const ids = (description: string) => ({ description, type: 'array', items: { type: 'integer' }, default: [] }) as const;
@@ -171,7 +110,7 @@ function listArgs(type: PostTypeDef): ArgSpecs<RestRequest> {
       validate: (value, req) => {
         const statuses = value as string[];
         if (statuses.some((status) => status !== 'publish') && !can(req.user, type.caps.edit_posts)) {
-          throw new RestError('rest_forbidden_status', 'Status is forbidden.', req.user.id > 0 ? 403 : 401);
+          throw new ForbiddenStatus(req);
         }
       },
     },
@@ -239,7 +178,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             const doc = await createPost(deps, id, await newPostFields(req, deps, type, id), req.user.id);
             await refreshTermCounts(deps, null, doc);
             req.context = 'edit';
-            return new RestResponse(await prepareOne(doc, req, deps, type), 201, { Location: req.url(`/${type.rest_namespace}${base}/${id}`), ...etag(doc) });
+            return new RestResponse(await prepareOne(doc, req, deps, type), 201, { Location: req.url(`/${type.rest_namespace}${base}/${id}`), ...postEtag(doc) });
           },
         },
       ],
@@ -263,7 +202,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           handler: async (req, deps) => {
             await publishDuePosts(deps);
             const doc = await findPostOfType(deps, type, req.params.id);
-            return new RestResponse(await prepareOne(doc, req, deps, type), 200, etag(doc));
+            return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
           },
         },
         {
@@ -285,7 +224,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             });
             await refreshTermCounts(deps, current, doc);
             req.context = 'edit';
-            return new RestResponse(await prepareOne(doc, req, deps, type), 200, etag(doc));
+            return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
           },
         },
         {
@@ -301,17 +240,16 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             const ifMatch = ifMatchOf(req);
             req.context = 'edit';
             if (req.params.force === true) {
-              if (ifMatch !== undefined && ifMatch !== current.changeSeq) throw new PreconditionFailed();
               const previous = await prepareOne(current, req, deps, type);
               delete previous._links;
-              await deletePost(deps, current._id, req.user.id);
+              await deletePost(deps, current._id, req.user.id, { ifMatch });
               await refreshTermCounts(deps, current, null);
               return { deleted: true, previous };
             }
             if (current.status === 'trash') throw new AlreadyTrashed();
             const doc = await trashPost(deps, current._id, req.user.id, { ifMatch, revisions: Boolean(type.supports.revisions) });
             await refreshTermCounts(deps, current, doc);
-            return new RestResponse(await prepareOne(doc, req, deps, type), 200, etag(doc));
+            return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
           },
         },
       ],

@@ -1,6 +1,9 @@
 import { SETTABLE_STATUSES } from '../../registry/post-statuses.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
+import { type ArgSpecs } from '../../rest/args.js';
+import { argsFromSchema } from '../../rest/item-schema.js';
+import { type RestRequest } from '../../rest/rest-request.js';
 import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
 import { metaSchema } from '../../registry/meta.js';
 
@@ -84,4 +87,20 @@ export function postTypeSchema(type: PostTypeDef): ItemSchema {
   }
   properties.class_list = { description: 'An array of the class names for the post container element.', type: 'array', items: { type: 'string' }, context: [...VIEW_EDIT], readonly: true };
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: type.slug, type: 'object', properties };
+}
+
+/** The arguments of create and update, from the schema: the text fields also take a plain string. */
+export function postWriteArgs(type: PostTypeDef, mode: 'create' | 'update'): ArgSpecs<RestRequest> {
+  const args: ArgSpecs<RestRequest> = argsFromSchema(postTypeSchema(type), mode);
+  for (const field of ['title', 'content', 'excerpt'] as const) {
+    if (args[field]) {
+      args[field] = {
+        description: args[field].description,
+        type: ['string', 'object'],
+        properties: { raw: { type: 'string' } },
+      };
+    }
+  }
+  delete args.class_list;
+  return args;
 }

@@ -6,7 +6,9 @@ import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { type PostDoc } from './post.model.js';
+import { type Deps } from '../../deps.js';
+import { readSetting } from '../settings/index.js';
+import { revisionsCollection, UNKNOWN, type PostDoc } from './post.model.js';
 import { canEditPost } from './post.permissions.js';
 import { metaForResponse } from '../../registry/meta.js';
 
@@ -115,4 +117,36 @@ function postLinks(doc: PostDoc, req: RestRequest, type: PostTypeDef, facts: Pre
     if (can(req.user, 'unfiltered_html')) links['https://api.w.org/action-unfiltered-html'] = [{ href: req.url(`${base}/${doc._id}`) }];
   }
   return links;
+}
+
+/**
+ * The newest revision (or autosave) of each item, for `predecessor-version`: kept on the item,
+ * looked up (index-served) only after that revision was deleted.
+ */
+async function latestRevisions(deps: Deps, docs: PostDoc[]): Promise<Map<number, number>> {
+  const revisions = revisionsCollection(deps.store.db);
+  const latest = new Map<number, number>();
+  for (const doc of docs) {
+    if (doc.latestRevision === UNKNOWN) {
+      const found = await revisions.findOne({ parent: doc._id }, { sort: { parent: 1, date: -1, _id: -1 }, projection: { _id: 1 } });
+      if (found) latest.set(doc._id, found._id);
+    } else if (doc.latestRevision !== null && doc.latestRevision !== undefined) {
+      latest.set(doc._id, doc.latestRevision);
+    }
+  }
+  return latest;
+}
+
+export async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>[]> {
+  const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs) : new Map<number, number>();
+  const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
+  return docs.map((doc) => {
+    const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null };
+    return preparePost(doc, req, type, deps.siteUrl, facts);
+  });
+}
+
+/** One item as the posts route renders it (restore answers with it too). */
+export async function prepareOne(doc: PostDoc, req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>> {
+  return (await prepareMany([doc], req, deps, type))[0];
 }

@@ -4,7 +4,8 @@ import { escapeRegex } from '../../lib/regex.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { defineRestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { postsCollection, revisionsCollection, type PostDoc, type RevisionDoc } from '../posts/post.model.js';
+import { findPostOfType } from '../posts/index.js';
+import { revisionsCollection, type PostDoc, type RevisionDoc } from '../posts/post.model.js';
 import { NoSearchTerm, OrderbyIncludeMissing } from '../posts/post.queries.js';
 
 export const InvalidParent = defineRestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
@@ -17,10 +18,8 @@ export const InvalidOffset = defineRestError(
 export const InvalidPage = defineRestError('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
 
 /** The parent named in the URL: an item of the route's type, or 404 `rest_post_invalid_parent` (`get_parent`). */
-export async function findParent(deps: Deps, type: PostTypeDef, id: unknown): Promise<PostDoc> {
-  const doc = Number(id) > 0 ? await postsCollection(deps.store.db).findOne({ _id: Number(id), type: type.slug }) : null;
-  if (!doc) throw new InvalidParent();
-  return doc;
+export function findParent(deps: Deps, type: PostTypeDef, id: unknown): Promise<PostDoc> {
+  return findPostOfType(deps, type, id, InvalidParent);
 }
 
 /**

@@ -1,15 +1,14 @@
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
-import { definedErrorCodes, defineRestError, RestError } from '../../rest/errors.js';
+import { ifMatchOf } from '../../rest/conditional.js';
+import { defineRestError, defineRestErrorWith } from '../../rest/errors.js';
 import { contextArg, filterByContext } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
 import { CONTEXTS, type Context, type ItemSchema } from '../../rest/schema.js';
-import { deleteRevision, restoreRevision } from '../posts/post.commands.js';
+import { deleteRevision, postEtag, postTypeSchema, prepareOne, restoreRevision } from '../posts/index.js';
 import { REVISIONED_FIELDS, revisionsCollection, type PostDoc, type RevisionDoc } from '../posts/post.model.js';
-import { postTypeSchema } from '../posts/post.schema.js';
-import { etag, ifMatchOf, prepareOne } from '../posts/post.routes.js';
 import { diffRevisions } from './revision.diff.js';
 import { canDeleteRevision, canReadRevisions, canRestoreRevision } from './revision.permissions.js';
 import { parentOf, findRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
@@ -18,13 +17,12 @@ import { prepareRevision, revisionRecord, wantsField } from './revision.serializ
 
 const TrashNotSupported = defineRestError('rest_trash_not_supported', "Revisions do not support trashing. Set 'force=true' to delete.", 501);
 
-definedErrorCodes.add('rest_revision_parent_id_mismatch');
 /** WordPress 6.5+: a revision asked for under another item's URL (its message names the parent). */
-class ParentIdMismatch extends RestError {
-  constructor(parent: number) {
-    super('rest_revision_parent_id_mismatch', `The revision does not belong to the specified parent with id of "${parent}"`, 404);
-  }
-}
+const ParentIdMismatch = defineRestErrorWith(
+  'rest_revision_parent_id_mismatch',
+  (parent: number) => `The revision does not belong to the specified parent with id of "${parent}"`,
+  404,
+);
 
 /** The parent and the revision a `.../revisions/<id>` URL names, the revision belonging to that parent. */
 async function parentAndRevision(deps: Deps, type: PostTypeDef, req: RestRequest): Promise<{ parent: PostDoc; revision: RevisionDoc }> {
@@ -87,7 +85,7 @@ async function restoreOne(type: PostTypeDef, req: RestRequest, deps: Deps): Prom
   const { parent, revision } = await parentAndRevision(deps, type, req);
   const doc = await restoreRevision(deps, parent._id, revision, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
   req.context = 'edit';
-  return new RestResponse(await prepareOne(doc, req, deps, type), 200, etag(doc));
+  return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
 }
 
 /** Compares a revision with `against` (a revision of the same item) or, by default, with the one before it. */

@@ -1,0 +1,21 @@
+import { changeLog, changeLogIndexes } from '../store/change-log.js';
+import { healProjections } from '../store/projections.js';
+import { projectionsOf, type ResourceManifest } from './manifest.js';
+
+/**
+ * The change log shared by every history type: its indexes, and, before the service answers,
+ * healing of what a crash left unprojected, each stream through its own type's projection as
+ * the resource manifests declare them. A stream that cannot be projected is recorded as a fault
+ * (its item answers an error, `/healthz` reports it) and does not stop the start.
+ */
+export function changeLogResource(resources: readonly ResourceManifest[]): ResourceManifest {
+  const registry = projectionsOf(resources);
+  return {
+    routes: [],
+    indexes: changeLogIndexes,
+    seed: async (deps) => {
+      const healed = await healProjections(deps.store.db, changeLog(deps.store.db), registry, deps.logger);
+      if (healed > 0) deps.logger.warn({ healed }, 'projections healed from the change log');
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { type Db } from 'mongodb';
+import { type Deps } from '../../deps.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { etagHeader } from '../../rest/conditional.js';
+import { defineRestError, type RestErrorClass } from '../../rest/errors.js';
+import { loadItem, type HistoryType } from '../../store/kernel.js';
+import { postsCollection, REVISIONED_FIELDS, type PostDoc } from './post.model.js';
+import { foldPost, POSTS_CONTROLLER_TYPES, postsProjection } from './post.projection.js';
+
+export const PostInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 404);
+
+/** What a force delete erases: the item's own words and secrets. */
+const CONTENT_FIELDS: readonly string[] = [...REVISIONED_FIELDS, 'password', 'meta'];
+
+/** The items of the posts controller (posts, pages) as the change-log kernel sees them. */
+export const postHistory: HistoryType<PostDoc> = Object.freeze({
+  projection: postsProjection,
+  streamTypeOf: (doc: PostDoc) => doc.type,
+  load: (db: Db, id: number) => postsCollection(db).findOne({ _id: id, type: { $in: [...POSTS_CONTROLLER_TYPES] } }),
+  fold: foldPost,
+  // The seq of the last change to the item itself: others' autosaves leave it.
+  etag: (doc: PostDoc) => String(doc.changeSeq),
+  contentFields: CONTENT_FIELDS,
+  blank: (field: string) => (field === 'meta' ? {} : ''),
+  NotFound: PostInvalidId,
+});
+
+/**
+ * The item of the route's type named by `id`, or a 404: `rest_post_invalid_id`, or the route's
+ * own (`rest_post_invalid_parent` for a revision's parent). The one lookup every route uses.
+ */
+export async function findPostOfType(deps: Deps, type: Pick<PostTypeDef, 'slug'>, id: unknown, NotFound: RestErrorClass = PostInvalidId): Promise<PostDoc> {
+  let doc: PostDoc;
+  try {
+    doc = await loadItem(deps, postHistory, Number(id));
+  } catch (error) {
+    throw error instanceof PostInvalidId ? new NotFound() : error;
+  }
+  if (doc.type !== type.slug) throw new NotFound();
+  return doc;
+}
+
+/** The `ETag` header of an item. */
+export const postEtag = (doc: PostDoc) => etagHeader(postHistory.etag(doc));

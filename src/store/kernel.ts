@@ -1,0 +1,226 @@
+import { type Db } from 'mongodb';
+import { type Logger } from '../logger.js';
+import { ItemTooLarge, ItemUnavailable, NonFiniteNumber, PreconditionFailed, WriteConflict, type RestErrorClass } from '../rest/errors.js';
+import {
+  assertStorable,
+  changeLog,
+  ConcurrencyError,
+  DocumentTooLargeError,
+  NonFiniteNumberError,
+  type NewEvent,
+  type StoredEvent,
+} from './change-log.js';
+import { catchUpStream, projectionFaults, type Projection } from './projections.js';
+
+/**
+ * The change-log kernel: the command cycle every history type (post, page, menu item, template)
+ * shares. A type brings its read model, its pure fold and its content fields; the kernel reads
+ * the version, lets the type decide, proves the projection can be applied, appends at the
+ * expected version (the commit point), and projects.
+ */
+
+/** What the kernel needs of an item: its place in the log and its entity tag. */
+export interface Versioned {
+  /** The seq of the last event applied to the read model. */
+  readonly version: number;
+}
+
+export interface HistoryType<S extends Versioned> {
+  readonly projection: Projection;
+  /** The stream type recorded on the item's events (its post type slug). */
+  streamTypeOf(state: S): string;
+  /** The item's read model, or null when there is none. */
+  load(db: Db, id: number): Promise<S | null>;
+  /**
+   * The pure fold: the item after `event`, and every document the projection would write for it
+   * (to prove, before the append, that each can be stored).
+   */
+  fold(state: S | null, event: StoredEvent): { state: S | null; documents: object[] };
+  /** The item's strong entity tag (its `ETag`). */
+  etag(state: S): string;
+  /** The fields of event data whose content a force delete (or a revision delete) erases. */
+  readonly contentFields: readonly string[];
+  /** The value an erased field is left with. */
+  blank(field: string): unknown;
+  /** The type's 404 (`rest_post_invalid_id` for posts). */
+  readonly NotFound: RestErrorClass;
+}
+
+export interface KernelDeps {
+  readonly store: { readonly db: Db };
+  readonly clock: () => Date;
+  readonly logger: Logger;
+}
+
+export type Decision<D> = { type: string; data: D } | null;
+
+export interface CommandOptions {
+  /** The client's condition on the item's entity tag (`If-Match`); false: 412, nothing written. */
+  precondition?: (etag: string) => boolean;
+}
+
+export interface CommandResult<S> {
+  /** The item after the command (null once deleted); the item as it was when nothing was decided. */
+  state: S | null;
+  event: StoredEvent | null;
+}
+
+const MAX_ATTEMPTS = 8;
+const PROJECTION_ATTEMPTS = 3;
+
+/**
+ * The item `id` of `type`, or the type's 404. A stream recorded as unprojectable is healed first;
+ * if it still cannot be, the item answers `ItemUnavailable` instead of a stale read model.
+ */
+export async function loadItem<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, id: number): Promise<S> {
+  const { db } = deps.store;
+  if (!(id > 0)) throw new type.NotFound();
+  const [state, fault] = await Promise.all([type.load(db, id), projectionFaults.of(db, id)]);
+  if (fault) {
+    try {
+      await catchUpStream(db, changeLog(db), type.projection, id);
+    } catch (error) {
+      deps.logger.warn({ stream: id, err: error }, 'the item still cannot be projected');
+      throw new ItemUnavailable();
+    }
+    await projectionFaults.clear(db, id);
+    const healed = await type.load(db, id);
+    if (!healed) throw new type.NotFound();
+    return healed;
+  }
+  if (!state) throw new type.NotFound();
+  return state;
+}
+
+/**
+ * Proves that `event` can be applied to `state`: the fold runs, and every document it writes,
+ * and the event row itself, fits in one database document. Otherwise nothing is appended.
+ */
+function prove<S extends Versioned>(type: HistoryType<S>, state: S | null, event: StoredEvent): S | null {
+  try {
+    const { state: next, documents } = type.fold(state, event);
+    for (const doc of documents) assertStorable(doc);
+    return next;
+  } catch (error) {
+    throw toRestError(error);
+  }
+}
+
+function toRestError(error: unknown): unknown {
+  if (error instanceof DocumentTooLargeError) return new ItemTooLarge({ bytes: error.bytes });
+  if (error instanceof NonFiniteNumberError) return new NonFiniteNumber({ param: error.field });
+  return error;
+}
+
+/**
+ * Projects an appended event. The append was the commit point, so the write is answered as a
+ * success whatever happens here: the projection is retried (catching up on anything before it),
+ * and if it still fails, the item as the fold leaves it is returned and the next command or
+ * start-up heals the read model.
+ */
+async function project<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, folded: S | null): Promise<S | null> {
+  const { db } = deps.store;
+  const log = changeLog(db);
+  for (let attempt = 1; attempt <= PROJECTION_ATTEMPTS; attempt++) {
+    try {
+      await catchUpStream(db, log, type.projection, event.stream);
+      const state = await type.load(db, event.stream);
+      // Someone may have appended after this event: the answer is this command's outcome.
+      return state && state.version === event.seq ? state : folded;
+    } catch (error) {
+      deps.logger.warn({ stream: event.stream, seq: event.seq, attempt, err: error }, 'projecting an appended event failed');
+    }
+  }
+  deps.logger.error({ stream: event.stream, seq: event.seq }, 'appended event left unprojected; it is healed by the next write or start-up');
+  return folded;
+}
+
+/** Appends the first event of a new stream (its `created` event) and projects it. */
+export async function createItem<S extends Versioned, D>(
+  deps: KernelDeps,
+  type: HistoryType<S>,
+  streamType: string,
+  id: number,
+  actor: number,
+  decision: NonNullable<Decision<D>>,
+): Promise<S> {
+  const event: NewEvent<D> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data };
+  const folded = prove(type, null, { ...event, seq: 1 } as StoredEvent);
+  let stored: StoredEvent;
+  try {
+    stored = (await changeLog(deps.store.db).append(event, 0)) as StoredEvent;
+  } catch (error) {
+    throw toRestError(error);
+  }
+  return (await project(deps, type, stored, folded))!;
+}
+
+/**
+ * The command cycle: read the item, check the client's precondition, decide, prove the
+ * projection, append at the item's version, project. Losing the race for the version (a
+ * duplicate `(stream, seq)`) brings the read model up to date and decides again; with a
+ * precondition, the changed item then fails it (412).
+ */
+export async function runCommand<S extends Versioned, D>(
+  deps: KernelDeps,
+  type: HistoryType<S>,
+  id: number,
+  actor: number,
+  decide: (state: S) => Promise<Decision<D>>,
+  options: CommandOptions = {},
+): Promise<CommandResult<S>> {
+  const { db } = deps.store;
+  const log = changeLog(db);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const state = await loadItem(deps, type, id);
+    if (options.precondition && !options.precondition(type.etag(state))) throw new PreconditionFailed();
+    const decision = await decide(state);
+    if (!decision) return { state, event: null };
+    const event: NewEvent<D> = { stream: id, streamType: type.streamTypeOf(state), type: decision.type, at: deps.clock(), actor, data: decision.data };
+    const folded = prove(type, state, { ...event, seq: state.version + 1 } as StoredEvent);
+    let stored: StoredEvent;
+    try {
+      stored = (await log.append(event, state.version)) as StoredEvent;
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw toRestError(error);
+      await catchUpStream(db, log, type.projection, id).catch((failure: unknown) => {
+        deps.logger.warn({ stream: id, err: failure }, 'catching up after a lost race failed');
+      });
+      continue;
+    }
+    return { state: await project(deps, type, stored, folded), event: stored };
+  }
+  throw new WriteConflict();
+}
+
+/**
+ * Erases content from a stream's events (a force delete, a deleted revision): in the data of
+ * every event, each content field of each record for which `erase(field, value)` holds is
+ * blanked, and the event records which fields were. Who, when and what kind stay.
+ */
+export async function eraseContent<S extends Versioned>(
+  deps: KernelDeps,
+  type: HistoryType<S>,
+  id: number,
+  erase: (field: string, value: unknown) => boolean,
+): Promise<void> {
+  await changeLog(deps.store.db).redact<Record<string, unknown>>(id, (event) => {
+    const fields: string[] = [];
+    const scrub = (record: Record<string, unknown>) => {
+      const out = { ...record };
+      for (const field of type.contentFields) {
+        const blank = type.blank(field);
+        if (Object.hasOwn(out, field) && erase(field, out[field]) && JSON.stringify(out[field]) !== JSON.stringify(blank)) {
+          out[field] = blank;
+          fields.push(field);
+        }
+      }
+      return out;
+    };
+    const data: Record<string, unknown> = { ...event.data };
+    for (const [key, value] of Object.entries(data)) {
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) data[key] = scrub(value as Record<string, unknown>);
+    }
+    return fields.length ? { data, fields } : null;
+  });
+}
