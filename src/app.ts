@@ -8,6 +8,7 @@ import { RestServer } from './rest/rest-server.js';
 import { type ResourceManifest } from './resources/manifest.js';
 import { readSiteIdentity } from './resources/settings/index.js';
 import { isDatabaseUp } from './store/mongo.js';
+import { projectionFaults } from './store/projections.js';
 
 export const SITE_NAME = 'CMS';
 
@@ -46,5 +47,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     logger: deps.logger,
     authenticate: options.authenticate ?? deps.auth.authenticate,
     isHealthy: () => isDatabaseUp(deps.store.db),
+    faults: async () =>
+      (await projectionFaults.list(deps.store.db, 20)).map(({ stream, streamType, seq, error, at }) => ({ stream, streamType, seq, error, at })),
   });
 }

@@ -21,6 +21,8 @@ export interface HttpOptions<D> {
   /** Resolves the caller from the request headers; throws a RestError for bad credentials. */
   authenticate: (credentials: { headers: Record<string, string | undefined>; ip: string }) => Promise<RestUser>;
   isHealthy: () => Promise<boolean>;
+  /** Items the service cannot serve (streams of the change log that cannot be projected). */
+  faults?: () => Promise<readonly object[]>;
 }
 
 type ApiRequest = Request & { jsonError?: string };
@@ -62,7 +64,9 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
 
   app.get('/healthz', async (_req, res) => {
     const up = await options.isHealthy();
-    res.status(up ? 200 : 503).json({ status: up ? 'ok' : 'unavailable', database: up ? 'up' : 'down' });
+    const faults = up && options.faults ? await options.faults() : [];
+    const status = !up ? 'unavailable' : faults.length ? 'degraded' : 'ok';
+    res.status(up ? 200 : 503).json({ status, database: up ? 'up' : 'down', ...(faults.length ? { faults } : {}) });
   });
 
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
