@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resources } from '../../src/resources/index.js';
+import { projectionsOf } from '../../src/resources/manifest.js';
+import { postsCollection } from '../../src/resources/posts/post.model.js';
+import { changeLog } from '../../src/store/change-log.js';
+import { rebuildProjections } from '../../src/store/projections.js';
 import { basic, createTestApp, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;
@@ -9,8 +14,20 @@ afterAll(async () => {
   await app?.stop();
 });
 
-async function publishPostBy(author: number) {
-  await app.deps.store.db.collection('posts').insertOne({ _id: Math.floor(Math.random() * 1e9), type: 'post', status: 'publish', author } as never);
+/** Publishes an item as `user`, through the API (its events and projections as any client makes them). */
+async function publishAs(user: { headers: Record<string, string> }, route = '/cms/v2/posts', title = 'Published'): Promise<number> {
+  const response = await app.api('POST', route, { headers: user.headers, json: { title, content: `<p>${title} content</p>`, status: 'publish' } });
+  expect(response.status).toBe(201);
+  return response.body.id as number;
+}
+
+/** The items' read models after start-up healing on the same database, and after a full rebuild. */
+async function afterHealingAndRebuild(ids: number[]): Promise<{ healed: unknown[]; rebuilt: unknown[] }> {
+  const posts = () => postsCollection(app.deps.store.db).find({ _id: { $in: ids } }).sort({ _id: 1 }).toArray();
+  for (const resource of resources) await resource.seed?.(app.deps);
+  const healed = await posts();
+  await rebuildProjections(app.deps.store.db, changeLog(app.deps.store.db), projectionsOf(resources));
+  return { healed, rebuilt: await posts() };
 }
 
 describe('the first administrator', () => {
@@ -27,7 +44,7 @@ describe('GET /users', () => {
   it('shows anonymous callers only users with published posts, without private fields', async () => {
     const author = await app.asRole('author', { name: 'Published Author' });
     const quiet = await app.asRole('author', { name: 'Quiet Author' });
-    await publishPostBy(author.id);
+    await publishAs(author);
     const { status, body, headers } = await app.api('GET', '/cms/v2/users');
     expect(status).toBe(200);
     const ids = body.map((user: any) => user.id);
@@ -223,25 +240,44 @@ describe('DELETE /users/<id>', () => {
     expect(self.body.code).toBe('rest_user_invalid_reassign');
   });
 
-  it('deletes, giving the posts to the reassigned user', async () => {
-    const victim = await app.asRole('author');
-    await publishPostBy(victim.id);
-    const response = await app.api('DELETE', `/cms/v2/users/${victim.id}`, { headers: app.admin, query: { force: true, reassign: 1 } });
+  it('deletes, giving the posts to the reassigned user through an updated event each, which healing and a rebuild keep', async () => {
+    const victim = await app.asRole('editor');
+    const heir = await app.asRole('editor');
+    const ids = [await publishAs(victim), await publishAs(victim, '/cms/v2/pages')];
+    const response = await app.api('DELETE', `/cms/v2/users/${victim.id}`, { headers: app.admin, query: { force: true, reassign: heir.id } });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ deleted: true, previous: { id: victim.id, username: victim.username } });
     expect(response.body.previous._links).toBeUndefined();
     expect((await app.api('GET', `/cms/v2/users/${victim.id}`, { headers: app.admin })).status).toBe(404);
-    expect(await app.deps.store.db.collection('posts').countDocuments({ author: victim.id })).toBe(0);
+    for (const [index, id] of ids.entries()) {
+      const item = await app.api('GET', `/cms/v2/${index ? 'pages' : 'posts'}/${id}`, { query: { _fields: 'author,status,title' } });
+      expect(item.body).toMatchObject({ author: heir.id, status: 'publish', title: { rendered: 'Published' } });
+      const events = await changeLog(app.deps.store.db).readStream(id);
+      expect(events.at(-1)).toMatchObject({ type: 'updated', actor: 1, data: { changes: { author: heir.id } } });
+    }
+    const { healed, rebuilt } = await afterHealingAndRebuild(ids);
+    expect(healed.map((doc: any) => doc.author)).toEqual([heir.id, heir.id]);
+    expect(rebuilt).toEqual(healed);
     const login = await app.api('GET', '/cms/v2/users/me', { headers: victim.headers });
     expect(login.status).toBe(401);
     expect(login.body.code).toBe('invalid_username');
   });
 
-  it('accepts reassign=false to delete the posts with the user', async () => {
-    const victim = await app.asRole('author');
-    await publishPostBy(victim.id);
+  it('accepts reassign=false to delete the posts for good with the user: deleted events, content erased, gone after healing and a rebuild', async () => {
+    const victim = await app.asRole('editor');
+    const ids = [await publishAs(victim, '/cms/v2/posts', 'Doomed post'), await publishAs(victim, '/cms/v2/pages', 'Doomed page')];
+    const kept = await publishAs(await app.asRole('author'), '/cms/v2/posts', 'Kept');
     const response = await app.api('DELETE', `/cms/v2/users/${victim.id}`, { headers: app.admin, query: { force: true, reassign: 'false' } });
     expect(response.status).toBe(200);
-    expect(await app.deps.store.db.collection('posts').countDocuments({ author: victim.id })).toBe(0);
+    for (const [index, id] of ids.entries()) {
+      expect((await app.api('GET', `/cms/v2/${index ? 'pages' : 'posts'}/${id}`, { headers: app.admin })).status).toBe(404);
+      const events = await changeLog(app.deps.store.db).readStream<{ fields?: { title: string } }>(id);
+      expect(events.at(-1)).toMatchObject({ type: 'deleted', actor: 1 });
+      expect(events[0].data.fields!.title).toBe('');
+      expect(events[0].redacted).toContain('title');
+    }
+    const { healed, rebuilt } = await afterHealingAndRebuild([...ids, kept]);
+    expect(healed.map((doc: any) => doc._id)).toEqual([kept]);
+    expect(rebuilt).toEqual(healed);
   });
 });

@@ -3,6 +3,7 @@ import { DEFAULT_ROLE } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { defineRestError, RestError } from '../../rest/errors.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
+import { handOverPostsOf } from '../posts/index.js';
 import { usersCollection, type UserDoc } from './user.model.js';
 import { mergeMeta } from '../../registry/meta.js';
 
@@ -135,20 +136,16 @@ export async function updateUserAccount(deps: Deps, doc: UserDoc, changes: UserC
 }
 
 /**
- * Deletes a user, giving their posts to `reassignTo`, or deleting them when it is null.
- * The posts are moved or removed as stored documents; once posts keep a change log this
- * must go through their commands.
+ * Deletes a user, giving their posts to `reassignTo`, or deleting them for good when it is null
+ * (`wp_delete_user`). The posts slice's commands do it, so the change log records each change
+ * and healing or a rebuild reach the same result.
  */
-export async function deleteUserAccount(deps: Deps, doc: UserDoc, reassignTo: number | null): Promise<void> {
+export async function deleteUserAccount(deps: Deps, doc: UserDoc, reassignTo: number | null, actor: number): Promise<void> {
   const { db } = deps.store;
-  if (reassignTo !== null) {
-    if (reassignTo === doc._id || !(await usersCollection(db).findOne({ _id: reassignTo }, { projection: { _id: 1 } }))) {
-      throw new InvalidReassign();
-    }
-    await db.collection('posts').updateMany({ author: doc._id }, { $set: { author: reassignTo } });
-  } else {
-    await db.collection('posts').deleteMany({ author: doc._id });
+  if (reassignTo !== null && (reassignTo === doc._id || !(await usersCollection(db).findOne({ _id: reassignTo }, { projection: { _id: 1 } })))) {
+    throw new InvalidReassign();
   }
+  await handOverPostsOf(deps, doc._id, reassignTo, actor);
   await db.collection('application_passwords').deleteMany({ user: doc._id });
   await usersCollection(db).deleteOne({ _id: doc._id });
   deps.auth.forget(doc._id);

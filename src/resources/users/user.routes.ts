@@ -97,7 +97,7 @@ async function deleteUser(req: RestRequest, deps: Deps) {
   req.context = 'edit';
   const previous = prepareUser(doc, req, deps.siteUrl);
   delete previous._links;
-  await deleteUserAccount(deps, doc, reassignTarget(req.params.reassign)!);
+  await deleteUserAccount(deps, doc, reassignTarget(req.params.reassign)!, req.user.id);
   return { deleted: true, previous };
 }
 
