@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { RestError } from '../rest/errors.js';
+import { defineRestErrorWith } from '../rest/errors.js';
 import { type IndexSpec } from '../store/mongo.js';
 
 export interface ThrottleLimits {
@@ -16,13 +16,10 @@ interface FailureDoc {
 
 export const loginThrottleIndexes: IndexSpec[] = [];
 
-export class TooManyLoginAttempts extends RestError {
-  constructor(retryAfterSeconds: number) {
-    super('too_many_login_attempts', 'Too many failed login attempts. Please try again later.', 429, {
-      retry_after: retryAfterSeconds,
-    });
-  }
-}
+export const TooManyLoginAttempts = defineRestErrorWith('too_many_login_attempts', 429, (retryAfterSeconds: number) => ({
+  message: 'Too many failed login attempts. Please try again later.',
+  data: { retry_after: retryAfterSeconds },
+}));
 
 /**
  * Counts failed logins per client address and per username in the database (so every service

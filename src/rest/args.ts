@@ -1,5 +1,5 @@
 import { type Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { RestError, invalidParams, missingParams } from './errors.js';
+import { RestError, invalidParams, missingParams, schemaError, type SchemaErrorCode } from './errors.js';
 import { compileField, typesOf, type FieldSchema } from './schema.js';
 
 /** An endpoint argument: a field schema plus an optional check that needs the request. */
@@ -126,7 +126,7 @@ function schemaAt(schema: FieldSchema, schemaPath: string): FieldSchema {
   return (current as FieldSchema) ?? schema;
 }
 
-const FORMAT_ERRORS: Record<string, [string, string]> = {
+const FORMAT_ERRORS: Record<string, [SchemaErrorCode, string]> = {
   'date-time': ['rest_invalid_date', 'Invalid date.'],
   email: ['rest_invalid_email', 'Invalid email address.'],
   uri: ['rest_invalid_url', 'Invalid URL.'],
@@ -139,8 +139,8 @@ const FORMAT_ERRORS: Record<string, [string, string]> = {
 
 /** Maps ajv's first error to WordPress's code and wording (`rest_validate_value_from_schema`). */
 export function describeSchemaError(name: string, schema: FieldSchema, error: ErrorObject | undefined): RestError {
-  const fail = (code: string, message: string) => new RestError(code, message, 400, { param: name });
-  if (!error) return new RestError('rest_invalid_param', 'Invalid parameter.', 400);
+  const fail = (code: SchemaErrorCode, message: string) => schemaError(code, message, name);
+  if (!error) return schemaError('rest_invalid_param', 'Invalid parameter.');
   const param = paramPath(name, error.instancePath);
   const at = schemaAt(schema, error.schemaPath);
   const p = error.params as Record<string, unknown>;

@@ -12,12 +12,14 @@ export class RestError extends Error {
     message: string,
     readonly status: number,
     readonly data: Record<string, unknown> = {},
+    /** Members of the body beside `code`, `message` and `data` (WordPress's `additional_data`). */
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
   }
 
   toBody(): RestErrorBody {
-    return { code: this.code, message: this.message, data: { status: this.status, ...this.data } };
+    return { code: this.code, message: this.message, data: { status: this.status, ...this.data }, ...this.extra };
   }
 }
 
@@ -36,17 +38,69 @@ export function defineRestError(code: string, message: string, status: number): 
   };
 }
 
+/** What a parameterized error says about the values it is given. */
+export interface ErrorDetails {
+  message: string;
+  /** Overrides the defined status (401 for anonymous callers, 403 for users). */
+  status?: number;
+  data?: Record<string, unknown>;
+  extra?: Record<string, unknown>;
+}
+
 /**
- * A named error whose message names a value (`The role %s does not exist.`): WordPress's
- * `sprintf` messages. The constructor takes the values `message` is given.
+ * A named error whose message or data name values (`The role %s does not exist.`: WordPress's
+ * `sprintf` messages). The constructor takes the values `describe` is given.
  */
-export function defineRestErrorWith<A extends unknown[]>(code: string, message: (...args: A) => string, status: number): new (...args: A) => RestError {
+export function defineRestErrorWith<A extends unknown[]>(
+  code: string,
+  status: number,
+  describe: (...args: A) => string | ErrorDetails,
+): new (...args: A) => RestError {
   definedErrorCodes.add(code);
   return class extends RestError {
     constructor(...args: A) {
-      super(code, message(...args), status);
+      const details = describe(...args);
+      const { message, status: actual = status, data = {}, extra = {} } = typeof details === 'string' ? { message: details } : details;
+      super(code, message, actual, data, extra);
     }
   };
+}
+
+/**
+ * The codes `rest_validate_value_from_schema` answers a value with: each defined here once,
+ * for the argument validator to name with the message its check makes.
+ */
+export const SCHEMA_ERROR_CODES = [
+  'rest_invalid_param',
+  'rest_invalid_type',
+  'rest_not_in_enum',
+  'rest_out_of_bounds',
+  'rest_too_short',
+  'rest_too_long',
+  'rest_invalid_pattern',
+  'rest_too_few_items',
+  'rest_too_many_items',
+  'rest_duplicate_items',
+  'rest_property_required',
+  'rest_additional_properties_forbidden',
+  'rest_too_few_properties',
+  'rest_too_many_properties',
+  'rest_one_of_multiple_matches',
+  'rest_no_matching_schema',
+  'rest_invalid_multiple',
+  'rest_invalid_date',
+  'rest_invalid_email',
+  'rest_invalid_url',
+  'rest_invalid_uuid',
+  'rest_invalid_ip',
+  'rest_invalid_hex_color',
+] as const;
+export type SchemaErrorCode = (typeof SCHEMA_ERROR_CODES)[number];
+for (const code of SCHEMA_ERROR_CODES) definedErrorCodes.add(code);
+
+/** A parameter's value refused by its schema: 400 with the parameter's name. */
+export function schemaError(code: SchemaErrorCode, message: string, param?: string): RestError {
+  return new RestError(code, message, 400, param === undefined ? {} : { param });
 }
 
 /** Who is asking, as far as status codes go: anonymous callers get 401, users 403. */
@@ -82,15 +136,16 @@ export const ItemUnavailable = defineRestError('rest_item_unavailable', "The ite
 export const Forbidden = defineAuthError('rest_forbidden', 'Sorry, you are not allowed to do that.');
 export const ForbiddenContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit this item.');
 
+definedErrorCodes.add('rest_missing_callback_param');
+definedErrorCodes.add('rest_invalid_param');
+
 export function missingParams(names: string[]): RestError {
-  definedErrorCodes.add('rest_missing_callback_param');
   return new RestError('rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, 400, {
     params: names,
   });
 }
 
 export function invalidParams(problems: Record<string, RestError>): RestError {
-  definedErrorCodes.add('rest_invalid_param');
   const names = Object.keys(problems);
   const params: Record<string, string> = {};
   const details: Record<string, RestErrorBody> = {};

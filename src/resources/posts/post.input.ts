@@ -5,7 +5,7 @@ import { sanitizeContent } from '../../lib/content-render.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
-import { defineAuthError, defineRestError, InvalidDate, RestError } from '../../rest/errors.js';
+import { defineAuthError, defineRestError, defineRestErrorWith, InvalidDate } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
 import { uniqueSlug } from './post.commands.js';
@@ -20,7 +20,7 @@ export const CannotAssignTerm = defineAuthError('rest_cannot_assign_term', 'Sorr
 export const InvalidAuthor = defineRestError('rest_invalid_author', 'Invalid author ID.', 400);
 export const InvalidParent = defineRestError('rest_post_invalid_id', 'Invalid post parent ID.', 400);
 export const InvalidFeaturedMedia = defineRestError('rest_invalid_featured_media', 'Invalid featured media ID.', 400);
-const InvalidTerm = (taxonomy: string) => new RestError('rest_invalid_term_id', `Invalid ${taxonomy} term ID.`, 400);
+const InvalidTerm = defineRestErrorWith('rest_invalid_term_id', 400, (taxonomy: string) => `Invalid ${taxonomy} term ID.`);
 
 /** `title`, `content` and `excerpt` are written as a string or as `{ raw }`. */
 export function rawText(value: unknown): string | undefined {
@@ -96,7 +96,7 @@ async function applyTerms(req: RestRequest, deps: Deps, type: PostTypeDef, chang
     if (!can(req.user, taxonomy.capabilities.assign_terms)) throw new CannotAssignTerm(req);
     const unique = [...new Set(ids)];
     const found = await deps.store.db.collection('terms').countDocuments({ _id: { $in: unique }, taxonomy: taxonomy.slug } as never);
-    if (found !== unique.length) throw InvalidTerm(taxonomy.slug);
+    if (found !== unique.length) throw new InvalidTerm(taxonomy.slug);
     changes.terms = { ...(changes.terms ?? {}), [taxonomy.slug]: unique };
   }
 }

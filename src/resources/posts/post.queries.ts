@@ -6,14 +6,13 @@ import { formatSiteDate, parseRestDate } from '../../lib/site-dates.js';
 import { POST_STATUSES } from '../../registry/post-statuses.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
-import { InvalidDate, RestError } from '../../rest/errors.js';
+import { defineRestError, InvalidDate } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
 import { type PostDoc } from './post.model.js';
 
-export const NoSearchTerm = () => new RestError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
-export const OrderbyIncludeMissing = () =>
-  new RestError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+export const NoSearchTerm = defineRestError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+export const OrderbyIncludeMissing = defineRestError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
 
 const DATE_BOUNDS = [
   ['after', 'date', '$gt'],
@@ -96,8 +95,8 @@ export async function postListQuery(
   if (taxQueries.length) and.push(p.tax_relation === 'OR' ? { $or: taxQueries } : { $and: taxQueries });
 
   const orderby = String(p.orderby ?? 'date');
-  if (orderby === 'relevance' && !p.search) throw NoSearchTerm();
-  if (orderby === 'include' && !ids('include').length) throw OrderbyIncludeMissing();
+  if (orderby === 'relevance' && !p.search) throw new NoSearchTerm();
+  if (orderby === 'include' && !ids('include').length) throw new OrderbyIncludeMissing();
   const direction = p.order === 'asc' ? 1 : -1;
   const field = SORT_FIELDS[orderby] ?? 'date';
   const sort: Sort = field === '_id' ? { _id: direction } : { [field]: direction, _id: direction };

@@ -109,8 +109,8 @@ export interface RevisionPage {
  */
 export async function revisionPage(deps: Deps, parent: PostDoc, params: RevisionListParams, projection: Record<string, 0>): Promise<RevisionPage> {
   const filter = listFilter(parent._id, params);
-  if (params.orderby === 'relevance' && !params.search) throw NoSearchTerm();
-  if (params.orderby === 'include' && params.include.length === 0) throw OrderbyIncludeMissing();
+  if (params.orderby === 'relevance' && !params.search) throw new NoSearchTerm();
+  if (params.orderby === 'include' && params.include.length === 0) throw new OrderbyIncludeMissing();
 
   const unfiltered = !params.include.length && !params.exclude.length && !params.search;
   const byDate = !['id', 'title', 'slug', 'include', 'relevance'].includes(params.orderby);

@@ -20,8 +20,8 @@ const TrashNotSupported = defineRestError('rest_trash_not_supported', "Revisions
 /** WordPress 6.5+: a revision asked for under another item's URL (its message names the parent). */
 const ParentIdMismatch = defineRestErrorWith(
   'rest_revision_parent_id_mismatch',
-  (parent: number) => `The revision does not belong to the specified parent with id of "${parent}"`,
   404,
+  (parent: number) => `The revision does not belong to the specified parent with id of "${parent}"`,
 );
 
 /** The parent and the revision a `.../revisions/<id>` URL names, the revision belonging to that parent. */

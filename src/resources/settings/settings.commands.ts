@@ -1,5 +1,5 @@
 import { type AnyBulkWriteOperation, type Db } from 'mongodb';
-import { defineRestError, definedErrorCodes, invalidParams, RestError } from '../../rest/errors.js';
+import { defineRestError, defineRestErrorWith, invalidParams, type RestError } from '../../rest/errors.js';
 import { SETTINGS, type SettingDef, type SettingValue } from '../../registry/settings.js';
 import { prepareValue } from './settings.schema.js';
 import { optionsCollection, storedOptions, type OptionDoc } from './settings.queries.js';
@@ -7,13 +7,11 @@ import { sanitizeOption } from './settings.sanitize.js';
 
 const InvalidAttachment = defineRestError('rest_invalid_param', 'Invalid attachment ID.', 400);
 
-definedErrorCodes.add('rest_invalid_stored_value');
-
-class InvalidStoredValue extends RestError {
-  constructor(name: string) {
-    super('rest_invalid_stored_value', `The ${name} property has an invalid stored value, and cannot be updated to null.`, 500);
-  }
-}
+const InvalidStoredValue = defineRestErrorWith(
+  'rest_invalid_stored_value',
+  500,
+  (name: string) => `The ${name} property has an invalid stored value, and cannot be updated to null.`,
+);
 
 /** Refuses a logo or icon that is neither 0 nor an attachment, reporting every such setting at once. */
 async function checkAttachments(db: Db, changes: [SettingDef, SettingValue][]): Promise<void> {

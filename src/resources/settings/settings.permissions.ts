@@ -1,17 +1,15 @@
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
-import { type Caller, definedErrorCodes, RestError } from '../../rest/errors.js';
+import { type Caller, defineRestErrorWith } from '../../rest/errors.js';
 import { type Permission } from '../../rest/route.js';
 import { SETTINGS } from '../../registry/settings.js';
 
-definedErrorCodes.add('rest_cannot_update');
-
 /** `rest_cannot_update` names the setting refused, so its message is made per setting. */
-export class CannotUpdateSetting extends RestError {
-  constructor(caller: Caller, name: string) {
-    super('rest_cannot_update', `Sorry, you are not allowed to edit the ${name} option.`, caller.user.id > 0 ? 403 : 401, { key: name });
-  }
-}
+export const CannotUpdateSetting = defineRestErrorWith('rest_cannot_update', 403, (caller: Caller, name: string) => ({
+  message: `Sorry, you are not allowed to edit the ${name} option.`,
+  status: caller.user.id > 0 ? 403 : 401,
+  data: { key: name },
+}));
 
 // Every core setting is read and edited with `manage_options` (WordPress's default setting permissions).
 export const canReadSettings: Permission<Deps> = (req) => can(req.user, 'manage_options');

@@ -1,4 +1,4 @@
-import { defineAuthError, defineRestError, definedErrorCodes, RestError } from '../../rest/errors.js';
+import { defineAuthError, defineRestError, defineRestErrorWith, type RestError } from '../../rest/errors.js';
 
 export const TermInvalid = defineRestError('rest_term_invalid', 'Term does not exist.', 404);
 export const ParentTermInvalid = defineRestError('rest_term_invalid', 'Parent term does not exist.', 400);
@@ -24,15 +24,8 @@ export const ForbiddenTaxonomyContext = defineAuthError('rest_forbidden_context'
 export const ForbiddenTermContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit this term.');
 export const ForbiddenPostTerms = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to view terms for this post.');
 
-definedErrorCodes.add('duplicate_term_slug');
-definedErrorCodes.add('term_exists');
-
 /** `wp_update_term` refuses a slug another term of the taxonomy has (no status: 500). */
-export class DuplicateTermSlug extends RestError {
-  constructor(slug: string) {
-    super('duplicate_term_slug', `The slug &#8220;${slug}&#8221; is already in use by another term.`, 500);
-  }
-}
+export const DuplicateTermSlug = defineRestErrorWith('duplicate_term_slug', 500, (slug: string) => `The slug &#8220;${slug}&#8221; is already in use by another term.`);
 
 export type TermExistsClass = new (existingId: number) => RestError;
 
@@ -41,13 +34,9 @@ export type TermExistsClass = new (existingId: number) => RestError;
  * `data` twice over, so WordPress's body also carries the earlier values in `additional_data`.
  */
 export function defineTermExists(message: string): TermExistsClass {
-  return class TermExists extends RestError {
-    constructor(readonly existingId: number) {
-      super('term_exists', message, 400, { term_id: existingId });
-    }
-
-    override toBody() {
-      return { ...super.toBody(), additional_data: [this.existingId, this.existingId] };
-    }
-  };
+  return defineRestErrorWith('term_exists', 400, (existingId: number) => ({
+    message,
+    data: { term_id: existingId },
+    extra: { additional_data: [existingId, existingId] },
+  }));
 }

@@ -56,10 +56,12 @@ export async function createUserAccount(deps: Pick<Deps, 'store' | 'ids' | 'cloc
   try {
     await users.insertOne(doc);
   } catch (error) {
-    // A concurrent create won the race for the username, email or slug.
+    // A concurrent create won the race for the username, email or slug: asked which, not read from the message.
     if ((error as { code?: number }).code !== 11000) throw error;
-    const message = String((error as Error).message);
-    throw message.includes('email') ? new ExistingUserEmail() : message.includes('slug') ? new RestError('rest_user_invalid_slug', 'Invalid slug.', 400) : new ExistingUserLogin();
+    const taken = async (filter: Partial<UserDoc>) => (await users.findOne(filter, { projection: { _id: 1 } })) !== null;
+    if (await taken({ email })) throw new ExistingUserEmail();
+    if (!(await taken({ username })) && (await taken({ slug }))) throw new UserSlugTaken();
+    throw new ExistingUserLogin();
   }
   return doc;
 }
@@ -128,7 +130,9 @@ export async function updateUserAccount(deps: Deps, doc: UserDoc, changes: UserC
       await users.updateOne({ _id: doc._id }, { $set: set });
     } catch (error) {
       if ((error as { code?: number }).code !== 11000) throw error;
-      throw String((error as Error).message).includes('slug') ? new UserSlugTaken() : new UserEmailTaken();
+      // Another user took the email or slug meanwhile: asked which, not read from the message.
+      const takenSlug = set.slug !== undefined && (await users.findOne({ slug: set.slug, _id: { $ne: doc._id } }, { projection: { _id: 1 } })) !== null;
+      throw takenSlug ? new UserSlugTaken() : new UserEmailTaken();
     }
   }
   if (set.passwordHash) deps.auth.forget(doc._id);

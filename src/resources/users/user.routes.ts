@@ -1,6 +1,6 @@
 import { can, isRole, type RoleName } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
-import { defineAuthError, defineRestError, RestError } from '../../rest/errors.js';
+import { defineAuthError, defineRestError, defineRestErrorWith } from '../../rest/errors.js';
 import { argsFromSchema, collectionArgs, contextArg } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
@@ -15,7 +15,11 @@ import { userSchema } from './user.schema.js';
 import { prepareUser } from './user.serializer.js';
 
 export const UserExists = defineRestError('rest_user_exists', 'Cannot create existing user.', 400);
-const RoleDoesNotExist = (role: string) => new RestError('rest_user_invalid_role', `The role ${role} does not exist.`, 400);
+const RoleDoesNotExist = defineRestErrorWith('rest_user_invalid_role', 400, (role: string) => `The role ${role} does not exist.`);
+const InvalidUsername = defineRestError('rest_user_invalid_username', 'This username is invalid because it uses illegal characters. Please enter a valid username.', 400);
+const EmptyPassword = defineRestError('rest_user_invalid_password', 'Passwords cannot be empty.', 400);
+const BackslashInPassword = defineRestError('rest_user_invalid_password', 'Passwords cannot contain the "\\" character.', 400);
+const ReassignNotInteger = defineRestError('rest_invalid_type', 'reassign is not of type integer.', 400);
 const RoleNotGrantable = defineAuthError('rest_user_invalid_role', 'Sorry, you are not allowed to give users that role.');
 
 // WordPress's `sanitize_user( $login, true )`: a username must already be in this form.
@@ -28,7 +32,7 @@ const writeArgs = (mode: 'create' | 'update'): ArgSpecs<RestRequest> => {
     validate: (value) => {
       const username = String(value);
       if (!STRICT_USERNAME.test(username) || username.trim() !== username || username === '') {
-        throw new RestError('rest_user_invalid_username', 'This username is invalid because it uses illegal characters. Please enter a valid username.', 400);
+        throw new InvalidUsername();
       }
     },
   };
@@ -36,8 +40,8 @@ const writeArgs = (mode: 'create' | 'update'): ArgSpecs<RestRequest> => {
     ...args.password,
     validate: (value) => {
       const password = String(value);
-      if (password.trim() === '') throw new RestError('rest_user_invalid_password', 'Passwords cannot be empty.', 400);
-      if (password.includes('\\')) throw new RestError('rest_user_invalid_password', 'Passwords cannot contain the "\\" character.', 400);
+      if (password.trim() === '') throw new EmptyPassword();
+      if (password.includes('\\')) throw new BackslashInPassword();
     },
   };
   return args;
@@ -47,7 +51,7 @@ const writeArgs = (mode: 'create' | 'update'): ArgSpecs<RestRequest> => {
 function checkRoles(req: RestRequest, target: number | null): RoleName[] | undefined {
   const roles = req.params.roles as string[] | undefined;
   if (roles === undefined) return undefined;
-  for (const role of roles) if (!isRole(role)) throw RoleDoesNotExist(role);
+  for (const role of roles) if (!isRole(role)) throw new RoleDoesNotExist(role);
   const granted = roles as RoleName[];
   if (!can(req.user, 'promote_users')) throw new RoleNotGrantable(req);
   if (target === req.user.id && !granted.some((role) => can({ id: target, roles: [role] }, 'edit_users'))) {
@@ -119,7 +123,7 @@ const deleteArgs: ArgSpecs<RestRequest> = {
     required: true,
     description: 'Reassign the deleted user\'s posts and links to this user ID.',
     validate: (value) => {
-      if (reassignTarget(value) === undefined) throw new RestError('rest_invalid_type', 'reassign is not of type integer.', 400);
+      if (reassignTarget(value) === undefined) throw new ReassignNotInteger();
     },
   },
 };

@@ -1,0 +1,41 @@
+// Every code the service can answer with is defined once in the error registry, and the README's
+// list of codes is that registry: a code added without being listed, or listed and never
+// defined, fails here.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { definedErrorCodes } from '../../src/rest/errors.js';
+import '../../src/service.js';
+import '../../src/resources/index.js';
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await sourceFiles(full)));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) files.push(full);
+  }
+  return files;
+}
+
+describe('the error registry', () => {
+  it('is the list of codes the README documents', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const section = readme.split('### Error codes')[1].split(/\n#{2,3} /)[0];
+    const documented = [...section.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]).filter((code) => code !== 'defineRestError');
+    expect(documented.length).toBeGreaterThan(50);
+    expect(new Set(documented)).toEqual(new Set(definedErrorCodes));
+  });
+
+  it('is the only way errors are made: no inline RestError, no error recognised by its message', async () => {
+    const offenders: string[] = [];
+    for (const file of [...(await sourceFiles('src')), ...(await sourceFiles('scripts'))]) {
+      if (file === path.join('src', 'rest', 'errors.ts')) continue;
+      const text = await readFile(file, 'utf8');
+      for (const [index, line] of text.split('\n').entries()) {
+        if (/new RestError\(|extends RestError\b|definedErrorCodes\.add|\.message\)?\.(includes|startsWith|match)\(/.test(line)) offenders.push(`${file}:${index + 1}: ${line.trim()}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});
