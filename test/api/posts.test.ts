@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { changeLog } from '../../src/store/change-log.js';
 
 let app: TestApp;
 let author: Awaited<ReturnType<TestApp['asRole']>>;
@@ -183,6 +184,27 @@ describe('updating posts', () => {
     expect(stale.status).toBe(412);
     expect(stale.body.code).toBe('rest_precondition_failed');
     expect((await app.api('GET', route, { headers: author.headers, query: { context: 'edit' } })).body.title.raw).toBe('Guarded 2');
+  });
+
+  it('reads If-Match as RFC 9110 says: a list, * for any item, weak tags never, on updates and deletes alike', async () => {
+    const post = (await create(author.headers, { title: 'Conditional' })).body;
+    const route = `/cms/v2/posts/${post.id}`;
+    const etag = (await app.api('GET', route, { headers: author.headers })).headers.get('etag')!;
+    const send = (method: string, ifMatch: string, query: Record<string, string | boolean> = {}) =>
+      app.api(method, route, { headers: { ...author.headers, 'If-Match': ifMatch }, json: method === 'POST' ? { title: `Conditional ${ifMatch}` } : undefined, query });
+
+    expect((await send('POST', `W/${etag}`)).status).toBe(412);
+    expect((await send('POST', '"0", "999"')).status).toBe(412);
+    const listed = await send('POST', `"0", ${etag}`);
+    expect(listed.status).toBe(200);
+    const current = listed.headers.get('etag')!;
+    expect((await send('POST', '*')).status).toBe(200);
+    expect((await send('DELETE', current, { force: true })).status).toBe(412);
+    const fresh = (await app.api('GET', route, { headers: author.headers })).headers.get('etag')!;
+    const events = await changeLog(app.deps.store.db).countStream(post.id);
+    expect((await send('DELETE', `W/${fresh}`)).status).toBe(412);
+    expect(await changeLog(app.deps.store.db).countStream(post.id)).toBe(events);
+    expect((await send('DELETE', fresh, { force: true })).status).toBe(200);
   });
 
   it('lets only those who may edit the post update it', async () => {
