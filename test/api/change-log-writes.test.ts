@@ -1,15 +1,12 @@
 // Writes through the change-log kernel are all or nothing: a write answered with an error left
 // nothing in the log, a write answered with success is in the log and in the projection.
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/index.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
 import { postsCollection, revisionsCollection } from '../../src/resources/posts/post.model.js';
-import { startService } from '../../src/service.js';
 import { changeLog } from '../../src/store/change-log.js';
 import { rebuildProjections } from '../../src/store/projections.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;
 
@@ -121,13 +118,7 @@ describe('a stream of the change log that cannot be projected', () => {
     const version = await log().countStream(broken);
     await log().append({ stream: broken, streamType: 'post', type: 'updated', at: new Date(), actor: 1, data: { changes: { excerpt: text(7 * MB, 'e') } } }, version);
 
-    const restarted = await startService({
-      config: loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }),
-      logger: pino({ level: 'silent' }),
-      resources,
-      databaseUri: inject('mongodbUri'),
-      databaseName: app.databaseName,
-    });
+    const restarted = await startServiceOn(app.databaseName);
     try {
       const health = await fetch(`${restarted.siteUrl}/healthz`);
       expect(health.status).toBe(200);

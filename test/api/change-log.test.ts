@@ -1,9 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ConnectionString } from 'mongodb-connection-string-url';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { resources } from '../../src/resources/index.js';
 import {
   autosavePost,
@@ -15,12 +13,11 @@ import {
 } from '../../src/resources/posts/post.commands.js';
 import { postsCollection, revisionsCollection, type PostDoc, type PostFields, type RevisionDoc } from '../../src/resources/posts/post.model.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
-import { startService } from '../../src/service.js';
 import { changeLog } from '../../src/store/change-log.js';
 import { healProjections, rebuildProjections } from '../../src/store/projections.js';
 import { givenPost, postFields } from '../support/post-fixtures.js';
 import { baseEnv } from '../support/service-process.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;
 let users: number[];
@@ -209,14 +206,7 @@ describe('the change log and its projections', () => {
     expect(await posts.findOne({ _id: unborn })).toBeNull();
 
     // A second service on the same database: its start-up heals the change log's projections.
-    const restarted = await startService({
-      config: loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }),
-      logger: pino({ level: 'silent' }),
-      resources,
-      databaseUri: inject('mongodbUri'),
-      databaseName: app.databaseName,
-    });
-    await restarted.stop();
+    await (await startServiceOn(app.databaseName)).stop();
 
     expect(await posts.findOne({ _id: behind._id })).toMatchObject({ title: 'After the crash', version: 2, changeSeq: 2 });
     expect(await posts.findOne({ _id: unborn })).toMatchObject({ type: 'page', title: 'Never projected', version: 1 });

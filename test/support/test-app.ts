@@ -62,6 +62,20 @@ export interface TestAppOptions {
   env?: Record<string, string>;
 }
 
+/**
+ * A second service on a test app's database, as after a restart: its start-up heals the change
+ * log's projections. Silent; stop it when done.
+ */
+export function startServiceOn(databaseName: string): ReturnType<typeof startService> {
+  return startService({
+    config: loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }),
+    logger: pino({ level: 'silent' }),
+    resources: serviceResources,
+    databaseUri: inject('mongodbUri'),
+    databaseName,
+  });
+}
+
 /** Starts the real service on an ephemeral port, with a database of its own on the run's server. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const databaseUri = inject('mongodbUri');

@@ -1,5 +1,5 @@
 import { type Deps } from '../../deps.js';
-import { defineRestError } from '../../rest/errors.js';
+import { PostInvalidPage } from '../posts/index.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestStream, type RestResponse } from '../../rest/rest-response.js';
@@ -11,11 +11,6 @@ import { findHistoryItem, historyPage, inBatches, liveRevisions } from './histor
 import { historyArgs, historySchema } from './history.schema.js';
 import { compactEntry, prepareHistoryEntry, writtenRevision, type HistoryJson } from './history.serializer.js';
 
-export const PostInvalidPage = defineRestError(
-  'rest_post_invalid_page_number',
-  'The page number requested is larger than the number of pages available.',
-  400,
-);
 
 const NDJSON = 'application/x-ndjson';
 // Revision links are checked once per this many streamed events: one indexed query, bounded memory.

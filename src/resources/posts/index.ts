@@ -6,6 +6,7 @@ import { postTypeRoutes } from './post.routes.js';
 
 export { autosavePost, deleteRevision, handOverPostsOf, newestRevision, restoreRevision } from './post.commands.js';
 export { findPostOfType, postEtag, postHistory, PostInvalidId } from './post.history.js';
+export { PostInvalidPage } from './post.queries.js';
 export { postWriteArgs, postTypeSchema } from './post.schema.js';
 export { prepareOne } from './post.serializer.js';
 

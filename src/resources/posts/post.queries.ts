@@ -11,6 +11,7 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
 import { type PostDoc } from './post.model.js';
 
+export const PostInvalidPage = defineRestError('rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
 export const NoSearchTerm = defineRestError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
 export const OrderbyIncludeMissing = defineRestError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
 

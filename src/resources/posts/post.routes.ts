@@ -16,12 +16,11 @@ import { findPostOfType, postEtag } from './post.history.js';
 import { changesFromRequest } from './post.input.js';
 import { postsCollection, type PostFields } from './post.model.js';
 import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
-import { postListQuery } from './post.queries.js';
+import { postListQuery, PostInvalidPage } from './post.queries.js';
 import { postTypeSchema, postWriteArgs, POST_FORMATS } from './post.schema.js';
 import { permalink, prepareMany, prepareOne } from './post.serializer.js';
 import { publishDuePosts, refreshTermCounts } from './post.side-effects.js';
 
-export const PostInvalidPage = defineRestError('rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
 const PostExists = defineRestError('rest_post_exists', 'Cannot create existing post.', 400);
 const CannotCreate = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
 const CannotEdit = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
