@@ -267,8 +267,11 @@ describe('DELETE /users/<id>', () => {
     const victim = await app.asRole('editor');
     const ids = [await publishAs(victim, '/cms/v2/posts', 'Doomed post'), await publishAs(victim, '/cms/v2/pages', 'Doomed page')];
     const kept = await publishAs(await app.asRole('author'), '/cms/v2/posts', 'Kept');
+    const uncategorized = async () => (await app.api('GET', '/cms/v2/categories/1')).body.count as number;
+    const counted = await uncategorized();
     const response = await app.api('DELETE', `/cms/v2/users/${victim.id}`, { headers: app.admin, query: { force: true, reassign: 'false' } });
     expect(response.status).toBe(200);
+    expect(await uncategorized()).toBe(counted - 1);
     for (const [index, id] of ids.entries()) {
       expect((await app.api('GET', `/cms/v2/${index ? 'pages' : 'posts'}/${id}`, { headers: app.admin })).status).toBe(404);
       const events = await changeLog(app.deps.store.db).readStream<{ fields?: { title: string } }>(id);

@@ -4,7 +4,8 @@ import { postIndexes } from './post.model.js';
 import { postsProjection } from './post.projection.js';
 import { postTypeRoutes } from './post.routes.js';
 
-export { autosavePost, deleteRevision, handOverPostsOf, newestRevision, restoreRevision } from './post.commands.js';
+export { autosavePost, deleteRevision, newestRevision, restoreRevision } from './post.commands.js';
+export { handOverPostsOf } from './post.authors.js';
 export { findPostOfType, postEtag, postHistory, PostInvalidId } from './post.history.js';
 export { PostInvalidPage } from './post.queries.js';
 export { postWriteArgs, postTypeSchema } from './post.schema.js';

@@ -171,25 +171,6 @@ export async function deletePost(deps: Deps, id: number, actor: number, options:
   await eraseContent(deps, postHistory, id, () => true);
 }
 
-/**
- * A deleted user's items (WordPress's `wp_delete_user`), through the commands so that the log
- * keeps them: given to `reassignTo` by an `updated` event each, or deleted for good as a force
- * delete does. Items a concurrent request deleted first are skipped.
- */
-export async function handOverPostsOf(deps: Deps, author: number, reassignTo: number | null, actor: number): Promise<number> {
-  const posts = postsCollection(deps.store.db);
-  let count = 0;
-  for (const { _id } of await posts.find({ author, type: { $in: [...postHistory.projection.streamTypes] } }, { projection: { _id: 1 } }).toArray()) {
-    try {
-      if (reassignTo === null) await deletePost(deps, _id, actor);
-      else await updatePost(deps, _id, { author: reassignTo }, actor, { revisions: false, keepModified: true });
-      count++;
-    } catch (error) {
-      if (!(error instanceof postHistory.NotFound)) throw error;
-    }
-  }
-  return count;
-}
 
 /**
  * WordPress's `wp_unique_post_slug`: a slug taken by another item of the type gets `-2`, `-3`...

@@ -15,8 +15,23 @@ export async function publishDuePosts(deps: Deps): Promise<void> {
   }
 }
 
-/** Term `count` is the number of published items carrying the term; recounted for the terms a write touched. */
-export async function refreshTermCounts(deps: Deps, before: PostDoc | null, after: PostDoc | null): Promise<void> {
+/** What term counts depend on. */
+export type TermFacts = Pick<PostDoc, '_id' | 'status' | 'terms'>;
+
+/**
+ * Term `count` is the number of published items carrying the term; recounted for the terms a
+ * write touched. Run after the write's event was appended, so it never fails the write: a count
+ * it could not refresh is set right by the next write touching the term.
+ */
+export async function refreshTermCounts(deps: Deps, before: TermFacts | null, after: TermFacts | null): Promise<void> {
+  try {
+    await recountTerms(deps, before, after);
+  } catch (error) {
+    deps.logger.warn({ err: error, item: (after ?? before)?._id }, 'term counts not refreshed after a write');
+  }
+}
+
+async function recountTerms(deps: Deps, before: TermFacts | null, after: TermFacts | null): Promise<void> {
   if (before && after && before.status === after.status && JSON.stringify(before.terms) === JSON.stringify(after.terms)) return;
   const touched = new Map<string, Set<number>>();
   for (const doc of [before, after]) {
