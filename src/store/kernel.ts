@@ -123,10 +123,15 @@ async function project<S extends Versioned>(deps: KernelDeps, type: HistoryType<
   const log = changeLog(db);
   for (let attempt = 1; attempt <= PROJECTION_ATTEMPTS; attempt++) {
     try {
-      await catchUpStream(db, log, type.projection, event.stream);
-      const state = await type.load(db, event.stream);
-      // Someone may have appended after this event: the answer is this command's outcome.
-      return state && state.version === event.seq ? state : folded;
+      // The read model was at the version the event was appended after, so the first attempt
+      // applies just this event; then (and on a retry) whatever it is still behind is caught up:
+      // on FerretDB a filtered replace is not atomic, and another writer applying an earlier
+      // event late can put the read model back. The answer is this command's outcome, as the
+      // fold computed it, even if others have appended since.
+      if (attempt === 1) await type.projection.apply(db, event);
+      const reached = (await type.projection.versionsOf(db, [event.stream])).get(event.stream) ?? 0;
+      if (reached < event.seq && !type.projection.endsStream.includes(event.type)) await catchUpStream(db, log, type.projection, event.stream);
+      return folded;
     } catch (error) {
       deps.logger.warn({ stream: event.stream, seq: event.seq, attempt, err: error }, 'projecting an appended event failed');
     }

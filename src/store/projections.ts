@@ -103,8 +103,24 @@ export interface ProjectionFault {
 
 const faultsCollection = (db: Db) => db.collection<ProjectionFault>('projection_faults');
 
+/**
+ * Whether a database has any fault, cached for a few seconds per database: items are looked up
+ * on every request, and faults are rare. A fault recorded by another process is seen within
+ * `FAULTS_CACHE_MS`; one recorded or cleared here, at once.
+ */
+const FAULTS_CACHE_MS = 2000;
+const anyFaultCache = new WeakMap<Db, { until: number; any: boolean }>();
+
 export const projectionFaults = {
+  async any(db: Db): Promise<boolean> {
+    const cached = anyFaultCache.get(db);
+    if (cached && cached.until > Date.now()) return cached.any;
+    const any = (await faultsCollection(db).findOne({}, { projection: { _id: 1 } })) !== null;
+    anyFaultCache.set(db, { until: Date.now() + FAULTS_CACHE_MS, any });
+    return any;
+  },
   async record(db: Db, fault: Omit<ProjectionFault, '_id'>): Promise<void> {
+    anyFaultCache.delete(db);
     const row = { _id: String(fault.stream), ...fault };
     await faultsCollection(db)
       .replaceOne({ _id: row._id }, row, { upsert: true })
@@ -116,8 +132,10 @@ export const projectionFaults = {
   },
   async clear(db: Db, stream: number): Promise<void> {
     await faultsCollection(db).deleteOne({ _id: String(stream) });
+    anyFaultCache.delete(db);
   },
   async of(db: Db, stream: number): Promise<ProjectionFault | null> {
+    if (!(await projectionFaults.any(db))) return null;
     return faultsCollection(db).findOne({ _id: String(stream) });
   },
   async list(db: Db, limit = 100): Promise<ProjectionFault[]> {
@@ -183,6 +201,7 @@ export async function healProjections(db: Db, log: ChangeLog, registry: Projecti
 export async function rebuildProjections(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger?: FaultLogger): Promise<number> {
   for (const projection of registry.projections) await projection.clear(db);
   await db.collection('projection_faults').deleteMany({});
+  anyFaultCache.delete(db);
   let count = 0;
   let stream: StoredEvent[] = [];
   const flush = async () => {
