@@ -13,7 +13,7 @@ import { parseRestDateGmt } from '../src/lib/site-dates.js';
 import { HISTORY_TYPES } from '../src/resources/history/index.js';
 import { countTimelineEvents, CSV_COLUMNS, csvRow, timeline, type ExportEntry, type TimelineQuery } from '../src/resources/history/history.timeline.js';
 import { startDatabaseServer } from '../src/store/database-server.js';
-import { openStore } from '../src/store/mongo.js';
+import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
 
 const USAGE = 'Usage: npm run export:timeline -- [--type post|page] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]';
 
@@ -63,7 +63,7 @@ const config = loadConfig(process.env);
 // Standard output may carry the export, so the log goes to standard error.
 const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
 const database = await startDatabaseServer({ ...config, logger });
-const store = await openStore(database.uri);
+const store = await openStore(database.uri, { timeoutMs: SCRIPT_DATABASE_TIMEOUT_MS });
 try {
   const bar = values.out
     ? new cliProgress.SingleBar(

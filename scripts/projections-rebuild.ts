@@ -9,13 +9,13 @@ import { postsCollection, revisionsCollection } from '../src/resources/posts/pos
 import { POSTS_CONTROLLER_TYPES } from '../src/resources/posts/post.projection.js';
 import { startDatabaseServer } from '../src/store/database-server.js';
 import { changeLog } from '../src/store/change-log.js';
-import { openStore } from '../src/store/mongo.js';
+import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
 import { rebuildProjections } from '../src/store/projections.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
 const database = await startDatabaseServer({ ...config, logger });
-const store = await openStore(database.uri);
+const store = await openStore(database.uri, { timeoutMs: SCRIPT_DATABASE_TIMEOUT_MS });
 try {
   const started = Date.now();
   const events = await rebuildProjections(store.db, changeLog(store.db), projectionsOf(resources), logger);

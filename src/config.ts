@@ -27,6 +27,8 @@ export interface Config {
   readonly loginWindowSeconds: number;
   /** How long a verified account password is trusted without hashing it again. */
   readonly authCacheSeconds: number;
+  /** How long one database round trip may take before a request answers 503. */
+  readonly databaseTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -49,6 +51,7 @@ export function loadConfig(env: Env): Config {
     loginMaxFailures: integer(env, 'CMS_LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
     loginWindowSeconds: integer(env, 'CMS_LOGIN_WINDOW_SECONDS', 900, 1, 86_400 * 30),
     authCacheSeconds: integer(env, 'CMS_AUTH_CACHE_SECONDS', 60, 0, 86_400),
+    databaseTimeoutMs: integer(env, 'CMS_DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
   });
 }
 

@@ -9,6 +9,7 @@ import { sequences } from './store/sequences.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { loginThrottle } from './auth/login-throttle.js';
 import { type Deps } from './deps.js';
+import { RETRY_AFTER_UNAVAILABLE, ServiceStarting } from './rest/errors.js';
 
 export interface RunningService {
   /** `http://HOST:PORT` */
@@ -29,15 +30,21 @@ export interface ServiceOptions extends AppOptions {
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, logger, resources } = options;
-  const store = await openStore(options.databaseUri, options.databaseName);
+  const store = await openStore(options.databaseUri, {
+    databaseName: options.databaseName,
+    timeoutMs: config.databaseTimeoutMs,
+  });
   await ensureIndexes(store.db, indexesOf(resources));
 
   // Listening comes first (with PORT=0 the site URL is known only then); until the app is
-  // built, requests get 503 rather than waiting on a socket nobody answers.
+  // built, requests get 503 in the error shape rather than waiting on a socket nobody answers.
   let app: ReturnType<typeof createApp> | undefined;
+  const starting = JSON.stringify(new ServiceStarting({ retry_after: RETRY_AFTER_UNAVAILABLE }).toBody());
   const server = http.createServer((req, res) => {
     if (app) return app(req, res);
-    res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' }).end('Starting');
+    res
+      .writeHead(503, { 'Retry-After': String(RETRY_AFTER_UNAVAILABLE), 'Content-Type': 'application/json; charset=UTF-8' })
+      .end(req.method === 'HEAD' ? undefined : starting);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '../store/mongo.js';
+
 /** The body every error is sent as: WordPress's `WP_Error` rendered by its REST server. */
 export interface RestErrorBody {
   code: string;
@@ -133,6 +135,23 @@ export const WriteConflict = defineRestError('rest_write_conflict', 'The item is
 export const ItemTooLarge = defineRestError('rest_item_too_large', 'The item would be larger than the database can store.', 413);
 export const NonFiniteNumber = defineRestError('rest_invalid_param', 'Invalid parameter(s): numbers must be finite.', 400);
 export const ItemUnavailable = defineRestError('rest_item_unavailable', "The item's change log cannot be applied; it cannot be served until it is repaired.", 500);
+// WordPress's `dead_db()` wording; 503 rather than its 500, since retrying later can succeed.
+export const DatabaseUnavailable = defineRestError('db_connect_fail', 'Error establishing a database connection.', 503);
+// WordPress's maintenance-mode wording, for the moments between listening and serving.
+export const ServiceStarting = defineRestError('maintenance', 'Briefly unavailable for scheduled maintenance. Check back in a minute.', 503);
+/** Seconds a client is asked to wait (`Retry-After`) after a 503. */
+export const RETRY_AFTER_UNAVAILABLE = 1;
+
+/**
+ * What the client is told for anything thrown: a RestError as it is; a database that cannot be
+ * reached or did not answer in time, 503 (the request may be retried); anything else, 500.
+ */
+export function asRestError(error: unknown): RestError {
+  if (error instanceof RestError) return error;
+  if (isDatabaseUnavailable(error)) return new DatabaseUnavailable({ retry_after: RETRY_AFTER_UNAVAILABLE });
+  return new InternalError();
+}
+
 export const Forbidden = defineAuthError('rest_forbidden', 'Sorry, you are not allowed to do that.');
 export const ForbiddenContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit this item.');
 

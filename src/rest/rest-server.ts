@@ -1,7 +1,7 @@
 import { type Ajv } from 'ajv';
 import { applyArgs, compileArgs, type CompiledArgs } from './args.js';
 import { embedLinks } from './embed.js';
-import { Forbidden, InternalError, InvalidJson, NoRoute, RestError } from './errors.js';
+import { asRestError, Forbidden, InvalidJson, NoRoute, RestError } from './errors.js';
 import { filterFields, parseFieldList } from './fields.js';
 import { filterByContext } from './item-schema.js';
 import { compactLinks, parseEmbed, type Links } from './links.js';
@@ -220,7 +220,7 @@ export class RestServer<D> {
 }
 
 function errorResult<D>(error: unknown): Dispatched<D> {
-  const restError = error instanceof RestError ? error : new InternalError();
+  const restError = asRestError(error);
   return { status: restError.status, headers: {}, data: restError.toBody(), error: true };
 }
 

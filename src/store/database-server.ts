@@ -12,6 +12,8 @@ export interface DatabaseServer {
   readonly uri: string;
   /** Said once in the start-up log. */
   readonly description: string;
+  /** The database's process, when this service started it. */
+  readonly pid?: number;
   /** Stops the server if this process started it. */
   stop(): Promise<void>;
 }

@@ -76,6 +76,7 @@ export async function startFerretDb(binary: string, dataDir: string, logger: Log
   return {
     uri,
     description: `embedded FerretDB ${FERRETDB_VERSION} (SQLite) in ${dataDir}`,
+    pid: child.pid,
     stop: async () => {
       process.off('exit', stopOnExit);
       await stopChild(child);

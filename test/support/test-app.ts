@@ -60,6 +60,8 @@ export interface TestAppOptions {
   resources?: readonly ResourceManifest[];
   authenticate?: Authenticate;
   env?: Record<string, string>;
+  /** A database server other than the run's (one a test may freeze or kill). */
+  databaseUri?: string;
 }
 
 /**
@@ -78,7 +80,7 @@ export function startServiceOn(databaseName: string): ReturnType<typeof startSer
 
 /** Starts the real service on an ephemeral port, with a database of its own on the run's server. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const databaseUri = inject('mongodbUri');
+  const databaseUri = options.databaseUri ?? inject('mongodbUri');
   const databaseName = `test_${randomBytes(6).toString('hex')}`;
   const config = loadConfig({
     HOST: '127.0.0.1',

@@ -4,7 +4,7 @@ import multer from 'multer';
 import { pinoHttp } from 'pino-http';
 import qs from 'qs';
 import { type Logger } from '../../logger.js';
-import { InternalError, InvalidCallback, InvalidMultipart, RequestTooLarge, RestError } from '../errors.js';
+import { asRestError, InternalError, InvalidCallback, InvalidMultipart, RequestTooLarge, RestError } from '../errors.js';
 import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
@@ -94,8 +94,10 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
         await handleApiRequest(req, res, routeOf(req));
       } catch (error) {
         req.log.error({ err: error }, 'request failed');
-        const restError = new InternalError();
-        writeResult(req, res, { status: 500, headers: {}, body: restError.toBody() }, ANONYMOUS);
+        // A stream that fails half-way can only be cut short: its status is sent already.
+        if (res.headersSent) return void res.destroy();
+        const restError = asRestError(error);
+        writeResult(req, res, { status: restError.status, headers: {}, body: restError.toBody() }, ANONYMOUS);
       }
     },
   );
@@ -180,7 +182,7 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
   }
   if (user.id > 0) for (const [name, value] of Object.entries(NO_CACHE)) res.setHeader(name, value);
   const retryAfter = (result.body as { data?: { retry_after?: number } } | null)?.data?.retry_after;
-  if (result.status === 429 && retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
+  if ((result.status === 429 || result.status === 503) && retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   for (const [name, value] of Object.entries(result.headers)) {
     if (name === 'Link') res.append('Link', value);
     else res.setHeader(name, value);

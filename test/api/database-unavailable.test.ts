@@ -1,0 +1,115 @@
+import http from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { resources } from '../../src/resources/index.js';
+import { startService } from '../../src/service.js';
+import { freePort } from '../../src/store/database-server.js';
+import { startOwnDatabase, timed, type OwnDatabase } from '../support/own-database.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+// The bound a request may wait on the database (CMS_DATABASE_TIMEOUT_MS), kept short here.
+const BOUND_MS = 2000;
+// What a 503 may take beyond the bound: a request makes a few round trips, on a busy machine.
+const MARGIN_MS = 4000;
+
+const unavailable = {
+  code: 'db_connect_fail',
+  message: 'Error establishing a database connection.',
+  data: { status: 503, retry_after: 1 },
+};
+
+describe('a database that stops answering', () => {
+  let database: OwnDatabase;
+  let app: TestApp;
+  beforeAll(async () => {
+    database = await startOwnDatabase();
+    app = await createTestApp({ databaseUri: database.server.uri, env: { CMS_DATABASE_TIMEOUT_MS: String(BOUND_MS) } });
+  }, 120_000);
+  afterEach(() => {
+    process.kill(database.pid(), 'SIGCONT');
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await database?.stop();
+  });
+
+  it('is a 503 in the error shape within the bound while frozen, /healthz says so within 2 s, and both recover when it thaws', async () => {
+    const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'before the freeze' } });
+    expect(created.status).toBe(201);
+
+    process.kill(database.pid(), 'SIGSTOP');
+    const [read, anonymous, health] = await Promise.all([
+      timed(() => app.api('GET', `/cms/v2/posts/${created.body.id}`, { headers: app.admin })),
+      timed(() => app.api('GET', '/cms/v2/posts')),
+      timed(() => app.site('GET', '/healthz')),
+    ]);
+    for (const { result, ms } of [read, anonymous]) {
+      expect(result.status).toBe(503);
+      expect(result.body).toEqual(unavailable);
+      expect(result.headers.get('retry-after')).toBe('1');
+      expect(ms).toBeLessThan(BOUND_MS + MARGIN_MS);
+    }
+    expect(health.result.status).toBe(503);
+    expect(health.result.body).toMatchObject({ database: 'down' });
+    expect(health.ms).toBeLessThan(2000 + 500);
+
+    process.kill(database.pid(), 'SIGCONT');
+    const again = await app.api('GET', `/cms/v2/posts/${created.body.id}`, { headers: app.admin, query: { context: 'edit' } });
+    expect(again.status).toBe(200);
+    expect(again.body.title.raw).toBe('before the freeze');
+    expect((await app.site('GET', '/healthz')).status).toBe(200);
+  }, 60_000);
+});
+
+describe('a service still starting', () => {
+  it('answers every route with a JSON 503 in the error shape until it serves', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const port = await freePort();
+    const config = loadConfig({ HOST: '127.0.0.1', PORT: String(port), CMS_ADMIN_PASSWORD: 'x', LOG_LEVEL: 'silent' });
+    const { inject } = await import('vitest');
+    const starting = startService({
+      config,
+      logger: createLogger('silent'),
+      resources: [...resources, { routes: [], seed: () => gate }],
+      databaseUri: inject('mongodbUri'),
+      databaseName: `test_starting_${port}`,
+    });
+    const response = await waitForAnswer(`http://127.0.0.1:${port}/cms-json/cms/v2/posts`);
+    expect(response.status).toBe(503);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'maintenance',
+      message: 'Briefly unavailable for scheduled maintenance. Check back in a minute.',
+      data: { status: 503, retry_after: 1 },
+    });
+    release();
+    const service = await starting;
+    expect((await fetch(`${service.siteUrl}/cms-json/cms/v2/posts`)).status).toBe(200);
+    await service.deps.store.db.dropDatabase();
+    await service.stop();
+  }, 60_000);
+});
+
+/** GETs `url` until something listens there. */
+async function waitForAnswer(url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  for (;;) {
+    try {
+      return await new Promise((resolve, reject) => {
+        http
+          .get(url, (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+          })
+          .on('error', reject);
+      });
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}

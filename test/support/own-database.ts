@@ -1,0 +1,46 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type DatabaseServer } from '../../src/store/database-server.js';
+import { ensureFerretDbBinary, startFerretDb } from '../../src/store/ferretdb.js';
+
+export interface OwnDatabase {
+  server: DatabaseServer;
+  /** The database process: what a test freezes or kills. */
+  pid(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * An embedded FerretDB of the test's own, in a temporary folder, so that freezing or killing it
+ * disturbs no other test file.
+ */
+export async function startOwnDatabase(): Promise<OwnDatabase> {
+  const config = loadConfig(process.env);
+  const logger = createLogger('warn');
+  const binary = await ensureFerretDbBinary(config.cacheDir, logger);
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cms-own-db-'));
+  const server = await startFerretDb(binary, dataDir, logger);
+  return {
+    server,
+    pid: () => server.pid!,
+    stop: async () => {
+      try {
+        process.kill(server.pid!, 'SIGCONT');
+      } catch {
+        // Not running any more.
+      }
+      await server.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `action` and says how long it took, in milliseconds. */
+export async function timed<T>(action: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const started = performance.now();
+  const result = await action();
+  return { result, ms: performance.now() - started };
+}
