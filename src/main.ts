@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { resources } from './resources/index.js';
 import { startService } from './service.js';
+import { DataDirInUseError } from './store/data-lock.js';
 import { NoDatabaseError, startDatabaseServer } from './store/database-server.js';
 
 async function main(): Promise<void> {
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
   try {
     database = await startDatabaseServer({ ...config, logger });
   } catch (error) {
-    if (!(error instanceof NoDatabaseError)) throw error;
+    if (!(error instanceof NoDatabaseError || error instanceof DataDirInUseError)) throw error;
     logger.fatal(error.message);
     process.exit(1);
   }

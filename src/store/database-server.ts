@@ -5,6 +5,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { MongoMemoryServer } from 'mongodb-memory-server';
 import { type Logger } from '../logger.js';
+import { DataDirInUseError } from './data-lock.js';
 import { ensureFerretDbBinary, startFerretDb } from './ferretdb.js';
 
 /** A MongoDB-compatible server the service talks to over the wire. */
@@ -48,6 +49,7 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
     const binary = await ensureFerretDbBinary(cacheDir, logger);
     return await startFerretDb(binary, path.join(dataDir, 'ferretdb'), logger);
   } catch (error) {
+    if (error instanceof DataDirInUseError) throw error;
     reasons.push(`FerretDB: ${firstLine(error)}`);
   }
   throw new NoDatabaseError(
