@@ -9,6 +9,8 @@ export interface ServiceProcess {
   /** Resolves with the first JSON log line that satisfies `match`. */
   waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   exited: Promise<number | null>;
+  /** Every JSON log line written so far. */
+  lines(): readonly Record<string, unknown>[];
 }
 
 /** Runs the built service (`npm start` without the build step) as its own process. */
@@ -39,6 +41,7 @@ export function runService(env: Record<string, string>): ServiceProcess {
     child,
     stderr: () => stderr,
     exited,
+    lines: () => lines,
     waitForLog: (match, timeoutMs = 60_000) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no matching log line; stderr: ${stderr}`)), timeoutMs);

@@ -1,0 +1,151 @@
+import { type WriteRecord, startWriteLoad } from './load.js';
+import { AUTHORIZATION, check, serverErrors, sleep, startService, tempDataDir, withDatabase, type Check, type Started } from './service.js';
+import { checkLog } from './verify.js';
+
+/** The bound the service is given for one database round trip (CMS_DATABASE_TIMEOUT_MS). */
+export const DATABASE_TIMEOUT_MS = 3000;
+/** How much longer than the bound a 503 may take: a request may be a few round trips in when the database stops. */
+const ANSWER_MARGIN_MS = 3000;
+const HEALTH_BOUND_MS = 2000;
+const HEALTH_MARGIN_MS = 500;
+
+interface Probe {
+  sentAt: number;
+  ms: number;
+  status: number;
+  body?: { code?: string; data?: { status?: number } };
+}
+
+export interface FaultPhaseResult {
+  name: string;
+  checks: Check[];
+  records: WriteRecord[];
+  slowestAnswerMs: number;
+  slowestHealthMs: number;
+  recoveryMs: number;
+  statuses: Record<string, number>;
+}
+
+/**
+ * The service's database frozen (SIGSTOP, then SIGCONT) and killed (SIGKILL; the service's
+ * supervisor starts it again) under a write load: every request is answered, with 503 in the
+ * error shape while the database is away and within the bound; `/healthz` says so within 2 s;
+ * and the service serves again afterwards, without being restarted.
+ */
+export async function databaseFaults(log: (line: string) => void): Promise<FaultPhaseResult[]> {
+  const dataDir = await tempDataDir();
+  const running = await startService(dataDir, { CMS_DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS) });
+  const results: FaultPhaseResult[] = [];
+  const records: WriteRecord[] = [];
+  const known: number[] = [];
+  for (const phase of ['frozen', 'killed'] as const) {
+    const result = await phaseOf(phase, running, known, records);
+    results.push(result);
+    log(
+      `database ${phase}: ${result.records.length} writes, answers ${JSON.stringify(result.statuses)}, slowest answer ${Math.round(result.slowestAnswerMs)} ms ` +
+        `(bound ${DATABASE_TIMEOUT_MS} ms), slowest /healthz ${Math.round(result.slowestHealthMs)} ms, recovered ${Math.round(result.recoveryMs)} ms after the database came back`,
+    );
+  }
+  running.service.child.kill('SIGTERM');
+  await running.service.exited;
+  return results;
+}
+
+async function phaseOf(phase: 'frozen' | 'killed', running: Started, known: number[], all: WriteRecord[]): Promise<FaultPhaseResult> {
+  const { siteUrl, service } = running;
+  let databasePid = running.databasePid;
+  const health: Probe[] = [];
+  let probing = true;
+  const prober = (async () => {
+    while (probing) {
+      const sentAt = performance.now();
+      const probe = await get(`${siteUrl}/healthz`);
+      health.push({ ...probe, sentAt, ms: performance.now() - sentAt });
+      await sleep(250);
+    }
+  })();
+
+  const load = startWriteLoad({ siteUrl, authorization: AUTHORIZATION, clients: 4, known, tag: phase === 'frozen' ? 'f1' : 'k1', requestTimeoutMs: 60_000 });
+  await sleep(1500);
+  const downAt = performance.now();
+  if (phase === 'frozen') {
+    process.kill(databasePid, 'SIGSTOP');
+    await sleep(2 * DATABASE_TIMEOUT_MS + 1000);
+    process.kill(databasePid, 'SIGCONT');
+  } else {
+    process.kill(databasePid, 'SIGKILL');
+    const restarted = await service.waitForLog((line) => line.msg === 'FerretDB started' && line.pid !== databasePid, 30_000);
+    databasePid = restarted.pid as number;
+    running.databasePid = databasePid;
+  }
+  const backAt = performance.now();
+  const recovered = await recoveredAt(siteUrl, 30_000);
+  await sleep(1000);
+  await load.stop();
+  probing = false;
+  await prober;
+  all.push(...load.records);
+  for (const record of load.records) if (record.kind === 'create' && record.outcome === 'acknowledged') known.push(record.id!);
+
+  const checks: Check[] = [];
+  const name = (text: string) => `database ${phase}: ${text}`;
+  const during = load.records.filter((r) => r.sentAt >= downAt && r.sentAt < backAt);
+  checks.push(check(name('writes sent while it is away are answered, a 5xx only as 503 db_connect_fail'), during
+    .filter((r) => r.outcome === 'unanswered' || ((r.status ?? 0) >= 500 && !(r.status === 503 && r.code === 'db_connect_fail')))
+    .map((r) => `${r.kind} answered ${r.status ?? 'nothing'} ${r.code ?? ''}`)));
+  checks.push(check(name(`every write is answered within the bound (${DATABASE_TIMEOUT_MS} + ${ANSWER_MARGIN_MS} ms)`), load.records
+    .filter((r) => r.ms > DATABASE_TIMEOUT_MS + ANSWER_MARGIN_MS)
+    .map((r) => `${r.kind} took ${Math.round(r.ms)} ms (${r.status ?? 'unanswered'})`)));
+  checks.push(check(name('no request answers 5xx other than 503'), load.records
+    .filter((r) => (r.status ?? 0) >= 500 && r.status !== 503)
+    .map((r) => `${r.kind} answered ${r.status} ${r.code}`)
+    .concat(load.records.some((r) => (r.status ?? 0) >= 500 && r.status !== 503) ? serverErrors(service).map((e) => `logged ${e}`) : [])));
+  checks.push(check(name(`/healthz answers within ${HEALTH_BOUND_MS} ms`), health
+    .filter((p) => p.ms > HEALTH_BOUND_MS + HEALTH_MARGIN_MS)
+    .map((p) => `took ${Math.round(p.ms)} ms`)));
+  // A probe sent once the database has been away longer than the health bound must say so.
+  checks.push(check(name('/healthz says 503 while it is away'), health
+    .filter((p) => p.sentAt > downAt + HEALTH_BOUND_MS && p.sentAt + p.ms < backAt && p.status !== 503)
+    .map((p) => `answered ${p.status}`)));
+  checks.push(check(name('/healthz says 200 once it is back'), health.at(-1)?.status === 200 ? [] : [`last answer ${health.at(-1)?.status}`]));
+  checks.push(check(name('the service recovers without being restarted'), recovered !== undefined && service.child.exitCode === null ? [] : ['no 200 within 30 s']));
+  // The supervisor restarts the database on the port it had: the URI stays valid.
+  const found = await withDatabase(running.databaseUri, (client) => checkLog(client.db('cms'), all));
+  checks.push(check(name('every acknowledged write is in the log'), found.lost));
+  checks.push(check(name('no write answered with an error is in the log'), found.committedErrors));
+
+  const statuses: Record<string, number> = {};
+  for (const record of load.records) {
+    const key = String(record.status ?? 'unanswered');
+    statuses[key] = (statuses[key] ?? 0) + 1;
+  }
+  return {
+    name: phase,
+    checks,
+    records: load.records,
+    slowestAnswerMs: Math.max(0, ...load.records.map((r) => r.ms)),
+    slowestHealthMs: Math.max(0, ...health.map((p) => p.ms)),
+    recoveryMs: recovered === undefined ? Number.NaN : recovered - backAt,
+    statuses,
+  };
+}
+
+async function get(url: string): Promise<{ status: number; body?: Probe['body'] }> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+    return { status: response.status, body: (await response.json().catch(() => undefined)) as Probe['body'] };
+  } catch {
+    return { status: 0 };
+  }
+}
+
+/** When the service first answers a read 200 again. */
+async function recoveredAt(siteUrl: string, timeoutMs: number): Promise<number | undefined> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const response = await fetch(`${siteUrl}/cms-json/cms/v2/posts?per_page=1`, { headers: { Authorization: AUTHORIZATION } }).catch(() => undefined);
+    if (response?.status === 200) return performance.now();
+    await sleep(100);
+  }
+  return undefined;
+}
