@@ -1,4 +1,5 @@
 import { type Db } from 'mongodb';
+import { isDatabaseUnavailable } from './mongo.js';
 
 /**
  * The integer id sequences (CONTRACT "Identifiers"): `content` for every post-like object and
@@ -23,6 +24,14 @@ const WIDTH = 15;
 const claimKey = (name: SequenceName, id: number) => `${name}:${String(id).padStart(WIDTH, '0')}`;
 const isDuplicate = (error: unknown) => (error as { code?: number }).code === 11000;
 
+/** A claim the database did not answer, and when that was known. */
+class Unavailable {
+  constructor(
+    readonly error: unknown,
+    readonly at: number,
+  ) {}
+}
+
 /**
  * Ids are claimed by inserting them: the unique `_id` index decides which writer gets a number,
  * which holds on any MongoDB-compatible server. (A `$inc` counter through `findOneAndUpdate` is
@@ -34,7 +43,7 @@ const isDuplicate = (error: unknown) => (error as { code?: number }).code === 11
 export function sequences(db: Db): Sequences {
   const claims = db.collection<IdClaim>('id_claims');
   const last = new Map<SequenceName, number>();
-  const queue = new Map<SequenceName, Promise<unknown>>();
+  const queue = new Map<SequenceName, Promise<Unavailable | undefined>>();
 
   const highest = async (name: SequenceName): Promise<number> => {
     const top = await claims.findOne({ _id: { $gte: `${name}:`, $lt: `${name};` } }, { sort: { _id: -1 }, projection: { _id: 1 } });
@@ -57,9 +66,21 @@ export function sequences(db: Db): Sequences {
 
   return {
     next(name) {
-      const result = (queue.get(name) ?? Promise.resolve()).then(() => claim(name));
-      queue.set(name, result.catch(() => undefined));
-      return result;
+      // A claim that found the database unavailable fails the claims queued behind it meanwhile,
+      // at once: otherwise each would wait out the timeout in turn, the last one for all of them.
+      const queuedAt = performance.now();
+      const result = (queue.get(name) ?? Promise.resolve(undefined)).then(async (previous) => {
+        if (previous && previous.at >= queuedAt) throw previous;
+        try {
+          return await claim(name);
+        } catch (error) {
+          throw isDatabaseUnavailable(error) ? new Unavailable(error, performance.now()) : error;
+        }
+      });
+      queue.set(name, result.then(() => undefined, (error: unknown) => (error instanceof Unavailable ? error : undefined)));
+      return result.catch((error: unknown) => {
+        throw error instanceof Unavailable ? error.error : error;
+      });
     },
     async reserve(name, id) {
       await claims.insertOne({ _id: claimKey(name, id) }).catch((error: unknown) => {

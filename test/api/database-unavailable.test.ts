@@ -62,6 +62,33 @@ describe('a database that stops answering', () => {
   }, 60_000);
 });
 
+describe('id claims queued behind a frozen database', () => {
+  let database: OwnDatabase;
+  let app: TestApp;
+  beforeAll(async () => {
+    database = await startOwnDatabase();
+    app = await createTestApp({ databaseUri: database.server.uri, env: { CMS_DATABASE_TIMEOUT_MS: String(BOUND_MS) } });
+  }, 120_000);
+  afterAll(async () => {
+    process.kill(database.pid(), 'SIGCONT');
+    await app?.stop();
+    await database?.stop();
+  });
+
+  it('id claims queued behind one the database does not answer fail with it, and later ones are tried afresh', async () => {
+    // Claims are made one at a time in a process; the first one meets the frozen database.
+    const ids = app.deps.ids;
+    process.kill(database.pid(), 'SIGSTOP');
+    const claims = await Promise.all(Array.from({ length: 6 }, () => timed(() => ids.next('content').then(() => 'claimed', (error: Error) => error.name))));
+    process.kill(database.pid(), 'SIGCONT');
+    for (const { result, ms } of claims) {
+      expect(result).toMatch(/^Mongo/);
+      expect(ms).toBeLessThan(BOUND_MS + MARGIN_MS);
+    }
+    expect(await ids.next('content')).toBeGreaterThan(0);
+  }, 60_000);
+});
+
 describe('a service still starting', () => {
   it('answers every route with a JSON 503 in the error shape until it serves', async () => {
     let release!: () => void;
