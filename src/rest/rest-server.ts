@@ -10,6 +10,7 @@ import { RestResponse, RestStream, type HeaderValue, type Pagination } from './r
 import { type EndpointSpec, type RouteSpec } from './route.js';
 import { createAjv, type Context } from './schema.js';
 import { describeRoute } from './discovery.js';
+import { isDatabaseUnavailable } from '../store/mongo.js';
 
 export interface CompiledEndpoint<D> {
   spec: EndpointSpec<D>;
@@ -131,7 +132,8 @@ export class RestServer<D> {
     request.embedding = options.embedding ?? false;
     const outcome = await this.run(route, endpoint, request, incoming, options);
     outcome.headers = { ...outcome.headers };
-    const allow = await this.allowedMethods(route, request);
+    // Without a database the permission checks cannot answer either: each would wait out the timeout.
+    const allow = outcome.status === 503 ? [] : await this.allowedMethods(route, request);
     if (allow.length) outcome.headers.Allow = allow.join(', ');
     return { ...outcome, request, route };
   }
@@ -180,7 +182,9 @@ export class RestServer<D> {
       let passes = false;
       try {
         passes = (await endpoint.spec.permission(request, this.deps)) === true;
-      } catch {
+      } catch (error) {
+        // The database stopped answering: no `Allow` rather than one timeout per endpoint.
+        if (isDatabaseUnavailable(error)) return [];
         passes = false;
       }
       if (passes) allowed.push(...endpoint.spec.methods.filter((m) => !allowed.includes(m)));

@@ -4,8 +4,11 @@ import { checkLog } from './verify.js';
 
 /** The bound the service is given for one database round trip (CMS_DATABASE_TIMEOUT_MS). */
 export const DATABASE_TIMEOUT_MS = 3000;
-/** How much longer than the bound a 503 may take: a request may be a few round trips in when the database stops. */
-const ANSWER_MARGIN_MS = 3000;
+/**
+ * How much longer than the bound a 503 may take: a request may wait the bound for a pooled
+ * connection that another request frees only just then, and the bound again for its round trip.
+ */
+const ANSWER_MARGIN_MS = DATABASE_TIMEOUT_MS + 2000;
 const HEALTH_BOUND_MS = 2000;
 const HEALTH_MARGIN_MS = 500;
 
@@ -42,7 +45,7 @@ export async function databaseFaults(log: (line: string) => void): Promise<Fault
     const result = await phaseOf(phase, running, known, records);
     results.push(result);
     log(
-      `database ${phase}: ${result.records.length} writes, answers ${JSON.stringify(result.statuses)}, slowest answer ${Math.round(result.slowestAnswerMs)} ms ` +
+      `database ${phase}: ${result.records.length} writes, answers ${JSON.stringify(result.statuses)}, slowest answer after it went away ${Math.round(result.slowestAnswerMs)} ms ` +
         `(bound ${DATABASE_TIMEOUT_MS} ms), slowest /healthz ${Math.round(result.slowestHealthMs)} ms, recovered ${Math.round(result.recoveryMs)} ms after the database came back`,
     );
   }
@@ -93,9 +96,11 @@ async function phaseOf(phase: 'frozen' | 'killed', running: Started, known: numb
   checks.push(check(name('writes sent while it is away are answered, a 5xx only as 503 db_connect_fail'), during
     .filter((r) => r.outcome === 'unanswered' || ((r.status ?? 0) >= 500 && !(r.status === 503 && r.code === 'db_connect_fail')))
     .map((r) => `${r.kind} answered ${r.status ?? 'nothing'} ${r.code ?? ''}`)));
-  checks.push(check(name(`every write is answered within the bound (${DATABASE_TIMEOUT_MS} + ${ANSWER_MARGIN_MS} ms)`), load.records
-    .filter((r) => r.ms > DATABASE_TIMEOUT_MS + ANSWER_MARGIN_MS)
-    .map((r) => `${r.kind} took ${Math.round(r.ms)} ms (${r.status ?? 'unanswered'})`)));
+  // Measured from when the database went away (or the write was sent, if later): what came before is ordinary work.
+  const waited = (r: WriteRecord) => r.sentAt + r.ms - Math.max(r.sentAt, downAt);
+  checks.push(check(name(`every write is answered within the bound of the database going away (${DATABASE_TIMEOUT_MS} + ${ANSWER_MARGIN_MS} ms)`), load.records
+    .filter((r) => r.sentAt + r.ms > downAt && waited(r) > DATABASE_TIMEOUT_MS + ANSWER_MARGIN_MS)
+    .map((r) => `${r.kind} answered ${r.status ?? 'nothing'} ${Math.round(waited(r))} ms after the database went away (${Math.round(r.ms)} ms in all)`)));
   checks.push(check(name('no request answers 5xx other than 503'), load.records
     .filter((r) => (r.status ?? 0) >= 500 && r.status !== 503)
     .map((r) => `${r.kind} answered ${r.status} ${r.code}`)
@@ -123,7 +128,7 @@ async function phaseOf(phase: 'frozen' | 'killed', running: Started, known: numb
     name: phase,
     checks,
     records: load.records,
-    slowestAnswerMs: Math.max(0, ...load.records.map((r) => r.ms)),
+    slowestAnswerMs: Math.max(0, ...load.records.filter((r) => r.sentAt + r.ms > downAt).map((r) => r.sentAt + r.ms - Math.max(r.sentAt, downAt))),
     slowestHealthMs: Math.max(0, ...health.map((p) => p.ms)),
     recoveryMs: recovered === undefined ? Number.NaN : recovered - backAt,
     statuses,
