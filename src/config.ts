@@ -22,7 +22,7 @@ export interface Config {
   /** The administrator created on first start, when there are no users. */
   readonly adminUser: string;
   readonly adminPassword: string | undefined;
-  /** Failed logins allowed per address and per username within the window, before 429. */
+  /** Failed logins allowed per address within the window, before 429 (per username: slowed, never refused). */
   readonly loginMaxFailures: number;
   readonly loginWindowSeconds: number;
   /** How long a verified account password is trusted without hashing it again. */

@@ -65,21 +65,24 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     if (user && cached && cached.userId === user._id && cached.passwordHash === user.passwordHash && cached.until > Date.now()) {
       return principalOf(user);
     }
-    await throttle.check(ip, login);
-    if (!user) {
-      await throttle.recordFailure(ip, login);
-      throw byEmail ? new InvalidEmail() : new InvalidUsername();
-    }
+    // Claimed before any password is checked, so that concurrent guesses count exactly.
+    const attempt = await throttle.begin(ip, login);
+    if (!user) throw byEmail ? new InvalidEmail() : new InvalidUsername();
 
     const applicationPassword = await matchApplicationPassword(user, password, ip);
-    if (applicationPassword) return { ...principalOf(user), applicationPassword };
+    if (applicationPassword) {
+      attempt.succeeded();
+      return { ...principalOf(user), applicationPassword };
+    }
 
+    // The account is being guessed at from elsewhere: its password is checked, only later.
+    if (attempt.slowDown) await new Promise((resolve) => setTimeout(resolve, throttle.slowdownMs));
     if (password && (await verifyPassword(password, user.passwordHash))) {
+      attempt.succeeded();
       verified.set(cacheKey, { userId: user._id, passwordHash: user.passwordHash, until: Date.now() + options.cacheMs });
       if (verified.size > 10_000) verified.delete(verified.keys().next().value!);
       return principalOf(user);
     }
-    await throttle.recordFailure(ip, login);
     throw new IncorrectPassword();
   }
 

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -155,4 +156,64 @@ describe('failed logins', () => {
       await limited.stop();
     }
   });
+
+  it('count exactly under concurrency: 50 wrong passwords from 25 clients at once get at most the limit of 401s', async () => {
+    const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '10', CMS_LOGIN_WINDOW_SECONDS: '600' } });
+    try {
+      const user = await limited.asRole('author');
+      const statuses: number[] = [];
+      await Promise.all(
+        Array.from({ length: 25 }, async (_, client) => {
+          for (let attempt = 0; attempt < 2; attempt++) {
+            const answer = await limited.api('GET', '/cms/v2/users/me', { headers: basic(user.username, `guess-${client}-${attempt}`) });
+            statuses.push(answer.status);
+          }
+        }),
+      );
+      expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(10);
+      expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+      expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(40);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('cannot lock an account out from another address, application passwords included, yet slow a guesser down', async () => {
+    const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '3', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_AUTH_CACHE_SECONDS: '0' } });
+    try {
+      const victim = await limited.asRole('editor');
+      const created = await limited.api('POST', '/cms/v2/users/me/application-passwords', { headers: victim.headers, json: { name: 'Client' } });
+      const applicationPassword = basic(victim.username, created.body.password);
+      const me = `${limited.apiRoot}/cms/v2/users/me`;
+
+      // A guesser at 127.0.0.2 uses up its address's failures, then is refused there.
+      const wrong = basic(victim.username, 'guess');
+      for (let attempt = 0; attempt < 3; attempt++) expect((await fromAddress('127.0.0.2', me, wrong)).status).toBe(401);
+      expect((await fromAddress('127.0.0.2', me, victim.headers)).status).toBe(429);
+      // Another address guessing at the same account is not refused, but each guess is slowed.
+      const third = await fromAddress('127.0.0.3', me, wrong);
+      expect(third.status).toBe(401);
+      expect(third.ms).toBeGreaterThanOrEqual(900);
+
+      // The owner, elsewhere, still gets in: with the account password, and with an application password.
+      expect((await fromAddress('127.0.0.1', me, victim.headers)).status).toBe(200);
+      expect((await fromAddress('127.0.0.1', me, applicationPassword)).status).toBe(200);
+      expect((await fromAddress('127.0.0.4', me, applicationPassword)).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
 });
+
+/** A GET sent from a chosen local address (all of 127.0.0.0/8 is this machine), as a client elsewhere would. */
+function fromAddress(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { localAddress, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started }));
+      })
+      .on('error', reject);
+  });
+}
