@@ -30,6 +30,8 @@ export async function killRounds(rounds: number, clients: number, log: (line: st
     const known = liveItems(records);
     const load = startWriteLoad({ siteUrl: running.siteUrl, authorization: AUTHORIZATION, clients, known, tag: `r${round}` });
     await sleep(500 + Math.random() * 2500);
+    // No new writes from here: a write sent after the kill would only meet a closed port.
+    load.halt();
     running.service.child.kill('SIGKILL');
     await running.service.exited;
     await load.stop();

@@ -33,6 +33,8 @@ export interface LoadOptions {
 
 export interface RunningLoad {
   records: WriteRecord[];
+  /** Stops sending new writes (those in flight go on). */
+  halt(): void;
   /** Stops sending new writes and waits for those in flight. */
   stop(): Promise<void>;
 }
@@ -125,6 +127,9 @@ export function startWriteLoad(options: LoadOptions): RunningLoad {
   const clients = Array.from({ length: options.clients }, () => client());
   return {
     records,
+    halt: () => {
+      stopping = true;
+    },
     stop: async () => {
       stopping = true;
       await Promise.all(clients);
