@@ -3,7 +3,6 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { MongoMemoryServer } from 'mongodb-memory-server';
 import { type Logger } from '../logger.js';
 import { DataDirInUseError } from './data-lock.js';
 import { ensureFerretDbBinary, startFerretDb } from './ferretdb.js';
@@ -38,16 +37,22 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
     return { uri: mongodbUri, description: `MongoDB at ${redactUri(mongodbUri)}`, stop: async () => {} };
   }
   const reasons: string[] = [];
-  try {
-    return await startMongod(path.join(dataDir, 'mongod'));
-  } catch (error) {
-    reasons.push(`mongod: ${firstLine(error)}`);
-    logger.info({ reason: firstLine(error) }, 'no embedded mongod; falling back to FerretDB');
+  const mongodDir = path.join(dataDir, 'mongod');
+  const ferretDir = path.join(dataDir, 'ferretdb');
+  // Data kept by FerretDB and none by mongod: FerretDB served this folder before, so it serves it
+  // again, without first spending seconds on looking for a mongod (a restart after a crash is quick).
+  if ((await holdsFiles(mongodDir)) || !(await holdsFiles(ferretDir))) {
+    try {
+      return await startMongod(mongodDir);
+    } catch (error) {
+      reasons.push(`mongod: ${firstLine(error)}`);
+      logger.info({ reason: firstLine(error) }, 'no embedded mongod; falling back to FerretDB');
+    }
   }
   try {
     await fs.mkdir(cacheDir, { recursive: true });
     const binary = await ensureFerretDbBinary(cacheDir, logger);
-    return await startFerretDb(binary, path.join(dataDir, 'ferretdb'), logger);
+    return await startFerretDb(binary, ferretDir, logger);
   } catch (error) {
     if (error instanceof DataDirInUseError) throw error;
     reasons.push(`FerretDB: ${firstLine(error)}`);
@@ -59,6 +64,8 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
 
 async function startMongod(dbPath: string): Promise<DatabaseServer> {
   await fs.mkdir(dbPath, { recursive: true });
+  // Loaded only when wanted: it takes a noticeable part of a start on a busy machine.
+  const { MongoMemoryServer } = await import('mongodb-memory-server');
   const server = await MongoMemoryServer.create({ instance: { dbPath, storageEngine: 'wiredTiger' } });
   return {
     uri: server.getUri(),
@@ -96,6 +103,11 @@ export async function waitForMongo(uri: string, child: ChildProcess, timeoutMs =
       await client.close();
     }
   }
+}
+
+async function holdsFiles(dir: string): Promise<boolean> {
+  const entries = await fs.readdir(dir).catch(() => []);
+  return entries.length > 0;
 }
 
 function redactUri(uri: string): string {

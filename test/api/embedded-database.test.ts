@@ -91,6 +91,9 @@ describeEmbedded('the embedded FerretDB', () => {
 
     const second = await start(env);
     expect(second.databasePid).not.toBe(first.databasePid);
+    // The folder holds FerretDB's files: no time is spent looking for a mongod first.
+    expect(second.service.lines().some((line) => line.msg === 'no embedded mongod; falling back to FerretDB')).toBe(false);
+    expect(first.service.lines().some((line) => line.msg === 'no embedded mongod; falling back to FerretDB')).toBe(true);
     const post = await (await fetch(`${second.url}/cms-json/cms/v2/posts/${id}`)).json();
     expect(post.title.rendered).toBe('kept across a crash');
   }, 90_000);
