@@ -49,9 +49,22 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   const verified = new Map<string, { userId: number; passwordHash: string; until: number }>();
   let siteKey: Promise<string> | undefined;
 
-  async function authenticate({ headers, ip }: Credentials): Promise<AuthUser | RestUser> {
-    const header = headers.authorization;
+  // Checks of the same credentials from the same address under way: a client's parallel requests
+  // share one check, so they make one attempt for the throttle, not one each.
+  const checking = new Map<string, Promise<AuthUser | RestUser>>();
+
+  async function authenticate(credentials: Credentials): Promise<AuthUser | RestUser> {
+    const header = credentials.headers.authorization;
     if (!header || !/^basic /i.test(header)) return ANONYMOUS;
+    const key = `${credentials.ip} ${header}`;
+    const pending = checking.get(key);
+    if (pending) return pending;
+    const check = verify(header, credentials.ip).finally(() => checking.delete(key));
+    checking.set(key, check);
+    return check;
+  }
+
+  async function verify(header: string, ip: string): Promise<AuthUser | RestUser> {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const login = colon >= 0 ? decoded.slice(0, colon) : decoded;

@@ -178,6 +178,17 @@ describe('failed logins', () => {
     }
   });
 
+  it('let a client send its right password on many requests at once: they make one attempt, not one each', async () => {
+    const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '3', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_AUTH_CACHE_SECONDS: '0' } });
+    try {
+      const user = await limited.asRole('author');
+      const answers = await Promise.all(Array.from({ length: 20 }, () => limited.api('GET', '/cms/v2/users/me', { headers: user.headers })));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('cannot lock an account out from another address, application passwords included, yet slow a guesser down', async () => {
     const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '3', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_AUTH_CACHE_SECONDS: '0' } });
     try {
