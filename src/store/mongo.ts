@@ -14,11 +14,20 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 export const DEFAULT_DATABASE = 'cms';
 
 /**
- * How long one database round trip may take before the request gives up on the database
- * (`CMS_DATABASE_TIMEOUT_MS`). The driver's `timeoutMS` has no effect since driver 7, so the bound
- * is the socket's: a frozen server stops sending, and the read times out.
+ * How long a request waits on a database that does not answer before it answers 503
+ * (`CMS_DATABASE_TIMEOUT_MS`). The driver's `timeoutMS` has no effect since driver 7, so the
+ * bound comes from server monitoring: a heartbeat every half second, given this long to answer;
+ * when one does not, the driver interrupts every operation in flight on that server, and new
+ * ones wait this long for it to come back.
  */
 export const DEFAULT_DATABASE_TIMEOUT_MS = 5000;
+
+/**
+ * The longest one round trip may take while the server still answers its heartbeats (a slow
+ * query on a busy machine): a backstop, well above the unavailability bound.
+ */
+const ROUND_TRIP_BACKSTOP_FACTOR = 6;
+const MIN_ROUND_TRIP_BACKSTOP_MS = 30_000;
 
 /** The bound for command-line scripts that read or rewrite the whole log in one query. */
 export const SCRIPT_DATABASE_TIMEOUT_MS = 10 * 60_000;
@@ -40,8 +49,10 @@ export interface StoreOptions {
   /** Overrides the database named by the URI. */
   databaseName?: string;
   /**
-   * The bound on finding a server, connecting, waiting for a pooled connection, and on each
-   * round trip. Cursors are bounded per batch, so a long export streams for as long as it needs.
+   * The bound on finding a server, connecting, waiting for a pooled connection, and on a
+   * heartbeat; an unresponsive server is noticed within about this long, and operations in
+   * flight fail then. A single round trip to a server that still answers may take several times
+   * longer, and cursors are bounded per batch, so a long export streams for as long as it needs.
    */
   timeoutMs?: number;
 }
@@ -52,11 +63,11 @@ export async function openStore(uri: string, options: StoreOptions = {}): Promis
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: timeoutMs,
     connectTimeoutMS: timeoutMs,
-    socketTimeoutMS: timeoutMs,
     waitQueueTimeoutMS: timeoutMs,
-    // An unknown server is probed every half second while requests wait for it (the driver's
-    // floor), so a restarted database is found again at once.
-    heartbeatFrequencyMS: Math.min(timeoutMs, 10_000),
+    // The driver's floor: a frozen or dead server is noticed within half a second plus the
+    // heartbeat's own bound (connectTimeoutMS), and a restarted one is found as soon.
+    heartbeatFrequencyMS: 500,
+    socketTimeoutMS: Math.max(timeoutMs * ROUND_TRIP_BACKSTOP_FACTOR, MIN_ROUND_TRIP_BACKSTOP_MS),
   });
   await client.connect();
   const db = client.db(options.databaseName ?? databaseFromUri(uri));
