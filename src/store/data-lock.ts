@@ -47,7 +47,7 @@ export async function lockDataDir(dir: string): Promise<DataDirLock> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 5) throw error;
     }
     const holder = await readLock(lockPath);
-    if (holder && holder.pid !== process.pid && isRunning(holder.pid)) {
+    if (holder && holder.pid !== process.pid && isRunning(holder.pid) && (await runsNode(holder.pid))) {
       throw new DataDirInUseError(
         `The database folder ${dir} is in use by another service (process ${holder.pid}): stop it, or give this one another CMS_DATA_DIR.`,
       );
@@ -120,6 +120,15 @@ async function stopStraggler(pid: number, dir: string): Promise<void> {
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Whether `pid` is a Node.js process, where `/proc` tells (after a reboot, the pid may belong to anything). */
+async function runsNode(pid: number): Promise<boolean> {
+  try {
+    return /node/i.test(await fs.readFile(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return true;
   }
 }
 
