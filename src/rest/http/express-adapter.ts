@@ -63,8 +63,12 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   });
 
   app.get('/healthz', async (_req, res) => {
-    const up = await options.isHealthy();
-    const faults = up && options.faults ? await options.faults() : [];
+    // Answered within the budget however the database behaves: a question it leaves unanswered means "down".
+    const report = await within(HEALTH_BUDGET_MS, async () => {
+      const up = await options.isHealthy();
+      return { up, faults: up && options.faults ? await options.faults() : [] };
+    });
+    const { up, faults } = report ?? { up: false, faults: [] };
     const status = !up ? 'unavailable' : faults.length ? 'degraded' : 'ok';
     res.status(up ? 200 : 503).json({ status, database: up ? 'up' : 'down', ...(faults.length ? { faults } : {}) });
   });
@@ -207,6 +211,22 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
   }
   res.setHeader('Content-Type', 'application/json; charset=UTF-8');
   res.end(req.method === 'HEAD' ? undefined : json);
+}
+
+/** How long `/healthz` may take to answer. */
+const HEALTH_BUDGET_MS = 1800;
+
+/** The outcome of `task`, or undefined when it fails or takes longer than `ms`. */
+async function within<T>(ms: number, task: () => Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([task().catch(() => undefined), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function safeDecode(path: string): string {
