@@ -7,7 +7,7 @@ const DAY_MS = 24 * HOUR_MS;
  * WordPress's `rest_parse_date` pattern: RFC 3339 with `T`, `t` or a space between date and time,
  * optional fractional seconds, and an optional `Z` or `±HH[:MM]` offset.
  */
-const REST_DATE =
+export const REST_DATE =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:(Z)|([+-])(\d{2})(?::(\d{2}))?)?$/;
 
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();

@@ -1,5 +1,5 @@
 import { type CompiledRoute } from './rest-server.js';
-import { PUBLIC_ARG_KEYWORDS, type FieldSchema, type ItemSchema } from './schema.js';
+import { mapSchema, PUBLIC_ARG_KEYWORDS, type FieldSchema, type ItemSchema } from './schema.js';
 
 export interface RouteDescription {
   namespace: string;
@@ -36,9 +36,14 @@ function publicArg(arg: FieldSchema): Record<string, unknown> {
   return out;
 }
 
-/** The item schema as clients see it: WordPress keeps `context` and `readonly` on each property. */
+/**
+ * The item schema as clients see it: WordPress keeps `context` and `readonly` on each property;
+ * `response` (ours, for the OpenAPI document) is left out.
+ */
 export function publicSchema(schema: ItemSchema): Record<string, unknown> {
-  return { $schema: 'http://json-schema.org/draft-04/schema#', ...schema };
+  const { $schema: _declared, ...fields } = schema;
+  const withoutNotes = mapSchema(fields, ({ response: _response, ...field }) => field);
+  return { $schema: 'http://json-schema.org/draft-04/schema#', ...withoutNotes };
 }
 
 export function describeRoutes<D>(

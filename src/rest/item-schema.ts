@@ -9,7 +9,7 @@ export function argsFromSchema(schema: ItemSchema, mode: 'create' | 'update'): A
   const args: ArgSpecs = {};
   for (const [name, property] of Object.entries(schema.properties)) {
     if (property.readonly) continue;
-    const { context: _context, readonly: _readonly, ...arg } = property;
+    const { context: _context, readonly: _readonly, response: _response, ...arg } = property;
     if (mode === 'update') {
       delete arg.default;
       delete arg.required;

@@ -1,9 +1,18 @@
-import { type RestServer } from './rest-server.js';
-import { toJsonSchema, type FieldSchema } from './schema.js';
+import { type CompiledRoute, type RestServer } from './rest-server.js';
+import { type EndpointSpec, type HttpMethod, type ResponseBody } from './route.js';
+import { REST_DATE } from '../lib/site-dates.js';
+import { mapSchema, toJsonSchema, typesOf, type FieldSchema, type ItemSchema } from './schema.js';
+
+type Json = Record<string, unknown>;
+
+interface PathParameter {
+  name: string;
+  pattern: string;
+}
 
 /** `/cms/v2/posts/(?P<id>[\d]+)` -> `/cms/v2/posts/{id}`, with the path parameters' patterns. */
-function templatePath(pattern: string): { path: string; parameters: { name: string; pattern: string }[] } {
-  const parameters: { name: string; pattern: string }[] = [];
+function templatePath(pattern: string): { path: string; parameters: PathParameter[] } {
+  const parameters: PathParameter[] = [];
   let path = '';
   let i = 0;
   while (i < pattern.length) {
@@ -29,69 +38,276 @@ function templatePath(pattern: string): { path: string; parameters: { name: stri
   return { path, parameters };
 }
 
+const ERROR_SCHEMA: Json = {
+  type: 'object',
+  required: ['code', 'message', 'data'],
+  properties: {
+    code: { type: 'string' },
+    message: { type: 'string' },
+    data: {
+      type: 'object',
+      required: ['status'],
+      properties: {
+        status: { type: 'integer', minimum: 400, maximum: 599 },
+        params: { description: 'The invalid (an object of messages) or missing (a list of names) parameters.', type: ['object', 'array'] },
+        details: { description: 'Each invalid parameter\'s own error.', type: 'object' },
+      },
+    },
+  },
+};
+
+const errorResponse = (description: string): Json => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+/**
+ * WordPress's `date-time` is RFC 3339 with the offset optional (`rest_parse_date`), and dates are
+ * sent without one, so the document states the pattern instead of OpenAPI's stricter format.
+ */
+function documentFormats(schema: FieldSchema): FieldSchema {
+  return mapSchema(schema, (field) => {
+    if (field.format !== 'date-time') return field;
+    const { format: _format, ...rest } = field;
+    return { ...rest, pattern: REST_DATE.source };
+  });
+}
+
+/**
+ * A field as responses show it: its `response` notes applied, without the input's `required`, and
+ * without the fields no context shows (a user's `password`).
+ */
+function sentField(field: FieldSchema): FieldSchema {
+  return mapSchema(field, ({ response, required: _required, ...rest }) => {
+    // A note may take a keyword away (`format: undefined`) as well as change one.
+    const sent = Object.fromEntries(Object.entries({ ...rest, ...response }).filter(([, value]) => value !== undefined)) as FieldSchema;
+    if (sent.properties) {
+      sent.properties = Object.fromEntries(Object.entries(sent.properties).filter(([, property]) => property.context?.length !== 0));
+    }
+    return sent;
+  });
+}
+
+/** The document's schemas: each item schema once, under its title, referred to by every response. */
+class Components {
+  readonly schemas: Record<string, Json> = { Error: ERROR_SCHEMA };
+  private readonly names = new Map<ItemSchema, string>();
+
+  itemRef(schema: ItemSchema | undefined): Json {
+    if (!schema) return { type: 'object' };
+    let name = this.names.get(schema);
+    if (!name) {
+      const { $schema: _draft, ...fields } = schema;
+      const json = toJsonSchema(documentFormats(sentField(fields)));
+      (json.properties as Json)._links = { description: 'Links to related resources, by relation.', type: 'object' };
+      name = this.unusedName(schemaName(schema.title), json);
+      this.schemas[name] = json;
+      this.names.set(schema, name);
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  /** The title's name, or the first free `name2`, `name3`... when a different schema has it. */
+  private unusedName(base: string, json: Json): string {
+    const text = JSON.stringify(json);
+    for (let n = 1; ; n++) {
+      const name = n === 1 ? base : `${base}${n}`;
+      if (!this.schemas[name] || JSON.stringify(this.schemas[name]) === text) return name;
+    }
+  }
+}
+
+function schemaName(title: string): string {
+  return title.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase());
+}
+
+function responseBodySchema(body: ResponseBody, item: Json): Json {
+  const deleted = {
+    type: 'object',
+    required: ['deleted', 'previous'],
+    properties: { deleted: { type: 'boolean', enum: [true] }, previous: item },
+  };
+  switch (body) {
+    case 'item':
+      return item;
+    case 'items':
+      return { type: 'array', items: item };
+    case 'keyed-items':
+      return { type: 'object', additionalProperties: item };
+    case 'deleted':
+      return deleted;
+    case 'trashed-or-deleted':
+      return { anyOf: [deleted, item] };
+    default:
+      return toJsonSchema(documentFormats(sentField(body)));
+  }
+}
+
+function parameterSchema(param: PathParameter, arg: FieldSchema | undefined): Json {
+  if (!arg) return { type: 'string', pattern: param.pattern };
+  const schema = toJsonSchema(documentFormats(arg));
+  // An integer in a URL is digits: never negative.
+  if (typesOf(arg).includes('integer')) return { ...schema, minimum: Math.max(arg.minimum ?? 0, 0) };
+  return { ...schema, pattern: param.pattern };
+}
+
+interface Operation {
+  route: CompiledRoute<unknown>;
+  path: string;
+  parameters: PathParameter[];
+  method: HttpMethod;
+  spec: EndpointSpec<unknown>;
+  operationId: string;
+}
+
 /** An OpenAPI 3.1 document built from the same route declarations that serve requests. */
-export function openApiDocument<D>(server: RestServer<D>, apiRoot: string): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of server.routes) {
+export function openApiDocument<D>(server: RestServer<D>, apiRoot: string): Json {
+  const components = new Components();
+  const operations: Operation[] = [];
+  for (const route of server.routes as unknown as CompiledRoute<unknown>[]) {
     const { path, parameters } = templatePath(route.pattern);
-    const operations: Record<string, unknown> = (paths[path] ??= {});
-    const responseSchema = route.spec.schema ? toJsonSchema(route.spec.schema) : {};
     for (const { spec } of route.endpoints) {
-      const args = Object.entries(spec.args ?? {}).filter(([name]) => !parameters.some((p) => p.name === name));
       for (const method of spec.methods) {
-        const isWrite = method !== 'GET' && method !== 'DELETE';
-        const operation: Record<string, unknown> = {
-          operationId: `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c?: string) => (c ?? '').toUpperCase())}`,
-          parameters: [
-            ...parameters.map((p) => ({ name: p.name, in: 'path', required: true, schema: { type: 'string', pattern: p.pattern } })),
-            ...(isWrite ? [] : args.map(([name, arg]) => queryParameter(name, arg))),
-          ],
-          responses: {
-            default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-            [method === 'POST' && !route.pattern.includes('(') ? '201' : '200']: {
-              description: 'Success',
-              content: { 'application/json': { schema: responseSchema } },
-            },
-          },
-        };
-        if (isWrite && args.length) {
-          const properties = Object.fromEntries(args.map(([name, arg]) => [name, toJsonSchema(arg)]));
-          const required = args.filter(([, arg]) => arg.required).map(([name]) => name);
-          const schema = { type: 'object', properties, ...(required.length ? { required } : {}) };
-          operation.requestBody = {
-            content: {
-              'application/json': { schema },
-              'application/x-www-form-urlencoded': { schema },
-            },
-          };
-        }
-        operations[method.toLowerCase()] = operation;
+        operations.push({ route, path, parameters, method, spec, operationId: operationIdOf(method, path) });
       }
     }
+  }
+
+  const paths: Record<string, Json> = {};
+  for (const operation of operations) {
+    (paths[operation.path] ??= {})[operation.method.toLowerCase()] = describeOperation(operation, operations, components);
   }
   return {
     openapi: '3.1.0',
     info: { title: 'Content management service', version: '2' },
     servers: [{ url: apiRoot }],
+    // Anonymous unless the request carries HTTP Basic credentials.
+    security: [{}, { basic: [] }],
     paths,
     components: {
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['code', 'message', 'data'],
-          properties: { code: { type: 'string' }, message: { type: 'string' }, data: { type: ['object', 'null'] } },
-        },
-      },
+      schemas: components.schemas,
+      securitySchemes: { basic: { type: 'http', scheme: 'basic' } },
     },
   };
 }
 
-function queryParameter(name: string, arg: FieldSchema): Record<string, unknown> {
+function operationIdOf(method: string, path: string): string {
+  return `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c?: string) => (c ?? '').toUpperCase())}`;
+}
+
+function describeOperation(operation: Operation, all: Operation[], components: Components): Json {
+  const { route, parameters, method, spec } = operation;
+  const args = Object.entries(spec.args ?? {});
+  const argOf = (name: string): FieldSchema | undefined => spec.args?.[name];
+  const bodyArgs = args.filter(([name]) => !parameters.some((p) => p.name === name));
+  // As in WordPress, GET and DELETE read their arguments from the query string; writes from the body.
+  const inQuery = method === 'GET' || method === 'DELETE';
+
+  const response = spec.response ?? {};
+  const body = response.body ?? (method === 'DELETE' ? 'deleted' : 'item');
+  const item = components.itemRef(route.spec.schema);
+  const schema = responseBodySchema(body, item);
+  const success: Json = {
+    description: 'Success',
+    content: {
+      'application/json': { schema },
+      ...(response.ndjson ? { 'application/x-ndjson': { schema: item } } : {}),
+    },
+  };
+  if (body === 'items' && spec.args?.page) {
+    const count = { required: true, schema: { type: 'string', pattern: '^\\d+$' } };
+    success.headers = {
+      'X-WP-Total': { description: 'The number of items in the collection.', ...count },
+      'X-WP-TotalPages': { description: 'The number of pages of the collection.', ...count },
+    };
+  }
+  const links = linksFrom(operation, body, response.status ?? 200, all);
+  if (Object.keys(links).length) success.links = links;
+
+  const responses: Json = {
+    [String(response.status ?? 200)]: success,
+    '4XX': errorResponse('The request was refused: the error names the reason.'),
+    '503': errorResponse('The database is unavailable; try again.'),
+  };
+  // WordPress's `rest_trash_not_supported`: an item that cannot be trashed is deleted only with `force=true`.
+  if (method === 'DELETE' && body === 'deleted' && argOf('force')) responses['501'] = errorResponse('This resource cannot be trashed: set `force=true`.');
+
+  const described: Json = {
+    operationId: operation.operationId,
+    parameters: [
+      ...parameters.map((p) => pathParameter(p, argOf(p.name))),
+      ...(inQuery ? bodyArgs.map(([name, arg]) => queryParameter(name, arg)) : []),
+    ],
+    responses,
+  };
+  if (!inQuery && bodyArgs.length) {
+    const properties = Object.fromEntries(bodyArgs.map(([name, arg]) => [name, toJsonSchema(documentFormats(arg))]));
+    const required = bodyArgs.filter(([, arg]) => arg.required).map(([name]) => name);
+    const bodySchema = { type: 'object', properties, ...(required.length ? { required } : {}) };
+    described.requestBody = {
+      required: required.length > 0,
+      content: {
+        'application/json': { schema: bodySchema },
+        'application/x-www-form-urlencoded': { schema: bodySchema },
+      },
+    };
+  }
+  return described;
+}
+
+function pathParameter(param: PathParameter, arg: FieldSchema | undefined): Json {
+  return {
+    name: param.name,
+    in: 'path',
+    required: true,
+    ...(arg?.description ? { description: arg.description } : {}),
+    schema: parameterSchema(param, arg),
+  };
+}
+
+function queryParameter(name: string, arg: FieldSchema): Json {
   return {
     name,
     in: 'query',
     required: arg.required === true,
     ...(arg.description ? { description: arg.description } : {}),
-    schema: toJsonSchema(arg),
+    schema: toJsonSchema(documentFormats(arg)),
   };
+}
+
+const erased = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+
+/**
+ * OpenAPI links for stateful testing, derived from the paths alone: an operation leads to every
+ * operation on its own route and on the routes below it, whose leading path parameters take the
+ * values of its own; a creation (201) or a list leads below, to the item its answer names.
+ */
+function linksFrom(source: Operation, body: ResponseBody, status: number, all: Operation[]): Json {
+  const links: Json = {};
+  const base = erased(source.path);
+  const itemId = (name: string): string | undefined => {
+    const properties = source.route.spec.schema?.properties ?? {};
+    return 'id' in properties ? 'id' : name in properties ? name : undefined;
+  };
+  for (const target of all) {
+    if (target === source) continue;
+    const rest = erased(target.path);
+    if (!(rest === base || rest.startsWith(`${base}/`))) continue;
+    const values: Json = {};
+    source.parameters.forEach((param, i) => {
+      values[`path.${target.parameters[i].name}`] = `$request.path.${param.name}`;
+    });
+    const unfilled = target.parameters.slice(source.parameters.length);
+    if (unfilled.length > 1) continue;
+    if (unfilled.length === 1) {
+      // Only a parameter right below the source's path names the item its answer carries.
+      if (!rest.startsWith(`${base}/{}`)) continue;
+      const field = itemId(unfilled[0].name);
+      const pointer = body === 'items' ? `/0/${field}` : status === 201 ? `/${field}` : undefined;
+      if (!field || !pointer) continue;
+      values[`path.${unfilled[0].name}`] = `$response.body#${pointer}`;
+    }
+    links[target.operationId] = { operationId: target.operationId, parameters: values };
+  }
+  return links;
 }

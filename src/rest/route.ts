@@ -1,7 +1,7 @@
 import { type ArgSpecs } from './args.js';
 import { type RestRequest } from './rest-request.js';
 import { type RestResponse, type RestStream } from './rest-response.js';
-import { type ItemSchema } from './schema.js';
+import { type FieldSchema, type ItemSchema } from './schema.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -17,11 +17,31 @@ export type HandlerResult = unknown | RestResponse | RestStream;
 export type Permission<D> = (request: RestRequest, deps: D) => boolean | Promise<boolean>;
 export type Handler<D> = (request: RestRequest, deps: D) => HandlerResult | Promise<HandlerResult>;
 
+/**
+ * What a successful answer carries, for the OpenAPI document (WordPress leaves it to its handbook):
+ * - `item`: one item of the route's schema (the default, except for DELETE);
+ * - `items`: an array of them; `keyed-items`: an object of them keyed by slug;
+ * - `deleted`: `{ deleted: true, previous: <item> }` (the default for DELETE);
+ * - `trashed-or-deleted`: the item with `status: "trash"`, or `deleted` with `force=true`;
+ * - or a schema of its own.
+ */
+export type ResponseBody = 'item' | 'items' | 'keyed-items' | 'deleted' | 'trashed-or-deleted' | FieldSchema;
+
+export interface ResponseSpec {
+  /** 201 for a creation; 200 otherwise. */
+  status?: 200 | 201;
+  body?: ResponseBody;
+  /** With `Accept: application/x-ndjson`, the items are streamed one a line instead. */
+  ndjson?: boolean;
+}
+
 export interface EndpointSpec<D> {
   methods: readonly HttpMethod[];
   args?: ArgSpecs<RestRequest>;
   permission: Permission<D>;
   handler: Handler<D>;
+  /** Describes the answer; read only by the OpenAPI document. */
+  response?: ResponseSpec;
 }
 
 export interface RouteSpec<D> {

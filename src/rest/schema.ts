@@ -40,6 +40,12 @@ export interface FieldSchema {
   uniqueItems?: boolean;
   anyOf?: FieldSchema[];
   oneOf?: FieldSchema[];
+  /**
+   * How responses show the field where that differs from what a request may send (WordPress's
+   * schema describes input): `trash` among statuses, `null` where a value may be missing.
+   * Only the OpenAPI document reads it.
+   */
+  response?: Omit<FieldSchema, 'response'>;
 }
 
 /** The schema of a resource's items, declared once per resource. */
@@ -70,7 +76,7 @@ export function typesOf(schema: FieldSchema): JsonType[] {
 export function toJsonSchema(schema: FieldSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'context' || key === 'readonly' || key === 'required') continue;
+    if (key === 'context' || key === 'readonly' || key === 'required' || key === 'response') continue;
     if (key === 'exclusiveMinimum' || key === 'exclusiveMaximum') continue;
     if (key === 'properties') {
       const properties: Record<string, unknown> = {};
@@ -98,6 +104,20 @@ export function toJsonSchema(schema: FieldSchema): Record<string, unknown> {
     }
   }
   return out;
+}
+
+/** Rebuilds a schema bottom-up: `map` sees each subschema after its own subschemas were rebuilt. */
+export function mapSchema(schema: FieldSchema, map: (schema: FieldSchema) => FieldSchema): FieldSchema {
+  const out: FieldSchema = { ...schema };
+  const each = (record: Record<string, FieldSchema>) =>
+    Object.fromEntries(Object.entries(record).map(([name, child]) => [name, mapSchema(child, map)]));
+  if (out.properties) out.properties = each(out.properties);
+  if (out.patternProperties) out.patternProperties = each(out.patternProperties);
+  if (out.items) out.items = mapSchema(out.items, map);
+  if (typeof out.additionalProperties === 'object') out.additionalProperties = mapSchema(out.additionalProperties, map);
+  if (out.anyOf) out.anyOf = out.anyOf.map((child) => mapSchema(child, map));
+  if (out.oneOf) out.oneOf = out.oneOf.map((child) => mapSchema(child, map));
+  return map(out);
 }
 
 const HEX_COLOR = /^#([A-Fa-f0-9]{3}){1,2}$/;

@@ -79,7 +79,8 @@ describe('discovery', () => {
     expect(item.get.parameters).toContainEqual(expect.objectContaining({ name: 'context', in: 'query' }));
     const create = body.paths['/demo/v1/notes'].post;
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['title']);
-    expect(create.responses['201'].content['application/json'].schema.properties.title.type).toBe('string');
+    const note = create.responses['201'].content['application/json'].schema.$ref.replace('#/components/schemas/', '');
+    expect(body.components.schemas[note].properties.title.type).toBe('string');
   });
 });
 

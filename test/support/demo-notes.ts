@@ -121,6 +121,7 @@ export const notesResource: ResourceManifest = {
             order: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
           },
           permission: canRead,
+          response: { body: 'items' },
           handler: async (req, deps) => {
             const filter: Record<string, unknown> = {};
             const include = req.params.include as number[];
@@ -138,6 +139,7 @@ export const notesResource: ResourceManifest = {
           methods: CREATABLE,
           args: argsFromSchema(noteSchema, 'create'),
           permission: loggedIn,
+          response: { status: 201 },
           handler: async (req, deps) => {
             if (req.params.id !== undefined) throw new RestError('rest_note_exists', 'Cannot create existing note.', 400);
             const p = req.params;

@@ -81,6 +81,7 @@ export const applicationPasswordRoutes = defineRoutes<Deps>('cms/v2', [
         methods: READABLE,
         args: { ...userIdArg, context: contextArg(applicationPasswordSchema) },
         permission: mayEdit(CannotList),
+        response: { body: 'items' },
         handler: async (req, deps) => {
           const user = await owner(req, deps);
           const docs = await applicationPasswordsCollection(deps.store.db).find({ user: user._id }).sort({ created: 1 }).toArray();
@@ -91,6 +92,7 @@ export const applicationPasswordRoutes = defineRoutes<Deps>('cms/v2', [
         methods: CREATABLE,
         args: { ...userIdArg, ...argsFromSchema(applicationPasswordSchema, 'create') },
         permission: mayEdit(CannotCreate),
+        response: { status: 201 },
         handler: async (req, deps) => {
           const user = await owner(req, deps);
           const name = String(req.params.name).trim();
@@ -115,6 +117,9 @@ export const applicationPasswordRoutes = defineRoutes<Deps>('cms/v2', [
         methods: DELETABLE,
         args: { ...userIdArg },
         permission: mayEdit(CannotDeleteAll),
+        response: {
+          body: { type: 'object', properties: { deleted: { type: 'boolean' }, count: { description: 'How many were deleted.', type: 'integer' } } },
+        },
         handler: async (req, deps) => {
           const user = await owner(req, deps);
           const { deletedCount } = await applicationPasswordsCollection(deps.store.db).deleteMany({ user: user._id });

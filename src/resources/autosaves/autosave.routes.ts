@@ -64,6 +64,7 @@ export function autosaveRoutes(type: PostTypeDef, parent: AutosaveParent = postA
           methods: READABLE,
           args: { parent: autosaveParent, context: contextArg(schema) },
           permission: canReadRevisions(type, 'id', CannotReadAutosaves),
+          response: { body: 'items' },
           handler: async (req, deps) => {
             const item = await parentOf(req, deps, type, 'id');
             const items: Record<string, unknown>[] = [];

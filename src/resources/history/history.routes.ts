@@ -30,6 +30,7 @@ export function historyRoutes(postType: PostTypeDef): RouteSpec<Deps>[] {
           methods: READABLE,
           args: historyArgs,
           permission: canViewHistory(postType),
+          response: { body: 'items', ndjson: true },
           handler: (req, deps) => (wantsStream(req) ? streamHistory(postType, req, deps) : listHistory(postType, req, deps)),
         },
       ],

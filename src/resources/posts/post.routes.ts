@@ -146,6 +146,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
         {
           methods: READABLE,
           args: listArgs(type),
+          response: { body: 'items' },
           permission: (req) => {
             if (req.context === 'edit' && !can(req.user, type.caps.edit_posts)) throw new ForbiddenListContext(req);
             return true;
@@ -167,6 +168,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
         {
           methods: CREATABLE,
           args: postWriteArgs(type, 'create'),
+          response: { status: 201 },
           permission: (req) => {
             if (!can(req.user, type.caps.create_posts)) throw new CannotCreate(req);
             return true;
@@ -229,6 +231,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
         {
           methods: DELETABLE,
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
+          response: { body: 'trashed-or-deleted' },
           permission: async (req, deps) => {
             const doc = await routeItem(req, deps, type);
             if (!canDeletePost(req.user, doc)) throw new CannotDelete(req);

@@ -45,7 +45,14 @@ export function postTypeSchema(type: PostTypeDef): ItemSchema {
     modified: { description: "The date the post was last modified, in the site's timezone.", type: 'string', format: 'date-time', context: [...VIEW_EDIT], readonly: true },
     modified_gmt: { description: 'The date the post was last modified, as GMT.', type: 'string', format: 'date-time', context: [...VIEW_EDIT], readonly: true },
     slug: { description: 'An alphanumeric identifier for the post unique to its type.', type: 'string', context: [...ALL] },
-    status: { description: 'A named status for the post.', type: 'string', enum: [...SETTABLE_STATUSES], context: [...VIEW_EDIT] },
+    status: {
+      description: 'A named status for the post.',
+      type: 'string',
+      enum: [...SETTABLE_STATUSES],
+      context: [...VIEW_EDIT],
+      // Trashing is a DELETE; responses show the trashed item.
+      response: { enum: [...SETTABLE_STATUSES, 'trash'] },
+    },
     type: { description: 'Type of post.', type: 'string', context: [...ALL], readonly: true },
     password: { description: 'A password to protect access to the content and excerpt.', type: 'string', context: [...EDIT] },
   };

@@ -115,7 +115,9 @@ export function revisionRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
     {
       path: base,
       schema,
-      endpoints: [{ methods: READABLE, args: revisionListArgs(schema), permission: read, handler: (req, deps) => listRevisions(type, schema, req, deps) }],
+      endpoints: [
+        { methods: READABLE, args: revisionListArgs(schema), permission: read, handler: (req, deps) => listRevisions(type, schema, req, deps), response: { body: 'items' } },
+      ],
     },
     {
       path: `${base}/(?P<id>[\\d]+)`,

@@ -16,6 +16,7 @@ export const statusRoutes = defineRoutes<Deps>('cms/v2', [
         methods: READABLE,
         args: { context: contextArg(statusSchema) },
         permission: canListStatuses,
+        response: { body: 'keyed-items' },
         handler: (req) => {
           const data: Record<string, unknown> = {};
           for (const status of POST_STATUSES) {

@@ -19,6 +19,7 @@ export const taxonomyRoutes = defineRoutes<Deps>('cms/v2', [
           type: { description: 'Limit results to taxonomies associated with a specific post type.', type: 'string' },
         },
         permission: canListTaxonomies,
+        response: { body: 'keyed-items' },
         handler: (req) => {
           const data: Record<string, unknown> = {};
           for (const taxonomy of candidateTaxonomies(req)) {

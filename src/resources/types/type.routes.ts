@@ -15,6 +15,7 @@ export const typeRoutes = defineRoutes<Deps>('cms/v2', [
         methods: READABLE,
         args: { context: contextArg(typeSchema) },
         permission: canListTypes,
+        response: { body: 'keyed-items' },
         handler: (req) => {
           const data: Record<string, unknown> = {};
           for (const type of restPostTypes()) {

@@ -16,7 +16,14 @@ export const userSchema: ItemSchema = {
     first_name: { description: 'First name for the user.', type: 'string', context: [...EDIT] },
     last_name: { description: 'Last name for the user.', type: 'string', context: [...EDIT] },
     email: { description: 'The email address for the user.', type: 'string', format: 'email', context: [...EDIT], required: true },
-    url: { description: 'URL of the user.', type: 'string', format: 'uri', context: [...ALL] },
+    url: {
+      description: 'URL of the user.',
+      type: 'string',
+      format: 'uri',
+      context: [...ALL],
+      // WordPress sends an empty string for a user without one.
+      response: { format: undefined, anyOf: [{ format: 'uri' }, { enum: [''] }] },
+    },
     description: { description: 'Description of the user.', type: 'string', context: [...ALL] },
     link: { description: 'Author URL of the user.', type: 'string', format: 'uri', context: [...ALL], readonly: true },
     locale: { description: 'Locale for the user.', type: 'string', enum: ['', 'en_US'], context: [...EDIT] },

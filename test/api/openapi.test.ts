@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenApiConformance } from '../support/openapi-conformance.js';
+import { createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
+
+let app: TestApp;
+let document: Record<string, any>;
+let conformance: OpenApiConformance;
+let subscriber: Record<string, string>;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  subscriber = (await app.asRole('subscriber')).headers;
+  document = (await app.api('GET', '/openapi.json')).body;
+  conformance = new OpenApiConformance(document);
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+/** Sends requests and keeps each answer, to check them all against the document at the end. */
+function recorder() {
+  const seen: { method: string; route: string; response: ApiResponse }[] = [];
+  const send = async (method: string, route: string, options: RequestOptions = {}) => {
+    const response = await app.api(method, route, options);
+    seen.push({ method, route, response });
+    return response;
+  };
+  const asAdmin = (method: string, route: string, options: RequestOptions = {}) =>
+    send(method, route, { ...options, headers: { ...app.admin, ...options.headers } });
+  const problems = () => seen.flatMap(({ method, route, response }) => conformance.problems(method, route, response));
+  const statuses = () => seen.map(({ method, route, response }) => `${method} ${route.replace(/\/[\da-f-]*\d[\da-f-]*(?=\/|$)/g, '/N')} ${response.status}`);
+  return { send, asAdmin, problems, statuses };
+}
+
+describe('the OpenAPI document describes what the service sends', () => {
+  it('for posts and pages: lists, items, dates without an offset, trashed and deleted items', async () => {
+    const { send, asAdmin, problems, statuses } = recorder();
+    for (const base of ['posts', 'pages']) {
+      const draft = (await asAdmin('POST', `/cms/v2/${base}`, { json: { title: 'Draft', content: 'One.' } })).body;
+      const published = (await asAdmin('POST', `/cms/v2/${base}`, { json: { title: 'Out', content: 'Two.', status: 'publish' } })).body;
+      expect(published.date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+      await send('GET', `/cms/v2/${base}`);
+      await asAdmin('GET', `/cms/v2/${base}`, { query: { context: 'edit', status: 'any' } });
+      await send('GET', `/cms/v2/${base}/${published.id}`);
+      await asAdmin('GET', `/cms/v2/${base}/${draft.id}`, { query: { context: 'edit' } });
+      await asAdmin('POST', `/cms/v2/${base}/${draft.id}`, { json: { content: 'One, again.' } });
+      await asAdmin('PATCH', `/cms/v2/${base}/${draft.id}`, { json: { title: 'Draft, again' } });
+      expect((await asAdmin('DELETE', `/cms/v2/${base}/${draft.id}`)).body.status).toBe('trash');
+      await asAdmin('GET', `/cms/v2/${base}`, { query: { status: 'trash', context: 'edit' } });
+      await asAdmin('GET', `/cms/v2/${base}/${draft.id}`, { query: { context: 'edit' } });
+      expect((await asAdmin('DELETE', `/cms/v2/${base}/${published.id}`, { query: { force: 'true' } })).body.deleted).toBe(true);
+      await send('GET', `/cms/v2/${base}/${published.id}`);
+    }
+    expect(statuses()).toContain('DELETE /cms/v2/posts/N 200');
+    expect(problems()).toEqual([]);
+  });
+
+  it('for revisions, diffs, restore, autosaves and history', async () => {
+    const { asAdmin, problems } = recorder();
+    const post = (await asAdmin('POST', '/cms/v2/posts', { json: { title: 'Revisioned', content: 'First.', status: 'publish' } })).body;
+    await asAdmin('POST', `/cms/v2/posts/${post.id}`, { json: { content: 'Second.' } });
+    await asAdmin('POST', `/cms/v2/posts/${post.id}`, { json: { content: 'Third.' } });
+    const revisions = (await asAdmin('GET', `/cms/v2/posts/${post.id}/revisions`, { query: { context: 'edit' } })).body;
+    expect(revisions.length).toBeGreaterThan(1);
+    await asAdmin('GET', `/cms/v2/posts/${post.id}/revisions/${revisions[0].id}`);
+    await asAdmin('GET', `/cms/v2/posts/${post.id}/revisions/${revisions[0].id}/diff`);
+    await asAdmin('POST', `/cms/v2/posts/${post.id}/revisions/${revisions[1].id}/restore`);
+    const autosave = (await asAdmin('POST', `/cms/v2/posts/${post.id}/autosaves`, { json: { content: 'Typing.' } })).body;
+    await asAdmin('GET', `/cms/v2/posts/${post.id}/autosaves`);
+    await asAdmin('GET', `/cms/v2/posts/${post.id}/autosaves/${autosave.id}`, { query: { context: 'edit' } });
+    await asAdmin('GET', `/cms/v2/posts/${post.id}/history`);
+    await asAdmin('DELETE', `/cms/v2/posts/${post.id}/revisions/${revisions[1].id}`);
+    await asAdmin('DELETE', `/cms/v2/posts/${post.id}/revisions/${revisions[1].id}`, { query: { force: 'true' } });
+    await asAdmin('GET', `/cms/v2/posts/${post.id}/revisions/${revisions[1].id}`);
+    expect(problems()).toEqual([]);
+  });
+
+  it('for users and application passwords', async () => {
+    const { send, asAdmin, problems } = recorder();
+    const user = (await asAdmin('POST', '/cms/v2/users', { json: { username: 'openapi', email: 'openapi@example.test', password: 'a password' } })).body;
+    await send('GET', '/cms/v2/users');
+    await asAdmin('GET', '/cms/v2/users', { query: { context: 'edit' } });
+    await asAdmin('GET', `/cms/v2/users/${user.id}`, { query: { context: 'edit' } });
+    await asAdmin('GET', '/cms/v2/users/me');
+    await asAdmin('POST', `/cms/v2/users/${user.id}`, { json: { name: 'Open API' } });
+    const password = (await asAdmin('POST', `/cms/v2/users/${user.id}/application-passwords`, { json: { name: 'fuzzer' } })).body;
+    await asAdmin('POST', `/cms/v2/users/${user.id}/application-passwords`, { json: { name: 'second' } });
+    await asAdmin('GET', `/cms/v2/users/${user.id}/application-passwords`);
+    await asAdmin('GET', `/cms/v2/users/${user.id}/application-passwords/${password.uuid}`);
+    await asAdmin('POST', `/cms/v2/users/${user.id}/application-passwords/${password.uuid}`, { json: { name: 'renamed' } });
+    await asAdmin('DELETE', `/cms/v2/users/${user.id}/application-passwords/${password.uuid}`);
+    await asAdmin('DELETE', `/cms/v2/users/${user.id}/application-passwords`);
+    expect((await asAdmin('DELETE', `/cms/v2/users/${user.id}`, { query: { reassign: 'false' } })).status).toBe(501);
+    await asAdmin('DELETE', `/cms/v2/users/${user.id}`, { query: { force: 'true', reassign: 'false' } });
+    await send('GET', '/cms/v2/users/me');
+    expect(problems()).toEqual([]);
+  });
+
+  it('for terms, registries keyed by slug, settings and the indexes', async () => {
+    const { send, asAdmin, problems } = recorder();
+    for (const base of ['categories', 'tags']) {
+      const term = (await asAdmin('POST', `/cms/v2/${base}`, { json: { name: `A ${base}` } })).body;
+      await send('GET', `/cms/v2/${base}`);
+      await send('GET', `/cms/v2/${base}/${term.id}`);
+      await asAdmin('POST', `/cms/v2/${base}/${term.id}`, { json: { description: 'Described.' } });
+      await asAdmin('DELETE', `/cms/v2/${base}/${term.id}`);
+      await asAdmin('DELETE', `/cms/v2/${base}/${term.id}`, { query: { force: 'true' } });
+    }
+    for (const base of ['statuses', 'types', 'taxonomies']) {
+      const list = await asAdmin('GET', `/cms/v2/${base}`, { query: { context: 'edit' } });
+      expect(Array.isArray(list.body)).toBe(false);
+      await send('GET', `/cms/v2/${base}`);
+      await send('GET', `/cms/v2/${base}/${Object.keys(list.body)[0]}`);
+    }
+    await asAdmin('GET', '/cms/v2/settings');
+    await asAdmin('POST', '/cms/v2/settings', { json: { title: 'Described' } });
+    await send('GET', '/cms/v2');
+    await send('GET', '/');
+    expect(problems()).toEqual([]);
+  });
+
+  it('for errors, in the contract\'s shape', async () => {
+    const { send, problems, statuses } = recorder();
+    await send('GET', '/cms/v2/posts/999999');
+    await send('GET', '/cms/v2/posts', { query: { per_page: 0 } });
+    await send('POST', '/cms/v2/posts', { json: { title: 'Anonymous' } });
+    await send('POST', '/cms/v2/posts', { json: { title: 'Subscriber' }, headers: subscriber });
+    await send('POST', '/cms/v2/users', { json: {}, headers: app.admin });
+    await send('GET', '/cms/v2/posts', { query: { status: 'draft' } });
+    expect(statuses()).toEqual([
+      'GET /cms/v2/posts/N 404', 'GET /cms/v2/posts 400', 'POST /cms/v2/posts 401',
+      'POST /cms/v2/posts 403', 'POST /cms/v2/users 400', 'GET /cms/v2/posts 400',
+    ]);
+    expect(problems()).toEqual([]);
+  });
+
+  it('takes exactly the parameters and body fields that the index lists for each endpoint', async () => {
+    const index = (await app.api('GET', '/')).body;
+    const mismatches: string[] = [];
+    for (const [pattern, route] of Object.entries<any>(index.routes)) {
+      const path = pattern.replace(/\(\?P<(\w+)>(?:[^()]|\([^()]*\))*\)/g, '{$1}');
+      for (const endpoint of route.endpoints) {
+        for (const method of endpoint.methods) {
+          const operation = document.paths[path]?.[method.toLowerCase()];
+          if (!operation) {
+            mismatches.push(`${method} ${path} is missing`);
+            continue;
+          }
+          const body = operation.requestBody?.content['application/json'].schema;
+          const documented = [...operation.parameters.map((p: { name: string }) => p.name), ...Object.keys(body?.properties ?? {})];
+          const declared = Object.keys(endpoint.args);
+          const required = Object.entries<any>(endpoint.args).filter(([, arg]) => arg.required).map(([name]) => name);
+          const documentedRequired = [
+            ...operation.parameters.filter((p: { in: string; required: boolean }) => p.in !== 'path' && p.required).map((p: { name: string }) => p.name),
+            ...(body?.required ?? []),
+          ];
+          const pathParameters = operation.parameters.filter((p: { in: string }) => p.in === 'path').map((p: { name: string }) => p.name);
+          if ([...new Set(documented)].sort().join() !== [...new Set([...declared, ...pathParameters])].sort().join()) {
+            mismatches.push(`${method} ${path}: documents ${documented.sort().join()} for args ${declared.sort().join()}`);
+          }
+          if (documentedRequired.sort().join() !== required.filter((name) => !pathParameters.includes(name)).sort().join()) {
+            mismatches.push(`${method} ${path}: requires ${documentedRequired.join()} for ${required.join()}`);
+          }
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+});
