@@ -69,6 +69,9 @@ describe('the OpenAPI document describes what the service sends', () => {
     await asAdmin('GET', `/cms/v2/posts/${post.id}/autosaves`);
     await asAdmin('GET', `/cms/v2/posts/${post.id}/autosaves/${autosave.id}`, { query: { context: 'edit' } });
     await asAdmin('GET', `/cms/v2/posts/${post.id}/history`);
+    // Saved over the caller's own draft, an autosave answers with the draft, dates not yet set.
+    const draft = (await asAdmin('POST', '/cms/v2/posts', { json: { title: 'Draft' } })).body;
+    expect((await asAdmin('POST', `/cms/v2/posts/${draft.id}/autosaves`, { json: { content: 'Typing over.' } })).body.date_gmt).toBeNull();
     await asAdmin('DELETE', `/cms/v2/posts/${post.id}/revisions/${revisions[1].id}`);
     await asAdmin('DELETE', `/cms/v2/posts/${post.id}/revisions/${revisions[1].id}`, { query: { force: 'true' } });
     await asAdmin('GET', `/cms/v2/posts/${post.id}/revisions/${revisions[1].id}`);

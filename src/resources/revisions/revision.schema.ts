@@ -19,8 +19,9 @@ const BORROWED = ['guid', 'title', 'content', 'excerpt'] as const;
 export function revisionSchema(type: PostTypeDef, parentSchema: ItemSchema = postTypeSchema(type)): ItemSchema {
   const properties: Record<string, FieldSchema> = {
     author: { description: 'The ID for the author of the revision.', type: 'integer', context: [...ALL] },
-    date: { description: "The date the revision was published, in the site's timezone.", type: 'string', format: 'date-time', context: [...ALL] },
-    date_gmt: { description: 'The date the revision was published, as GMT.', type: 'string', format: 'date-time', context: [...VIEW_EDIT] },
+    // An autosave saved over a draft answers with the draft, whose dates may not be set yet.
+    date: { description: "The date the revision was published, in the site's timezone.", type: 'string', format: 'date-time', context: [...ALL], response: { type: ['string', 'null'] } },
+    date_gmt: { description: 'The date the revision was published, as GMT.', type: 'string', format: 'date-time', context: [...VIEW_EDIT], response: { type: ['string', 'null'] } },
     guid: { description: 'GUID for the revision, as it exists in the database.', type: 'string', context: [...VIEW_EDIT] },
     id: { description: 'Unique identifier for the revision.', type: 'integer', context: [...ALL] },
     modified: { description: "The date the revision was last modified, in the site's timezone.", type: 'string', format: 'date-time', context: [...VIEW_EDIT] },
