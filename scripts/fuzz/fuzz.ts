@@ -56,6 +56,10 @@ for (const [name, value] of Object.entries({ examples, scenarios })) {
 
 /** What the command line does not carry: written for each run, beside its reports. */
 const config = `
+# Failing cases are kept and replayed first by the next runs on this machine.
+[cache]
+directory = ${JSON.stringify(path.resolve('.cache', 'fuzz', 'crashes'))}
+
 [checks.not_a_server_error]
 # 501 is WordPress's \`rest_trash_not_supported\`: a DELETE without \`force=true\` of something that
 # cannot be trashed. The document lists it for exactly those operations, and

@@ -4,7 +4,9 @@
   here. A DELETE without `force=true` on a post or page moves it to the trash and answers with the
   item (`status: "trash"`), which stays readable, as in WordPress; a DELETE of a user's application
   passwords empties that list (`{deleted, count}`), which is still served, empty. Every other
-  successful DELETE answers `{deleted: true, previous}`, and what it deleted must be gone.
+  successful DELETE answers `{deleted: true, previous}`, and what it deleted must be gone: besides
+  the stateful phase's later reads, the check reads the deleted URL again at once, as the same
+  caller, and expects 404.
 - `before_call`: as the administrator, requests that would lock the fuzzing account out (change
   its password or roles, delete it) are aimed elsewhere, so the rest of the run still has it.
 - `filter_failure`: failures whose answer is listed in known-failures.json (defects filed against
@@ -15,6 +17,7 @@ import json
 import os
 from urllib.parse import urlsplit
 
+import requests
 import schemathesis
 from schemathesis.specs.openapi.checks import UseAfterFree, use_after_free
 
@@ -28,8 +31,35 @@ def _path_of(label):
     return urlsplit(label.split(" ", 1)[1]).path.rstrip("/")
 
 
+def _json(response):
+    try:
+        return response.json()
+    except Exception:
+        return None
+
+
+def _read_after_delete(response, case):
+    """A DELETE answered `{deleted: true, previous}`: the same URL, read at once, must be a 404."""
+    if case.operation.method.upper() != "DELETE" or not 200 <= response.status_code < 300:
+        return
+    answer = _json(response)
+    if not (isinstance(answer, dict) and answer.get("deleted") is True and "previous" in answer):
+        return
+    url = response.request.url.split("?", 1)[0]
+    headers = {name: value for name, value in response.request.headers.items() if name.lower() == "authorization"}
+    again = requests.get(url, headers=headers, timeout=30)
+    if again.status_code != 404:
+        raise UseAfterFree(
+            operation=case.operation.label,
+            message=f"`GET {url}` answered {again.status_code}, not 404, right after `DELETE` answered `deleted: true`",
+            free=f"DELETE {url}",
+            usage=f"GET {url}",
+        )
+
+
 @schemathesis.check
 def no_deleted_resource_served(ctx, response, case):
+    _read_after_delete(response, case)
     try:
         return use_after_free(ctx, response, case)
     except UseAfterFree as failure:
