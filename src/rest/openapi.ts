@@ -151,20 +151,20 @@ function parameterSchema(param: PathParameter, arg: FieldSchema | undefined): Js
   return { ...schema, pattern: param.pattern };
 }
 
-interface Operation {
-  route: CompiledRoute<unknown>;
+interface Operation<D> {
+  route: CompiledRoute<D>;
   path: string;
   parameters: PathParameter[];
   method: HttpMethod;
-  spec: EndpointSpec<unknown>;
+  spec: EndpointSpec<D>;
   operationId: string;
 }
 
 /** An OpenAPI 3.1 document built from the same route declarations that serve requests. */
 export function openApiDocument<D>(server: RestServer<D>, apiRoot: string): Json {
   const components = new Components();
-  const operations: Operation[] = [];
-  for (const route of server.routes as unknown as CompiledRoute<unknown>[]) {
+  const operations: Operation<D>[] = [];
+  for (const route of server.routes) {
     const { path, parameters } = templatePath(route.pattern);
     for (const { spec } of route.endpoints) {
       for (const method of spec.methods) {
@@ -195,7 +195,7 @@ function operationIdOf(method: string, path: string): string {
   return `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c?: string) => (c ?? '').toUpperCase())}`;
 }
 
-function describeOperation(operation: Operation, all: Operation[], components: Components): Json {
+function describeOperation<D>(operation: Operation<D>, all: Operation<D>[], components: Components): Json {
   const { route, parameters, method, spec } = operation;
   const args = Object.entries(spec.args ?? {});
   const argOf = (name: string): FieldSchema | undefined => spec.args?.[name];
@@ -282,8 +282,10 @@ const erased = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
  * operation on its own route and on the routes below it, whose leading path parameters take the
  * values of its own; a creation (201) or a list leads below, to the item its answer names.
  */
-function linksFrom(source: Operation, body: ResponseBody, status: number, all: Operation[]): Json {
+function linksFrom<D>(source: Operation<D>, body: ResponseBody, status: number, all: Operation<D>[]): Json {
   const links: Json = {};
+  // The indexes (`/`, `/cms/v2`) answer with no item: nothing of theirs names a resource.
+  if (!source.route.spec.schema) return links;
   const base = erased(source.path);
   const itemId = (name: string): string | undefined => {
     const properties = source.route.spec.schema?.properties ?? {};
