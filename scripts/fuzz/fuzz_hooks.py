@@ -64,10 +64,7 @@ def no_deleted_resource_served(ctx, response, case):
         return use_after_free(ctx, response, case)
     except UseAfterFree as failure:
         deleted = ctx.internals.find_response(case_id=failure.deleted_case_id) if failure.deleted_case_id else None
-        try:
-            answer = deleted.json() if deleted is not None else None
-        except Exception:
-            answer = None
+        answer = _json(deleted) if deleted is not None else None
         if isinstance(answer, dict):
             if answer.get("deleted") is not True:
                 return None  # trashed: still readable
@@ -103,15 +100,25 @@ KNOWN = json.load(open(KNOWN_FILE)) if os.path.exists(KNOWN_FILE) else []
 KNOWN_LOG = os.environ.get("FUZZ_KNOWN_LOG")
 
 
+NUL = ("%00", "\\u0000", "\x00")
+
+
+def _sent_nul(request):
+    """Whether the request carried a NUL character, in its URL or its body, raw or escaped."""
+    body = request.body or ""
+    text = request.url + (body.decode("latin-1") if isinstance(body, bytes) else str(body))
+    return any(mark in text for mark in NUL)
+
+
 def _known(response):
-    try:
-        body = response.json()
-    except Exception:
-        return None
+    body = _json(response)
     code = body.get("code") if isinstance(body, dict) else None
     for entry in KNOWN:
-        if entry["status"] == response.status_code and entry["code"] == code:
-            return entry
+        if entry["status"] != response.status_code or entry["code"] != code:
+            continue
+        if entry.get("nul_in_request") and not _sent_nul(response.request):
+            continue
+        return entry
     return None
 
 
