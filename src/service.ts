@@ -10,6 +10,7 @@ import { createAuthenticator } from './auth/authenticate.js';
 import { loginThrottle } from './auth/login-throttle.js';
 import { type Deps } from './deps.js';
 import { RETRY_AFTER_UNAVAILABLE, ServiceStarting } from './rest/errors.js';
+import { answerClientError } from './rest/http/express-adapter.js';
 
 export interface RunningService {
   /** `http://HOST:PORT` */
@@ -46,6 +47,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       .writeHead(503, { 'Retry-After': String(RETRY_AFTER_UNAVAILABLE), 'Content-Type': 'application/json; charset=UTF-8' })
       .end(req.method === 'HEAD' ? undefined : starting);
   });
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -76,14 +76,16 @@ export function coerce(value: unknown, schema: FieldSchema): unknown {
     if (!schema.properties) return value;
     const out: Record<string, unknown> = { ...value };
     for (const [key, property] of Object.entries(schema.properties)) {
-      if (key in out) out[key] = coerce(out[key], property);
+      if (Object.hasOwn(out, key)) out[key] = coerce(out[key], property);
     }
     return out;
   }
   if (typeof value === 'string') {
     if (types.includes('string')) return value;
+    // `1e400` stays a string, so the type check refuses it: no route sees a number that is not finite.
     if ((types.includes('integer') || types.includes('number')) && /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value)) {
-      return Number(value);
+      const number = Number(value);
+      if (Number.isFinite(number)) return number;
     }
     if (types.includes('boolean')) {
       const lowered = value.toLowerCase();

@@ -29,10 +29,17 @@ export type RestErrorClass = new (data?: Record<string, unknown>) => RestError;
 
 /** Every error code the service can answer with, for the contract test that checks the list. */
 export const definedErrorCodes = new Set<string>();
+/** The codes defined with a 5xx status: faults of the service, never of the client (a contract test keeps the list). */
+export const serverErrorCodes = new Set<string>();
+
+function registerCode(code: string, status: number): void {
+  definedErrorCodes.add(code);
+  if (status >= 500) serverErrorCodes.add(code);
+}
 
 /** A named error with WordPress's code, wording and status. */
 export function defineRestError(code: string, message: string, status: number): RestErrorClass {
-  definedErrorCodes.add(code);
+  registerCode(code, status);
   return class extends RestError {
     constructor(data: Record<string, unknown> = {}) {
       super(code, message, status, data);
@@ -58,7 +65,7 @@ export function defineRestErrorWith<A extends unknown[]>(
   status: number,
   describe: (...args: A) => string | ErrorDetails,
 ): new (...args: A) => RestError {
-  definedErrorCodes.add(code);
+  registerCode(code, status);
   return class extends RestError {
     constructor(...args: A) {
       const details = describe(...args);
@@ -114,7 +121,7 @@ export type AuthErrorClass = new (caller: Caller, data?: Record<string, unknown>
 
 /** An error whose status is 401 for anonymous callers and 403 for logged-in ones (`rest_authorization_required_code`). */
 export function defineAuthError(code: string, message: string): AuthErrorClass {
-  definedErrorCodes.add(code);
+  registerCode(code, 403);
   return class extends RestError {
     constructor(caller: Caller, data: Record<string, unknown> = {}) {
       super(code, message, caller.user.id > 0 ? 403 : 401, data);
@@ -134,6 +141,12 @@ export const PreconditionFailed = defineRestError('rest_precondition_failed', 'T
 export const WriteConflict = defineRestError('rest_write_conflict', 'The item is being changed by someone else; try again.', 409);
 export const ItemTooLarge = defineRestError('rest_item_too_large', 'The item would be larger than the database can store.', 413);
 export const NonFiniteNumber = defineRestError('rest_invalid_param', 'Invalid parameter(s): numbers must be finite.', 400);
+/** PHP's `max_input_nesting_level` (64) for query and form keys; `json_decode`'s depth (512) for JSON. */
+export const InputTooDeep = defineRestError('rest_invalid_param', 'Invalid parameter(s): nested too deeply.', 400);
+export const UnsupportedBodyEncoding = defineRestError('rest_unsupported_encoding', "The request body's charset or Content-Encoding is not supported.", 415);
+export const UnreadableBody = defineRestError('rest_invalid_body', 'The request body could not be read.', 400);
+export const HeadersTooLarge = defineRestError('rest_headers_too_large', "The request's URL or headers are larger than this site accepts.", 431);
+export const MalformedRequest = defineRestError('rest_malformed_request', 'The request is not valid HTTP.', 400);
 export const ItemUnavailable = defineRestError('rest_item_unavailable', "The item's change log cannot be applied; it cannot be served until it is repaired.", 500);
 // WordPress's `dead_db()` wording; 503 rather than its 500, since retrying later can succeed.
 export const DatabaseUnavailable = defineRestError('db_connect_fail', 'Error establishing a database connection.', 503);
@@ -166,8 +179,9 @@ export function missingParams(names: string[]): RestError {
 
 export function invalidParams(problems: Record<string, RestError>): RestError {
   const names = Object.keys(problems);
-  const params: Record<string, string> = {};
-  const details: Record<string, RestErrorBody> = {};
+  // Parameter names may be a client's (`__proto__`): they stay keys.
+  const params: Record<string, string> = Object.create(null);
+  const details: Record<string, RestErrorBody> = Object.create(null);
   for (const name of names) {
     params[name] = problems[name].message;
     details[name] = problems[name].toBody();

@@ -12,27 +12,34 @@ export function isFieldIncluded(field: string, fields: readonly string[] | null)
   return fields.some((wanted) => wanted === field || wanted.startsWith(`${field}.`) || field.startsWith(`${wanted}.`));
 }
 
-type Mask = { [key: string]: Mask | true };
+/** The asked-for paths as a tree: `a.b,c` is a → (b → true), c → true. Names are the client's, so a Map. */
+type Mask = Map<string, Mask | true>;
 
 function buildMask(fields: readonly string[]): Mask {
-  const mask: Mask = {};
+  const mask: Mask = new Map();
   for (const path of fields) {
     let node = mask;
     const parts = path.split('.');
-    parts.forEach((part, index) => {
-      if (node[part] === true) return;
-      if (index === parts.length - 1) node[part] = true;
-      else node = (node[part] ??= {}) as Mask;
-    });
+    for (const [index, part] of parts.entries()) {
+      const existing = node.get(part);
+      if (existing === true) break;
+      if (index === parts.length - 1) node.set(part, true);
+      else {
+        const child: Mask = existing ?? new Map();
+        node.set(part, child);
+        node = child;
+      }
+    }
   }
   return mask;
 }
 
 function applyMask(value: unknown, mask: Mask): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, sub] of Object.entries(mask)) {
-    if (!(key in value)) continue;
+  // Without a prototype, a key named `__proto__` stays a key.
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [key, sub] of mask) {
+    if (!Object.hasOwn(value, key)) continue;
     const child = (value as Record<string, unknown>)[key];
     if (sub === true) out[key] = child;
     else if (typeof child === 'object' && child !== null && !Array.isArray(child)) out[key] = applyMask(child, sub);

@@ -59,9 +59,10 @@ export function filterByContext(schema: ItemSchema, data: unknown, context: Cont
 
 function filterObject(properties: Record<string, FieldSchema>, data: unknown, context: Context): unknown {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return data;
-  const out: Record<string, unknown> = {};
+  // Keys may be a client's (`__proto__` included): they stay keys, and no schema is looked up on a prototype.
+  const out: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(data)) {
-    const property = properties[key];
+    const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (property?.context && !property.context.includes(context)) continue;
     out[key] = property?.properties ? filterObject(property.properties, value, context) : value;
   }

@@ -65,7 +65,8 @@ export class RestRequest {
     this.headers = incoming.headers;
     this.user = incoming.user;
     this.log = incoming.log;
-    this.params = { ...urlParams, ...incoming.query, ...incoming.body };
+    // Without a prototype: a parameter named `__proto__` or `constructor` is only a parameter.
+    this.params = Object.assign(Object.create(null) as Record<string, unknown>, urlParams, incoming.query, incoming.body);
   }
 
   private readonly memos = new Map<string, Promise<unknown>>();

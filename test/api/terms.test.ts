@@ -79,14 +79,14 @@ describe('the default category', () => {
     expect(tag.id).toBeGreaterThan(1);
   });
 
-  it('cannot be deleted: 501 without force, 500 with it, 403 for those who may not delete terms', async () => {
+  it('cannot be deleted: 501 without force, 400 with it (WordPress: 500), 403 for those who may not delete terms', async () => {
     const noForce = await app.api('DELETE', '/cms/v2/categories/1', { headers: app.admin });
     expect(noForce.status).toBe(501);
     expect(noForce.body.code).toBe('rest_trash_not_supported');
     for (const headers of [app.admin, editor]) {
       const forced = await app.api('DELETE', '/cms/v2/categories/1', { headers, query: { force: true } });
-      expect(forced.status).toBe(500);
-      expect(forced.body).toEqual({ code: 'rest_cannot_delete', message: 'The term cannot be deleted.', data: { status: 500 } });
+      expect(forced.status).toBe(400);
+      expect(forced.body).toEqual({ code: 'rest_cannot_delete', message: 'The term cannot be deleted.', data: { status: 400 } });
     }
     const refused = await app.api('DELETE', '/cms/v2/categories/1', { headers: subscriber, query: { force: true } });
     expect(refused.status).toBe(403);
@@ -144,8 +144,8 @@ describe('creating terms', () => {
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ code: 'rest_missing_callback_param', message: 'Missing parameter(s): name', data: { status: 400, params: ['name'] } });
     const blank = await app.api('POST', '/cms/v2/tags', { headers: app.admin, json: { name: '   ' } });
-    expect(blank.status).toBe(500);
-    expect(blank.body).toEqual({ code: 'empty_term_name', message: 'A name is required for this term.', data: { status: 500 } });
+    expect(blank.status).toBe(400);
+    expect(blank.body).toEqual({ code: 'empty_term_name', message: 'A name is required for this term.', data: { status: 400 } });
   });
 
   it('stores names as WordPress does: tags stripped, special characters escaped', async () => {
@@ -522,11 +522,11 @@ describe('updating terms', () => {
     const first = await create('tags', { name: 'Slug Owner' });
     const second = await create('tags', { name: 'Slug Wanter' });
     const taken = await app.api('POST', `/cms/v2/tags/${second.id}`, { headers: app.admin, json: { slug: 'slug-owner' } });
-    expect(taken.status).toBe(500);
+    expect(taken.status).toBe(400);
     expect(taken.body).toEqual({
       code: 'duplicate_term_slug',
       message: 'The slug &#8220;slug-owner&#8221; is already in use by another term.',
-      data: { status: 500 },
+      data: { status: 400 },
     });
     const derived = await app.api('POST', `/cms/v2/tags/${second.id}`, { headers: app.admin, json: { name: 'Slug Owner', slug: '' } });
     expect(derived.status).toBe(200);

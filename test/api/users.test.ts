@@ -162,9 +162,10 @@ describe('POST /users', () => {
     expect(role.status).toBe(400);
     expect(role.body).toMatchObject({ code: 'rest_user_invalid_role', message: 'The role wizard does not exist.' });
     const taken = await app.api('POST', '/cms/v2/users', { headers: app.admin, json: { username: 'admin', email: 'other@example.test', password: 'x' } });
-    expect(taken.status).toBe(500);
+    expect(taken.status).toBe(400);
     expect(taken.body.code).toBe('existing_user_login');
     const email = await app.api('POST', '/cms/v2/users', { headers: app.admin, json: { username: 'other', email: 'newcomer@example.test', password: 'x' } });
+    expect(email.status).toBe(400);
     expect(email.body.code).toBe('existing_user_email');
     const exists = await app.api('POST', '/cms/v2/users', { headers: app.admin, json: { id: 5, username: 'o2', email: 'o2@example.test', password: 'x' } });
     expect(exists.body.code).toBe('rest_user_exists');

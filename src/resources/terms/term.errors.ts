@@ -12,9 +12,10 @@ export const TrashNotSupported = defineRestError(
   "Terms do not support trashing. Set 'force=true' to delete.",
   501,
 );
-// `wp_insert_term` and `wp_delete_term` fail without a status, which the REST server sends as 500.
-export const EmptyTermName = defineRestError('empty_term_name', 'A name is required for this term.', 500);
-export const TermNotDeletable = defineRestError('rest_cannot_delete', 'The term cannot be deleted.', 500);
+// `wp_insert_term` and `wp_delete_term` fail without a status, which WordPress's REST server sends
+// as 500; a client's mistake is a 400 here (CONTRACT.md), with WordPress's code.
+export const EmptyTermName = defineRestError('empty_term_name', 'A name is required for this term.', 400);
+export const TermNotDeletable = defineRestError('rest_cannot_delete', 'The term cannot be deleted.', 400);
 export const PostInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 400);
 
 export const CannotCreateTerm = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create terms in this taxonomy.');
@@ -24,8 +25,8 @@ export const ForbiddenTaxonomyContext = defineAuthError('rest_forbidden_context'
 export const ForbiddenTermContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit this term.');
 export const ForbiddenPostTerms = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to view terms for this post.');
 
-/** `wp_update_term` refuses a slug another term of the taxonomy has (no status: 500). */
-export const DuplicateTermSlug = defineRestErrorWith('duplicate_term_slug', 500, (slug: string) => `The slug &#8220;${slug}&#8221; is already in use by another term.`);
+/** `wp_update_term` refuses a slug another term of the taxonomy has (WordPress: no status, so 500; here 400). */
+export const DuplicateTermSlug = defineRestErrorWith('duplicate_term_slug', 400, (slug: string) => `The slug &#8220;${slug}&#8221; is already in use by another term.`);
 
 export type TermExistsClass = new (existingId: number) => RestError;
 

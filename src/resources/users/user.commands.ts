@@ -7,9 +7,11 @@ import { handOverPostsOf } from '../posts/index.js';
 import { usersCollection, type UserDoc } from './user.model.js';
 import { mergeMeta } from '../../registry/meta.js';
 
-export const ExistingUserLogin = defineRestError('existing_user_login', 'Sorry, that username already exists!', 500);
-export const ExistingUserEmail = defineRestError('existing_user_email', 'Sorry, that email address is already used!', 500);
-export const UserLoginTooLong = defineRestError('user_login_too_long', 'Username may not be longer than 60 characters.', 500);
+// `wp_insert_user` fails without a status, which WordPress's REST server sends as 500; a client's
+// mistake is a 400 here (CONTRACT.md), with WordPress's code.
+export const ExistingUserLogin = defineRestError('existing_user_login', 'Sorry, that username already exists!', 400);
+export const ExistingUserEmail = defineRestError('existing_user_email', 'Sorry, that email address is already used!', 400);
+export const UserLoginTooLong = defineRestError('user_login_too_long', 'Username may not be longer than 60 characters.', 400);
 
 export interface NewUser {
   username: string;

@@ -1,10 +1,24 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { type Duplex } from 'node:stream';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import multer from 'multer';
 import { pinoHttp } from 'pino-http';
-import qs from 'qs';
 import { type Logger } from '../../logger.js';
-import { asRestError, InternalError, InvalidCallback, InvalidMultipart, RequestTooLarge, RestError } from '../errors.js';
+import { clientInput, MAX_PARAM_DEPTH, parseQueryString, type ClientParams } from '../client-input.js';
+import {
+  asRestError,
+  HeadersTooLarge,
+  InputTooDeep,
+  InternalError,
+  InvalidCallback,
+  InvalidMultipart,
+  MalformedRequest,
+  RequestTooLarge,
+  RestError,
+  UnreadableBody,
+  UnsupportedBodyEncoding,
+} from '../errors.js';
 import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
@@ -25,7 +39,7 @@ export interface HttpOptions<D> {
   faults?: () => Promise<readonly object[]>;
 }
 
-type ApiRequest = Request & { jsonError?: string };
+type ApiRequest = Request & { jsonError?: string; params_?: { query: ClientParams; body: ClientParams } };
 
 const JSONP_CALLBACK = /^[\w.]+$/;
 const NO_CACHE = {
@@ -43,8 +57,6 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('query parser', (query: string) => qs.parse(query, { depth: 8, arrayLimit: 1000, parameterLimit: 10_000 }));
-
   app.use(
     pinoHttp({
       logger,
@@ -59,6 +71,20 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   // Every page of the site points WordPress clients at the API (`rest_output_link_header`).
   app.use((_req, res, next) => {
     res.append('Link', `<${apiRoot}/>; rel="https://api.w.org/"`);
+    next();
+  });
+
+  // Express 5 parses the query string again on every read of `req.query`: parse it once, here.
+  app.set('query parser', false);
+  app.use((req, res, next) => {
+    const mark = req.url.indexOf('?');
+    let query: ClientParams;
+    try {
+      query = parseQueryString(mark < 0 ? '' : req.url.slice(mark + 1));
+    } catch (error) {
+      return error instanceof RestError ? refuse(req, res, error) : next(error);
+    }
+    Object.defineProperty(req, 'query', { value: query, enumerable: true });
     next();
   });
 
@@ -81,17 +107,13 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   const apiRouter = (routeOf: (req: Request) => string) => express.Router().use(
     ...parseBody,
     (error: unknown, req: ApiRequest, res: Response, next: NextFunction) => {
-      const failure = error as { type?: string; code?: string; message?: string };
-      if (failure.type === 'entity.parse.failed') {
-        req.jsonError = failure.message ?? 'Syntax error';
+      if ((error as { type?: string }).type === 'entity.parse.failed') {
+        req.jsonError = (error as Error).message || 'Syntax error';
         return next();
       }
-      const restError =
-        failure.type === 'entity.too.large' || failure.code === 'LIMIT_FILE_SIZE' ? new RequestTooLarge()
-        : failure.code?.startsWith('LIMIT_') || failure.message?.includes('Multipart') ? new InvalidMultipart()
-        : error instanceof RestError ? error : new InternalError();
-      if (!(error instanceof RestError)) req.log.warn({ err: error }, 'request body refused');
-      writeResult(req, res, { status: restError.status, headers: {}, body: restError.toBody() }, ANONYMOUS);
+      const restError = bodyError(error);
+      if (restError instanceof InternalError) req.log.warn({ err: error }, 'request body refused');
+      refuse(req, res, restError);
     },
     async (req: ApiRequest, res: Response) => {
       try {
@@ -100,14 +122,21 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
         req.log.error({ err: error }, 'request failed');
         // A stream that fails half-way can only be cut short: its status is sent already.
         if (res.headersSent) return void res.destroy();
-        const restError = asRestError(error);
-        writeResult(req, res, { status: restError.status, headers: {}, body: restError.toBody() }, ANONYMOUS);
+        refuse(req, res, asRestError(error));
       }
     },
   );
 
   async function handleApiRequest(req: ApiRequest, res: Response, route: string): Promise<void> {
-    const query = { ...(req.query as Record<string, unknown>) };
+    let query: ClientParams;
+    let body: ClientParams;
+    try {
+      query = clientInput(req.query, 'query');
+      body = clientInput(req.body, req.is('json') ? 'json' : 'form');
+    } catch (error) {
+      if (!(error instanceof RestError)) throw error;
+      return refuse(req, res, error);
+    }
     delete query.rest_route;
     const callback = query._jsonp;
     if (typeof callback === 'string' && callback !== '' && !JSONP_CALLBACK.test(callback)) {
@@ -122,15 +151,14 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
       user = await options.authenticate({ headers, ip: req.socket.remoteAddress ?? '' });
     } catch (error) {
       if (!(error instanceof RestError)) throw error;
-      writeResult(req, res, { status: error.status, headers: {}, body: error.toBody() }, ANONYMOUS);
-      return;
+      return refuse(req, res, error);
     }
     const override = req.method === 'POST' ? String(query._method ?? req.get('X-HTTP-Method-Override') ?? '') : '';
     const incoming: IncomingRequest = {
       method: override ? override.toUpperCase() : req.method,
       path: route,
       query,
-      body: isPlainObject(req.body) ? (req.body as Record<string, unknown>) : {},
+      body,
       files: (Array.isArray(req.files) ? req.files : []) as UploadedFile[],
       headers,
       user,
@@ -162,13 +190,50 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
 }
 
 function bodyParsers(limit: number) {
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: limit, fieldSize: limit } });
+  // body-parser's own `depth` (its types omit it): deeper form keys are refused, as for the query.
+  const formOptions = { limit, extended: true, parameterLimit: 10_000, depth: MAX_PARAM_DEPTH };
+  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: limit, fieldSize: limit } }).any();
   return [
     express.json({ limit, strict: false, type: (req) => /^application\/([\w.+-]+\+)?json\b/i.test(req.headers['content-type'] ?? '') }),
-    express.urlencoded({ limit, extended: true, parameterLimit: 10_000 }),
+    express.urlencoded(formOptions),
+    // Whatever busboy says of a broken multipart body is the client's mistake.
     (req: Request, res: Response, next: NextFunction) =>
-      req.is('multipart/form-data') ? upload.any()(req, res, next) : next(),
+      req.is('multipart/form-data') ? upload(req, res, (error?: unknown) => next(error && multipartError(error))) : next(),
   ];
+}
+
+function refuse(req: Request, res: Response, error: RestError): Promise<void> {
+  return writeResult(req, res, { status: error.status, headers: {}, body: error.toBody() }, ANONYMOUS);
+}
+
+/** A body the parsers refused, as the client is told: the parsers' 4xx keep their meaning, anything else is ours. */
+function bodyError(error: unknown): RestError {
+  if (error instanceof RestError) return error;
+  const { status, type } = error as { status?: number; type?: string };
+  if (status === 413) return new RequestTooLarge();
+  if (status === 415) return new UnsupportedBodyEncoding();
+  if (type === 'querystring.parse.rangeError') return new InputTooDeep();
+  if (status !== undefined && status >= 400 && status < 500) return new UnreadableBody();
+  return new InternalError();
+}
+
+function multipartError(error: unknown): RestError {
+  const code = (error as { code?: string }).code;
+  return code === 'LIMIT_FILE_SIZE' || code === 'LIMIT_FIELD_VALUE' ? new RequestTooLarge() : new InvalidMultipart();
+}
+
+/**
+ * Answers what Node's HTTP parser refuses before any route sees it (a URL or headers over 16 KB,
+ * a request that is not HTTP) in the error shape, instead of Node's bare status line.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const refused = error.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLarge() : new MalformedRequest();
+  const body = JSON.stringify(refused.toBody());
+  socket.end(
+    `HTTP/1.1 ${refused.status} ${STATUS_CODES[refused.status]}\r\n` +
+      `Content-Type: application/json; charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 async function writeResult(req: Request, res: Response, result: RestResult, user: RestUser): Promise<void> {
@@ -238,13 +303,9 @@ function safeDecode(path: string): string {
 }
 
 function headerMap(req: Request): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
+  const out: Record<string, string | undefined> = Object.create(null);
   for (const [name, value] of Object.entries(req.headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
-}
-
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function escapeHtml(text: string): string {
