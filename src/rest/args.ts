@@ -159,7 +159,7 @@ export function describeSchemaError(name: string, schema: FieldSchema, error: Er
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return fail('rest_out_of_bounds', boundsMessage(param, at));
+      return fail('rest_out_of_bounds', boundsMessage(param, at, error.keyword, Number(p.limit)));
     case 'minLength':
       return fail('rest_too_short', `${param} must be at least ${p.limit} character${p.limit === 1 ? '' : 's'} long.`);
     case 'maxLength':
@@ -191,8 +191,11 @@ export function describeSchemaError(name: string, schema: FieldSchema, error: Er
   }
 }
 
-function boundsMessage(param: string, schema: FieldSchema): string {
-  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
+function boundsMessage(param: string, schema: FieldSchema, keyword: string, limit: number): string {
+  const { exclusiveMinimum, exclusiveMaximum } = schema;
+  // A bound the schema does not state is the implied one of integers (2^53, `toJsonSchema`).
+  const minimum = schema.minimum ?? (keyword === 'minimum' ? limit : undefined);
+  const maximum = schema.maximum ?? (keyword === 'maximum' ? limit : undefined);
   const inclusive = (exclusive: boolean | undefined) => (exclusive ? 'exclusive' : 'inclusive');
   if (minimum !== undefined && maximum !== undefined) {
     return `${param} must be between ${minimum} (${inclusive(exclusiveMinimum)}) and ${maximum} (${inclusive(exclusiveMaximum)})`;

@@ -75,6 +75,11 @@ export function typesOf(schema: FieldSchema): JsonType[] {
  */
 export function toJsonSchema(schema: FieldSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  // An integer past 2^53 is not one any more (JSON numbers are doubles): out of range, unless the schema says otherwise.
+  if (typesOf(schema).includes('integer')) {
+    if (schema.minimum === undefined) out.minimum = -Number.MAX_SAFE_INTEGER;
+    if (schema.maximum === undefined) out.maximum = Number.MAX_SAFE_INTEGER;
+  }
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'context' || key === 'readonly' || key === 'required' || key === 'response') continue;
     if (key === 'exclusiveMinimum' || key === 'exclusiveMaximum') continue;

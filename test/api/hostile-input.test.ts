@@ -1,10 +1,510 @@
-import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
+
+// Hostile names and values through every parameter and body field the discovery index lists: no
+// client-chosen name may reach a prototype, no value may reach a query as an operator, NUL
+// characters, non-finite numbers and deep nesting are refused with a 400, and nothing is ever a 5xx.
+// The service runs in this process (createTestApp), so a polluted `Object.prototype` shows here too.
+
+interface ArgSpec {
+  type?: string | string[];
+  items?: { type?: string };
+  required?: boolean;
+}
+interface IndexEndpoint {
+  methods: string[];
+  args: Record<string, ArgSpec>;
+}
+/** One endpoint of the index, with its path filled from the fixtures. */
+interface Target {
+  pattern: string;
+  path: string;
+  methods: string[];
+  args: Record<string, ArgSpec>;
+  headers: Record<string, string>;
+}
+interface Fixtures {
+  post: number;
+  page: number;
+  category: number;
+  tag: number;
+  user: number;
+  revision: { posts: number; pages: number };
+  autosave: { posts: number; pages: number };
+  appPassword: string;
+}
+interface Hostile {
+  label: string;
+  /** The value as JSON text (`1e400` cannot be written by JSON.stringify). */
+  json: string;
+  /** The value in a query string or form body, as `name[key]=value` pairs. */
+  pairs: (name: string) => [string, string][];
+  /** Refused with a 400 wherever it is sent, whatever the parameter. */
+  refused?: boolean;
+}
+
+const PROTECTED_PROTOTYPES = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype, String: String.prototype };
+const prototypeKeys = () => Object.fromEntries(Object.entries(PROTECTED_PROTOTYPES).map(([name, proto]) => [name, Reflect.ownKeys(proto).map(String).sort()]));
+
 let app: TestApp;
-beforeAll(async () => { app = await createTestApp(); });
-afterAll(async () => { await app?.stop(); });
-it('dumps', async () => {
-  const r = await app.api('GET', '/', { headers: app.admin });
-  writeFileSync('/tmp/probe/index.json', JSON.stringify(r.body, null, 1));
+let keep: Fixtures;
+let throwaway: Fixtures;
+let meAdmin: Record<string, string>;
+let deleteMeAdmin: { id: number; headers: Record<string, string> };
+let targets: Target[];
+let prototypesBefore: Record<string, string[]>;
+let requests = 0;
+const started = Date.now();
+let unique = 0;
+
+beforeAll(async () => {
+  prototypesBefore = prototypeKeys();
+  app = await createTestApp();
+  keep = await createFixtures('keep');
+  throwaway = await createFixtures('throwaway');
+  // `/users/me` acts on the caller: administrators of their own, so the main one keeps its account.
+  meAdmin = (await app.asRole('administrator')).headers;
+  deleteMeAdmin = await app.asRole('administrator');
+  targets = await discoverTargets();
+}, 60_000);
+afterAll(async () => {
+  console.log(`hostile-input: ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // What the requests were answered, so a run that passes for the wrong reason (all 401s, all 404s) shows.
+  console.log(`answers: ${[...tally].sort((x, y) => y[1] - x[1]).map(([answer, count]) => `${count} x ${answer}`).join(', ')}`);
+  await app?.stop();
+});
+
+/** Counts every request, for the summary. */
+function send(method: string, route: string, options?: RequestOptions): Promise<ApiResponse> {
+  requests++;
+  return app.api(method, route, options);
+}
+
+async function createFixtures(label: string): Promise<Fixtures> {
+  const created = async (route: string, json: Record<string, unknown>, status = 201) => {
+    const response = await send('POST', route, { headers: app.admin, json });
+    expect(response.status, `${route} ${response.text}`).toBe(status);
+    return response.body;
+  };
+  const withHistory = async (type: 'posts' | 'pages') => {
+    const item = await created(`/cms/v2/${type}`, { title: `${label} ${type}`, content: 'First', status: 'publish' });
+    await created(`/cms/v2/${type}/${item.id}`, { content: 'Second' }, 200);
+    const revisions = await send('GET', `/cms/v2/${type}/${item.id}/revisions`, { headers: app.admin });
+    expect(revisions.body.length, `revisions of ${type}`).toBeGreaterThan(0);
+    // Published and saved again by its author: an autosave of its own, not an in-place save.
+    const autosave = await created(`/cms/v2/${type}/${item.id}/autosaves`, { content: 'Autosaved' }, 200);
+    expect(autosave.id, `autosave of ${type}`).not.toBe(item.id);
+    return { id: item.id as number, revision: revisions.body[0].id as number, autosave: autosave.id as number };
+  };
+  const post = await withHistory('posts');
+  const page = await withHistory('pages');
+  const category = await created('/cms/v2/categories', { name: `${label} category` });
+  const tag = await created('/cms/v2/tags', { name: `${label} tag` });
+  const user = await app.asRole('subscriber');
+  const appPassword = await created(`/cms/v2/users/${user.id}/application-passwords`, { name: `${label} app` });
+  return {
+    post: post.id,
+    page: page.id,
+    category: category.id,
+    tag: tag.id,
+    user: user.id,
+    revision: { posts: post.revision, pages: page.revision },
+    autosave: { posts: post.autosave, pages: page.autosave },
+    appPassword: appPassword.uuid,
+  };
+}
+
+/** `(?P<name>regex)` groups replaced by `value(name, textBefore)`; undefined when one cannot be filled. */
+function fillPattern(pattern: string, value: (name: string, before: string) => string | number | undefined): string | undefined {
+  let out = '';
+  for (let i = 0; i < pattern.length; ) {
+    if (!pattern.startsWith('(?P<', i)) {
+      out += pattern[i++];
+      continue;
+    }
+    const nameEnd = pattern.indexOf('>', i);
+    const name = pattern.slice(i + 4, nameEnd);
+    let depth = 1;
+    let j = nameEnd + 1;
+    for (; j < pattern.length && depth > 0; j++) {
+      if (pattern[j] === '\\') j++;
+      else if (pattern[j] === '(') depth++;
+      else if (pattern[j] === ')') depth--;
+    }
+    const filled = value(name, out);
+    if (filled === undefined) return undefined;
+    out += String(filled);
+    i = j;
+  }
+  return out;
+}
+
+function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
+  const resource = pattern.split('/')[3] ?? '';
+  const items: Record<string, number> = { posts: fixtures.post, pages: fixtures.page, categories: fixtures.category, tags: fixtures.tag, users: fixtures.user };
+  const path = fillPattern(pattern, (name, before) => {
+    if (name === 'id' && before.endsWith('/revisions/')) return fixtures.revision[resource as 'posts' | 'pages'];
+    if (name === 'id' && before.endsWith('/autosaves/')) return fixtures.autosave[resource as 'posts' | 'pages'];
+    if (name === 'id' || name === 'parent') return items[resource];
+    if (name === 'user_id') return fixtures.user;
+    if (name === 'uuid') return fixtures.appPassword;
+    return { status: 'publish', type: 'post', taxonomy: 'category' }[name];
+  });
+  return path?.replace(/^\/cms-json/, '');
+}
+
+/** Every endpoint of the discovery index, its path filled (DELETE: from the throwaway fixtures). */
+async function discoverTargets(): Promise<Target[]> {
+  const index = await send('GET', '/', { headers: app.admin });
+  expect(index.status).toBe(200);
+  const found: Target[] = [];
+  const unfillable: string[] = [];
+  for (const [pattern, route] of Object.entries(index.body.routes as Record<string, { endpoints: IndexEndpoint[] }>)) {
+    for (const endpoint of route.endpoints) {
+      const deletes = endpoint.methods.includes('DELETE');
+      const path = pathFor(pattern, deletes ? throwaway : keep);
+      if (path === undefined) {
+        unfillable.push(pattern);
+        continue;
+      }
+      const me = pattern.endsWith('/users/me');
+      const headers = me ? (deletes ? deleteMeAdmin.headers : meAdmin) : app.admin;
+      found.push({ pattern, path: path || '/', methods: endpoint.methods, args: endpoint.args, headers });
+    }
+  }
+  // A route whose path cannot be filled is a route left untested: name it rather than skip it.
+  expect(unfillable, 'routes whose path parameters have no fixture').toEqual([]);
+  expect(found.length).toBeGreaterThan(40);
+  return found;
+}
+
+/** `name[key][...]=value` pairs, as PHP and qs read them. */
+function flatten(name: string, value: unknown): [string, string][] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => flatten(typeof item === 'object' && item !== null ? `${name}[${i}]` : `${name}[]`, item));
+  if (typeof value === 'object' && value !== null) return Object.keys(value).flatMap((key) => flatten(`${name}[${key}]`, (value as Record<string, unknown>)[key]));
+  return [[name, value === null ? '' : String(value)]];
+}
+
+const encodeKey = (key: string) => encodeURIComponent(key).replace(/%5B/g, '[').replace(/%5D/g, ']');
+const encodePairs = (pairs: [string, string][]) => pairs.map(([key, value]) => `${encodeKey(key)}=${encodeURIComponent(value)}`).join('&');
+
+function hostile(label: string, json: string, refused = false): Hostile {
+  // JSON.parse keeps `__proto__` as an own key, which an object literal would not.
+  return { label, json, pairs: (name) => flatten(name, JSON.parse(json)), refused };
+}
+
+const HOSTILE_VALUES: Hostile[] = [
+  hostile('{"__proto__":{"polluted":true}}', '{"__proto__":{"polluted":true}}'),
+  hostile('{"constructor":{"prototype":{"polluted":true}}}', '{"constructor":{"prototype":{"polluted":true}}}'),
+  hostile('{"$gt":""}', '{"$gt":""}'),
+  hostile('{"$where":"sleep(100)"}', '{"$where":"sleep(100)"}'),
+  hostile('[{"$gt":""}]', '[{"$gt":""}]'),
+  hostile('{"a.b":1}', '{"a.b":1}'),
+  hostile('"a\\u0000b"', '"a\\u0000b"', true),
+  hostile('{"k\\u0000":1}', '{"k\\u0000":1}', true),
+];
+/** JSON's 1e400 is Infinity once parsed; the guard refuses it wherever it is. */
+const JSON_INFINITY: Hostile = { label: '1e400', json: '1e400', pairs: (name) => [[name, '1e400']], refused: true };
+
+/** Client-chosen top-level names, in a query string or a form body. */
+const HOSTILE_NAMES: [string, string][][] = [
+  [['__proto__[force]', '1']],
+  [['__proto__[polluted]', '1'], ['__proto__[id]', '1']],
+  [['constructor[prototype][force]', '1']],
+  [['prototype[force]', '1']],
+];
+/** The same as whole JSON bodies. */
+const HOSTILE_BODIES = [
+  '{"__proto__":{"force":true}}',
+  '{"constructor":{"prototype":{"force":true}}}',
+  '{"prototype":{"force":true}}',
+  '{"__proto__":{"id":1,"polluted":true}}',
+];
+const HOSTILE_FIELDS = [
+  '_fields=__proto__.force',
+  '_fields=constructor.prototype',
+  '_fields=__proto__.id',
+  '_fields=__proto__',
+  '_fields=id,__proto__.polluted',
+  '_fields[]=constructor.prototype.polluted',
+  '_embed=__proto__',
+  '_embed=constructor',
+  '_embed=1&_fields=_embedded.__proto__.polluted',
+];
+
+const isNumeric = (arg: ArgSpec) =>
+  arg.type === 'integer' || arg.type === 'number' || (arg.type === 'array' && (arg.items?.type === 'integer' || arg.items?.type === 'number'));
+
+/** Values for the required arguments an endpoint lists, so a hostile value is the request's only fault. */
+function baseValues(args: Record<string, ArgSpec>, except: string, method: string): Record<string, string | boolean> {
+  const n = ++unique;
+  const values: Record<string, string | boolean> = Object.create(null);
+  const known: Record<string, string | boolean> = {
+    username: `hostile_${n}`,
+    email: `hostile${n}@example.test`,
+    password: 'hostile-password',
+    name: `Hostile ${n}`,
+    reassign: method === 'DELETE' ? 'false' : false,
+  };
+  for (const [name, spec] of Object.entries(args)) {
+    if (!spec.required || name === except) continue;
+    if (!(name in known)) throw new Error(`no base value for the required argument ${name}`);
+    values[name] = known[name];
+  }
+  return values;
+}
+
+const basePairs = (args: Record<string, ArgSpec>, method: string, except = ''): [string, string][] =>
+  Object.entries(baseValues(args, except, method)).map(([key, value]) => [key, String(value)]);
+
+type Failures = string[];
+const tally = new Map<string, number>();
+
+/** Records what is wrong with one answer: a 5xx, an error without the error shape, or another status than expected. */
+function check(failures: Failures, what: string, response: ApiResponse, expected?: { status: number; code?: string }): void {
+  const body = response.body as { code?: unknown; message?: unknown; data?: { status?: unknown } } | string;
+  const code = typeof body === 'object' && body !== null ? String(body.code) : '-';
+  const problem = (reason: string) => failures.push(`${what} -> ${response.status} ${code}: ${reason} ${response.text.slice(0, 160)}`);
+  tally.set(`${response.status} ${code}`, (tally.get(`${response.status} ${code}`) ?? 0) + 1);
+  // WordPress's answer to a DELETE without force of what cannot be trashed: proof `force` stayed unset.
+  const trashNotSupported = response.status === 501 && code === 'rest_trash_not_supported' && what.startsWith('DELETE ');
+  if (response.status >= 500 && !trashNotSupported) problem('server error');
+  else if (expected && response.status !== expected.status) problem(`expected ${expected.status}`);
+  else if (expected?.code && code !== expected.code) problem(`expected code ${expected.code}`);
+  if (response.status >= 400 && response.status < 600) {
+    const shaped =
+      typeof body === 'object' && body !== null && typeof body.code === 'string' && typeof body.message === 'string' && body.data?.status === response.status;
+    if (!shaped) problem('not the error shape {code, message, data: {status}}');
+  }
+  if (response.status < 300 && /polluted/.test(response.text)) problem('a hostile name was stored or echoed');
+}
+
+/** Runs `work` over `items`, a few at a time: the answers, not their order, are under test. */
+async function eachLimited<T>(items: readonly T[], work: (item: T) => Promise<void>, limit = 4): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) await work(items[next++]);
+  }));
+}
+
+const readTargets = () => targets.filter((target) => target.methods.includes('GET') || target.methods.includes('DELETE'));
+const writeTargets = () => targets.filter((target) => ['POST', 'PUT', 'PATCH'].some((method) => target.methods.includes(method)));
+const withQuery = (path: string, query: string) => (query ? `${path}?${query}` : path);
+
+describe('hostile values in every parameter the index lists', () => {
+  it('GET and DELETE: as query parameters', async () => {
+    const failures: Failures = [];
+    const cases = readTargets().flatMap((target) =>
+      Object.entries(target.args).flatMap(([name, spec]) => [
+        ...HOSTILE_VALUES.map((value) => ({ target, name, spec, value, numeric: false })),
+        { target, name, spec, value: JSON_INFINITY, numeric: true },
+      ]),
+    );
+    await eachLimited(cases, async ({ target, name, spec, value, numeric }) => {
+      const method = target.methods[0];
+      const query = encodePairs([...basePairs(target.args, method, name), ...value.pairs(name)]);
+      const response = await send(method, withQuery(target.path, query), { headers: target.headers });
+      const expected = value.refused && (!numeric || isNumeric(spec)) ? { status: 400 } : undefined;
+      check(failures, `${method} ${target.pattern} ?${name}=${value.label}`, response, expected);
+    });
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('POST, PUT and PATCH: as JSON body fields, 1e400 written raw', async () => {
+    const failures: Failures = [];
+    const cases = writeTargets().flatMap((target) =>
+      Object.keys(target.args).flatMap((name) => [...HOSTILE_VALUES, JSON_INFINITY].map((value) => ({ target, name, value }))),
+    );
+    await eachLimited(cases, async ({ target, name, value }) => {
+      const method = target.methods[0];
+      const base = JSON.stringify(baseValues(target.args, name, method)).slice(1, -1);
+      const body = `{${base ? `${base},` : ''}${JSON.stringify(name)}:${value.json}}`;
+      const response = await send(method, target.path, { headers: target.headers, raw: { body, contentType: 'application/json' } });
+      check(failures, `${method} ${target.pattern} {${name}: ${value.label}}`, response, value.refused ? { status: 400 } : undefined);
+    });
+    // The endpoint's other methods, each hostile value in every field at once.
+    const others = writeTargets().flatMap((target) =>
+      target.methods.slice(1).flatMap((method) => [...HOSTILE_VALUES, JSON_INFINITY].map((value) => ({ target, method, value }))),
+    );
+    await eachLimited(others, async ({ target, method, value }) => {
+      const body = `{${Object.keys(target.args).map((name) => `${JSON.stringify(name)}:${value.json}`).join(',')}}`;
+      const response = await send(method, target.path, { headers: target.headers, raw: { body, contentType: 'application/json' } });
+      check(failures, `${method} ${target.pattern} {every field: ${value.label}}`, response, value.refused ? { status: 400 } : undefined);
+    });
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('POST, PUT and PATCH: as a form body, every field at once', async () => {
+    const failures: Failures = [];
+    const cases = writeTargets().flatMap((target) => [...HOSTILE_VALUES, JSON_INFINITY].map((value) => ({ target, value })));
+    await eachLimited(cases, async ({ target, value }) => {
+      const method = target.methods[0];
+      const body = encodePairs(Object.keys(target.args).flatMap((name) => value.pairs(name)));
+      const response = await send(method, target.path, { headers: target.headers, raw: { body, contentType: 'application/x-www-form-urlencoded' } });
+      // A form's 1e400 is text: refused only where a number is expected, which not every endpoint has.
+      const expected = value.refused && value !== JSON_INFINITY ? { status: 400 } : undefined;
+      check(failures, `${method} ${target.pattern} form, every field: ${value.label}`, response, expected);
+    });
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('hostile top-level names, in the query, a form body and a JSON body', async () => {
+    const failures: Failures = [];
+    // PUT and PATCH parse exactly as POST does: the first method of each endpoint stands for them.
+    await eachLimited(targets, async (target) => {
+      const method = target.methods[0];
+      for (const pairs of HOSTILE_NAMES) {
+        // A write's required fields go in its form body below; a query of hostile names alone suffices here.
+        const base = method === 'GET' || method === 'DELETE' ? basePairs(target.args, method) : [];
+        const response = await send(method, withQuery(target.path, encodePairs([...base, ...pairs])), { headers: target.headers });
+        check(failures, `${method} ${target.pattern} ?${pairs.map(([key, value]) => `${key}=${value}`).join('&')}`, response);
+      }
+      if (method === 'GET') return;
+      for (const body of HOSTILE_BODIES) {
+        const response = await send(method, target.path, { headers: target.headers, raw: { body, contentType: 'application/json' } });
+        check(failures, `${method} ${target.pattern} body ${body}`, response);
+      }
+      for (const pairs of HOSTILE_NAMES) {
+        const body = encodePairs([...basePairs(target.args, method), ...pairs]);
+        const response = await send(method, target.path, { headers: target.headers, raw: { body, contentType: 'application/x-www-form-urlencoded' } });
+        check(failures, `${method} ${target.pattern} form ${pairs.map(([key, value]) => `${key}=${value}`).join('&')}`, response);
+      }
+    });
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('hostile _fields and _embed on every GET endpoint', async () => {
+    const failures: Failures = [];
+    const cases = targets.filter((target) => target.methods.includes('GET')).flatMap((target) => HOSTILE_FIELDS.map((query) => ({ target, query })));
+    await eachLimited(cases, async ({ target, query }) => {
+      const response = await send('GET', withQuery(target.path, query), { headers: target.headers });
+      check(failures, `GET ${target.pattern} ?${query}`, response);
+    });
+    expect(failures).toEqual([]);
+  }, 60_000);
+
+  it('refuses keys nested 100 deep in a query or form body, and JSON nested 10,000 deep', async () => {
+    const failures: Failures = [];
+    const deepKey = `a${'[a]'.repeat(100)}`;
+    await eachLimited(readTargets(), async (target) => {
+      const response = await send(target.methods[0], `${target.path}?${deepKey}=1`, { headers: target.headers });
+      check(failures, `${target.methods[0]} ${target.pattern} ?a[a]... (100 deep)`, response, { status: 400 });
+    });
+    await eachLimited(writeTargets(), async (target) => {
+      const response = await send(target.methods[0], target.path, { headers: target.headers, raw: { body: `${deepKey}=1`, contentType: 'application/x-www-form-urlencoded' } });
+      check(failures, `${target.methods[0]} ${target.pattern} form a[a]... (100 deep)`, response, { status: 400 });
+    });
+    const deepJson: [string, string][] = [
+      ['objects 10,000 deep', `{"meta":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`],
+      ['arrays 10,000 deep', `{"tags":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
+      ['objects 600 deep', `{"x":${'{"a":'.repeat(600)}1${'}'.repeat(600)}}`],
+    ];
+    for (const [label, body] of deepJson) {
+      const response = await send('POST', '/cms/v2/posts', { headers: app.admin, raw: { body, contentType: 'application/json' } });
+      check(failures, `POST /cms/v2/posts JSON ${label}`, response, { status: 400, code: 'rest_invalid_json' });
+    }
+    // Nesting within the limits is not refused for its depth: an unknown field is ignored, as WordPress does.
+    const shallow = await send('GET', `/cms/v2/posts?${`a${'[a]'.repeat(10)}`}=1`, { headers: app.admin });
+    check(failures, 'GET /cms/v2/posts ?a[a]... (10 deep)', shallow, { status: 200 });
+    const within = await send('POST', '/cms/v2/posts', { headers: app.admin, raw: { body: `{"title":"Deep but allowed","x":${'{"a":'.repeat(400)}1${'}'.repeat(400)}}`, contentType: 'application/json' } });
+    check(failures, 'POST /cms/v2/posts JSON objects 400 deep', within, { status: 201 });
+    expect(failures).toEqual([]);
+  }, 60_000);
+});
+
+describe('after all of it', () => {
+  it('left no prototype of this process changed', () => {
+    expect(prototypeKeys()).toEqual(prototypesBefore);
+    for (const key of ['polluted', 'force', 'id', 'prototype']) expect(Object.prototype, key).not.toHaveProperty(key);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).force).toBeUndefined();
+  });
+
+  it('deleted nothing for good: every fixture a DELETE was aimed at is still there', async () => {
+    const stillThere: [string, string][] = [
+      ['post', `/cms/v2/posts/${throwaway.post}`],
+      ['page', `/cms/v2/pages/${throwaway.page}`],
+      ['category', `/cms/v2/categories/${throwaway.category}`],
+      ['tag', `/cms/v2/tags/${throwaway.tag}`],
+      ['user', `/cms/v2/users/${throwaway.user}`],
+      ['post revision', `/cms/v2/posts/${throwaway.post}/revisions/${throwaway.revision.posts}`],
+      ['page revision', `/cms/v2/pages/${throwaway.page}/revisions/${throwaway.revision.pages}`],
+      ['administrator of DELETE /users/me', `/cms/v2/users/${deleteMeAdmin.id}`],
+    ];
+    const gone: string[] = [];
+    for (const [what, route] of stillThere) {
+      const response = await send('GET', route, { headers: app.admin, query: { context: 'edit' } });
+      if (response.status !== 200) gone.push(`${what} ${route} -> ${response.status} ${response.body?.code}`);
+    }
+    expect(gone).toEqual([]);
+  });
+
+  it('still trashes without force, creates, and filters _fields', async () => {
+    const created = await send('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'After the storm', status: 'publish' } });
+    expect(created.status).toBe(201);
+    const trashed = await send('DELETE', `/cms/v2/posts/${created.body.id}`, { headers: app.admin });
+    expect(trashed.status).toBe(200);
+    expect(trashed.body).toMatchObject({ id: created.body.id, status: 'trash' });
+    const again = await send('GET', `/cms/v2/posts/${created.body.id}`, { headers: app.admin, query: { context: 'edit' } });
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('trash');
+
+    const fields = await send('GET', '/cms/v2/posts', { headers: app.admin, query: { _fields: 'id' } });
+    expect(fields.status).toBe(200);
+    expect(fields.body.length).toBeGreaterThan(0);
+    for (const item of fields.body as Record<string, unknown>[]) expect(Object.keys(item)).toEqual(['id']);
+    const fixture = await send('GET', `/cms/v2/posts/${keep.post}`, { headers: app.admin });
+    expect(fixture.status).toBe(200);
+  });
+});
+
+describe('the HTTP boundary', () => {
+  const refused = async (response: ApiResponse | Promise<ApiResponse>, status: number, code?: string) => {
+    const failures: Failures = [];
+    check(failures, 'answer', await response, { status, code });
+    expect(failures).toEqual([]);
+  };
+  const post = (options: RequestOptions) => send('POST', '/cms/v2/posts', { headers: app.admin, ...options });
+
+  it('refuses a JSON body in a charset other than UTF-8 with 415', async () => {
+    await refused(post({ raw: { body: '{"title":"Latin"}', contentType: 'application/json; charset=latin1' } }), 415);
+  });
+
+  it('refuses a body that is not in its Content-Encoding with 400, an unknown encoding with 415', async () => {
+    const json = '{"title":"Plain"}';
+    await refused(post({ headers: { ...app.admin, 'Content-Encoding': 'gzip' }, raw: { body: json, contentType: 'application/json' } }), 400);
+    await refused(post({ headers: { ...app.admin, 'Content-Encoding': 'bogus' }, raw: { body: json, contentType: 'application/json' } }), 415);
+  });
+
+  it('refuses a broken multipart body with 400', async () => {
+    await refused(post({ raw: { body: 'garbage', contentType: 'multipart/form-data; boundary=x' } }), 400);
+  });
+
+  it('answers a URL over 16 KB with 431 in the error shape', async () => {
+    requests++;
+    const response = await fetch(`${app.siteUrl}/cms-json/cms/v2/posts?search=${'a'.repeat(17_000)}`);
+    expect(response.status).toBe(431);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = await response.json();
+    expect(body).toMatchObject({ code: expect.any(String), message: expect.any(String), data: { status: 431 } });
+  });
+
+  it('refuses a term name with a NUL character with 400', async () => {
+    await refused(send('POST', '/cms/v2/categories', { headers: app.admin, json: { name: 'Nul\u0000Category' } }), 400);
+  });
+
+  it('refuses 20 MB of content with 413', async () => {
+    await refused(post({ json: { title: 'Too large', content: 'a'.repeat(20 * 1024 * 1024) } }), 413);
+  });
+
+  it('treats ?rest_route= like /cms-json/ for hostile names', async () => {
+    const failures: Failures = [];
+    for (const query of ['__proto__[force]=1', 'constructor[prototype][force]=1', 'per_page=1e400', 'search=a%00b']) {
+      requests++;
+      const response = await app.site('GET', `/?rest_route=/cms/v2/posts&${query}`, { headers: app.admin });
+      const expected = query.startsWith('__') || query.startsWith('constructor') ? undefined : { status: 400 };
+      check(failures, `GET ?rest_route=/cms/v2/posts&${query}`, response, expected);
+    }
+    expect(failures).toEqual([]);
+  });
 });
