@@ -4,8 +4,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { type Logger } from '../logger.js';
-import { DataDirInUseError } from './data-lock.js';
+import { DataDirInUseError, lockDataDir } from './data-lock.js';
 import { ensureFerretDbBinary, startFerretDb } from './ferretdb.js';
+import { findPostgres, startPostgres } from './postgresql.js';
 
 /** A MongoDB-compatible server the service talks to over the wire. */
 export interface DatabaseServer {
@@ -28,8 +29,9 @@ export interface DatabaseServerOptions {
 }
 
 /**
- * `MONGODB_URI` when set; otherwise an embedded `mongod` (mongodb-memory-server) and,
- * where no `mongod` can be downloaded, FerretDB with its SQLite backend.
+ * `MONGODB_URI` when set; otherwise an embedded `mongod` (mongodb-memory-server), and where no
+ * `mongod` can be had, FerretDB: on an embedded PostgreSQL when the machine has its server
+ * programs, else on SQLite. A data folder keeps the backend it was created with.
  */
 export async function startDatabaseServer(options: DatabaseServerOptions): Promise<DatabaseServer> {
   const { mongodbUri, dataDir, cacheDir, logger } = options;
@@ -38,10 +40,12 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
   }
   const reasons: string[] = [];
   const mongodDir = path.join(dataDir, 'mongod');
-  const ferretDir = path.join(dataDir, 'ferretdb');
+  const sqliteDir = path.join(dataDir, 'ferretdb');
+  const postgresDir = path.join(dataDir, 'postgresql');
   // Data kept by FerretDB and none by mongod: FerretDB served this folder before, so it serves it
   // again, without first spending seconds on looking for a mongod (a restart after a crash is quick).
-  if ((await holdsFiles(mongodDir)) || !(await holdsFiles(ferretDir))) {
+  const ferretDbServed = (await holdsFiles(sqliteDir)) || (await holdsFiles(postgresDir));
+  if ((await holdsFiles(mongodDir)) || !ferretDbServed) {
     try {
       return await startMongod(mongodDir);
     } catch (error) {
@@ -52,7 +56,22 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
   try {
     await fs.mkdir(cacheDir, { recursive: true });
     const binary = await ensureFerretDbBinary(cacheDir, logger);
-    return await startFerretDb(binary, ferretDir, logger);
+    if (!(await holdsFiles(sqliteDir))) {
+      const postgres = findPostgres();
+      if (postgres) {
+        try {
+          return await startFerretDbOnPostgres(binary, postgresDir, postgres, logger);
+        } catch (error) {
+          // A cluster that holds data is never silently abandoned for an empty SQLite folder.
+          if (error instanceof DataDirInUseError || (await holdsFiles(path.join(postgresDir, 'cluster')))) throw error;
+          reasons.push(`PostgreSQL: ${firstLine(error)}`);
+          logger.warn({ reason: firstLine(error) }, 'no embedded PostgreSQL; FerretDB falls back to SQLite');
+        }
+      } else if (await holdsFiles(path.join(postgresDir, 'cluster'))) {
+        throw new Error(`The data in ${postgresDir} is kept by PostgreSQL, whose server programs cannot be found (pg_config --bindir).`);
+      }
+    }
+    return await startFerretDbOnSqlite(binary, sqliteDir, logger);
   } catch (error) {
     if (error instanceof DataDirInUseError) throw error;
     reasons.push(`FerretDB: ${firstLine(error)}`);
@@ -62,10 +81,71 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
   );
 }
 
+async function startFerretDbOnSqlite(binary: string, dir: string, logger: Logger): Promise<DatabaseServer> {
+  await fs.mkdir(dir, { recursive: true });
+  const lock = await lockDataDir(dir);
+  try {
+    const server = await startFerretDb(binary, { kind: 'sqlite', dir }, dir, lock, logger);
+    return withStop(server, async () => {
+      await server.stop();
+      await lock.release();
+    });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** FerretDB on a PostgreSQL cluster of its own in `dir`, both stopped together (FerretDB first). */
+async function startFerretDbOnPostgres(
+  binary: string,
+  dir: string,
+  { binDir, version }: { binDir: string; version: string },
+  logger: Logger,
+): Promise<DatabaseServer> {
+  await fs.mkdir(dir, { recursive: true });
+  const lock = await lockDataDir(dir);
+  try {
+    const postgres = await startPostgres(dir, binDir, version, logger);
+    try {
+      const stateDir = path.join(dir, 'ferretdb-state');
+      await fs.mkdir(stateDir, { recursive: true });
+      const backend = { kind: 'postgresql', url: postgres.url, label: `PostgreSQL ${version} in ${dir}` } as const;
+      const server = await startFerretDb(binary, backend, stateDir, lock, logger);
+      return withStop(server, async () => {
+        await server.stop();
+        await postgres.stop();
+        await lock.release();
+      });
+    } catch (error) {
+      await postgres.stop();
+      throw error;
+    }
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** `server` with another `stop`, its `pid` still read live (a supervised restart changes it). */
+function withStop(server: DatabaseServer, stop: () => Promise<void>): DatabaseServer {
+  return {
+    uri: server.uri,
+    description: server.description,
+    get pid() {
+      return server.pid;
+    },
+    stop,
+  };
+}
+
 async function startMongod(dbPath: string): Promise<DatabaseServer> {
   await fs.mkdir(dbPath, { recursive: true });
   // Loaded only when wanted: it takes a noticeable part of a start on a busy machine.
-  const { MongoMemoryServer } = await import('mongodb-memory-server');
+  const { MongoBinary, MongoMemoryServer } = await import('mongodb-memory-server');
+  // Found (or downloaded) first: where none can be had this throws quietly, while a failed
+  // create() prints the library's own stack trace to the console.
+  await MongoBinary.getPath();
   const server = await MongoMemoryServer.create({ instance: { dbPath, storageEngine: 'wiredTiger' } });
   return {
     uri: server.getUri(),

@@ -1,9 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger } from '../logger.js';
-import { lockDataDir } from './data-lock.js';
+import { type DataDirLock } from './data-lock.js';
 import { freePort, waitForMongo, type DatabaseServer } from './database-server.js';
+import { superviseProcess } from './supervised-process.js';
 
 export const FERRETDB_MODULE = 'github.com/FerretDB/FerretDB';
 export const FERRETDB_VERSION = 'v1.24.2';
@@ -42,141 +43,47 @@ export async function ensureFerretDbBinary(cacheDir: string, logger: Logger): Pr
   return binary;
 }
 
-/**
- * The watchdog FerretDB runs under: it stops FerretDB when its stdin closes. The service holds
- * the other end of that pipe and never writes to it; the kernel closes it when the service dies
- * however it dies (`kill -9` included), so FerretDB is never orphaned. It prints FerretDB's pid,
- * and exits when FerretDB does, with its status.
- */
-const WATCHDOG = `
-const { spawn } = require('node:child_process');
-const [command, ...args] = process.argv.slice(1);
-const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-child.on('error', () => process.exit(127));
-child.on('exit', (code, signal) => process.exit(code ?? 128));
-process.stdout.write(child.pid + '\\n');
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  child.kill('SIGTERM');
-  setTimeout(() => child.kill('SIGKILL'), 5000);
-};
-process.stdin.on('end', stop).on('close', stop).on('error', stop).resume();
-process.on('SIGTERM', stop).on('SIGINT', stop);
-`;
-
-interface Running {
-  watchdog: ChildProcess;
-  /** FerretDB's own pid. */
-  pid: number;
-  exited: Promise<void>;
-}
+/** Where FerretDB keeps its data: SQLite files in a folder, or a PostgreSQL database. */
+export type FerretDbBackend =
+  | { kind: 'sqlite'; dir: string }
+  | { kind: 'postgresql'; url: string; label: string };
 
 /**
- * Starts FerretDB with its SQLite backend, keeping its files under `dataDir`, and supervises it:
- * restarted on the same port when it dies (the driver reconnects by itself), stopped when the
- * service dies, and never started twice on the same files (the folder's lock).
+ * Starts FerretDB on `backend`, with its state in `stateDir`, and supervises it: restarted on
+ * the same port when it dies (the driver reconnects by itself), stopped when the service dies,
+ * and never started twice on the same files (the lock of `stateDir`, taken by the caller).
  */
-export async function startFerretDb(binary: string, dataDir: string, logger: Logger): Promise<DatabaseServer> {
-  await fs.mkdir(dataDir, { recursive: true });
-  const lock = await lockDataDir(dataDir);
+export async function startFerretDb(
+  binary: string,
+  backend: FerretDbBackend,
+  stateDir: string,
+  lock: DataDirLock,
+  logger: Logger,
+): Promise<DatabaseServer> {
   const port = await freePort();
   const uri = `mongodb://127.0.0.1:${port}/`;
-  const args = [
-    '--handler=sqlite',
-    `--sqlite-url=file:${dataDir}/`,
-    `--state-dir=${dataDir}`,
-    `--listen-addr=127.0.0.1:${port}`,
-    '--debug-addr=-',
-    '--telemetry=disable',
-    '--log-level=warn',
-  ];
-  let stopping = false;
-  let stderr = '';
-
-  const launch = async (): Promise<Running> => {
-    const watchdog = spawn(process.execPath, ['-e', WATCHDOG, binary, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    watchdog.stderr!.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
-    });
-    const exited = new Promise<void>((resolve) => watchdog.once('exit', () => resolve()));
-    const pid = await new Promise<number>((resolve, reject) => {
-      watchdog.stdout!.once('data', (chunk: Buffer) => resolve(Number.parseInt(chunk.toString(), 10)));
-      void exited.then(() => reject(new Error(`exited with code ${watchdog.exitCode}`)));
-    });
-    await lock.recordDatabase(pid);
-    try {
-      await waitForMongo(uri, watchdog);
-    } catch (error) {
-      await stopWatchdog({ watchdog, pid, exited });
-      throw new Error(`FerretDB did not start: ${(error as Error).message}\n${stderr}`);
-    }
-    logger.debug({ pid, watchdog: watchdog.pid, port }, 'FerretDB started');
-    return { watchdog, pid, exited };
-  };
-
-  const supervise = (running: Running) => {
-    void running.exited.then(async () => {
-      if (stopping) return;
-      logger.warn({ pid: running.pid, code: running.watchdog.exitCode, stderr: stderr.slice(-500) }, 'FerretDB exited; restarting it');
-      for (let delay = 250; !stopping; delay = Math.min(delay * 2, 5000)) {
-        try {
-          current = await launch();
-          if (stopping) await stopWatchdog(current);
-          else supervise(current);
-          return;
-        } catch (error) {
-          logger.error({ err: error, retryInMs: delay }, 'FerretDB did not restart');
-          await new Promise((resolve) => setTimeout(resolve, delay));
-        }
-      }
-    });
-  };
-
-  let current: Running;
-  try {
-    current = await launch();
-  } catch (error) {
-    await lock.release();
-    throw error;
-  }
-  supervise(current);
-  // A service that exits without stopping it (an uncaught error) takes its database along.
-  const stopOnExit = () => current.watchdog.kill('SIGTERM');
-  process.once('exit', stopOnExit);
-
+  const backendArgs = backend.kind === 'sqlite'
+    ? ['--handler=sqlite', `--sqlite-url=file:${backend.dir}/`]
+    : ['--handler=postgresql', `--postgresql-url=${backend.url}`];
+  const server = await superviseProcess(
+    {
+      name: 'FerretDB',
+      command: binary,
+      args: [...backendArgs, `--state-dir=${stateDir}`, `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=warn'],
+      started: (pid) => lock.recordDatabase(pid),
+      ready: (watchdog) => waitForMongo(uri, watchdog),
+    },
+    logger,
+  );
+  const where = backend.kind === 'sqlite' ? `(SQLite) in ${backend.dir}` : `on ${backend.label}`;
   return {
     uri,
-    description: `embedded FerretDB ${FERRETDB_VERSION} (SQLite) in ${dataDir}`,
+    description: `embedded FerretDB ${FERRETDB_VERSION} ${where}`,
     get pid() {
-      return current.pid;
+      return server.pid;
     },
-    stop: async () => {
-      stopping = true;
-      process.off('exit', stopOnExit);
-      await stopWatchdog(current);
-      await lock.release();
-    },
+    stop: () => server.stop(),
   };
-}
-
-/** Asks the watchdog to stop FerretDB and waits for both; kills them when that takes too long. */
-async function stopWatchdog(running: Running): Promise<void> {
-  const { watchdog, pid } = running;
-  if (watchdog.exitCode === null && watchdog.signalCode === null) {
-    watchdog.kill('SIGTERM');
-    const timer = setTimeout(() => {
-      watchdog.kill('SIGKILL');
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Gone already.
-      }
-    }, 7000);
-    await running.exited;
-    clearTimeout(timer);
-  }
 }
 
 function goCommand(args: string[], cwd: string): string {

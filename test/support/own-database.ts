@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type DatabaseServer } from '../../src/store/database-server.js';
+import { lockDataDir } from '../../src/store/data-lock.js';
 import { ensureFerretDbBinary, startFerretDb } from '../../src/store/ferretdb.js';
 
 export interface OwnDatabase {
@@ -14,15 +15,16 @@ export interface OwnDatabase {
 }
 
 /**
- * An embedded FerretDB of the test's own, in a temporary folder, so that freezing or killing it
- * disturbs no other test file.
+ * An embedded FerretDB of the test's own (on SQLite: it starts in moments), in a temporary
+ * folder, so that freezing or killing it disturbs no other test file.
  */
 export async function startOwnDatabase(): Promise<OwnDatabase> {
   const config = loadConfig(process.env);
   const logger = createLogger('warn');
   const binary = await ensureFerretDbBinary(config.cacheDir, logger);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cms-own-db-'));
-  const server = await startFerretDb(binary, dataDir, logger);
+  const lock = await lockDataDir(dataDir);
+  const server = await startFerretDb(binary, { kind: 'sqlite', dir: dataDir }, dataDir, lock, logger);
   return {
     server,
     pid: () => server.pid!,
@@ -33,6 +35,7 @@ export async function startOwnDatabase(): Promise<OwnDatabase> {
         // Not running any more.
       }
       await server.stop();
+      await lock.release();
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,181 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Logger } from '../logger.js';
+import { isRunning } from './data-lock.js';
+import { superviseProcess, type Account, type SupervisedProcess } from './supervised-process.js';
+
+/** The oldest PostgreSQL FerretDB 1.24 supports. */
+const MIN_MAJOR_VERSION = 14;
+/** The role FerretDB connects as, and the database it keeps its collections in. */
+const ROLE = 'ferretdb';
+const DATABASE = 'ferretdb';
+/** A unix socket's path must fit in `sun_path` (108 bytes), `.s.PGSQL.5432` included. */
+const MAX_SOCKET_DIR_LENGTH = 90;
+
+/**
+ * Sized for a small service on a small machine: FerretDB's pool (`pool_max_conns`) stays under
+ * `max_connections`, and memory stays in tens of megabytes. Durability is PostgreSQL's default
+ * (fsync, synchronous commit): a write answered is on disk.
+ */
+const SERVER_SETTINGS = {
+  listen_addresses: '',
+  unix_socket_permissions: '0700',
+  max_connections: '40',
+  shared_buffers: '32MB',
+  work_mem: '4MB',
+  maintenance_work_mem: '32MB',
+  effective_cache_size: '256MB',
+  max_wal_size: '256MB',
+  log_min_messages: 'warning',
+};
+export const FERRETDB_POOL_MAX_CONNS = 20;
+
+export interface EmbeddedPostgres {
+  /** FerretDB's `--postgresql-url`. */
+  readonly url: string;
+  readonly version: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** The folder of PostgreSQL's server programs (`pg_config --bindir`) when they are new enough, with their version. */
+export function findPostgres(): { binDir: string; version: string } | undefined {
+  const bindir = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
+  const binDir = bindir.status === 0 ? bindir.stdout.trim() : undefined;
+  if (!binDir) return undefined;
+  const probe = spawnSync(path.join(binDir, 'postgres'), ['--version'], { encoding: 'utf8' });
+  const version = /(\d+)(\.\d+)?/.exec(probe.stdout ?? '')?.[0];
+  if (probe.status !== 0 || !version || Number.parseInt(version, 10) < MIN_MAJOR_VERSION) return undefined;
+  return { binDir, version };
+}
+
+/**
+ * A PostgreSQL cluster in `dir` (created on first use), served on a unix socket in a private
+ * folder and nowhere else, supervised like FerretDB. `initdb` and `postgres` refuse to run as
+ * root: a service running as root runs them as the `postgres` account (or `nobody`), which then
+ * owns the cluster's folder. A server left running by a killed service is stopped first.
+ */
+export async function startPostgres(dir: string, binDir: string, version: string, logger: Logger): Promise<EmbeddedPostgres> {
+  const account = process.getuid?.() === 0 ? (accountOf('postgres') ?? accountOf('nobody')) : undefined;
+  const cluster = path.join(dir, 'cluster');
+  await fs.mkdir(dir, { recursive: true });
+  if (account) await letAccountReach(dir);
+  const socketDir = await privateFolder(await socketFolder(dir), account);
+  if (!(await exists(path.join(cluster, 'PG_VERSION')))) {
+    await fs.rm(cluster, { recursive: true, force: true });
+    await privateFolder(cluster, account);
+    logger.info({ cluster }, 'creating the PostgreSQL cluster');
+    run(path.join(binDir, 'initdb'), ['-D', cluster, '-U', ROLE, '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8'], account);
+  }
+  await stopLeftOver(cluster);
+
+  const settings = Object.entries(SERVER_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  const server: SupervisedProcess = await superviseProcess(
+    {
+      name: 'PostgreSQL',
+      command: path.join(binDir, 'postgres'),
+      args: ['-D', cluster, '-k', socketDir, ...settings],
+      account,
+      stopSignal: 'SIGINT',
+      ready: (watchdog) => waitForPostgres(binDir, socketDir, () => watchdog.exitCode !== null),
+    },
+    logger,
+  );
+  try {
+    const exists = run(path.join(binDir, 'psql'), ['-h', socketDir, '-U', ROLE, '-d', 'postgres', '-tAc', `SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'`]);
+    if (exists.trim() !== '1') run(path.join(binDir, 'createdb'), ['-h', socketDir, '-U', ROLE, DATABASE]);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  const query = new URLSearchParams({ host: socketDir, pool_max_conns: String(FERRETDB_POOL_MAX_CONNS) });
+  return {
+    url: `postgres://${ROLE}@/${DATABASE}?${query}`,
+    version,
+    get pid() {
+      return server.pid;
+    },
+    stop: () => server.stop(),
+  };
+}
+
+function accountOf(name: string): Account | undefined {
+  const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+  const gid = spawnSync('id', ['-g', name], { encoding: 'utf8' });
+  if (uid.status !== 0 || gid.status !== 0) return undefined;
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+/** Where the socket goes: in the folder, unless that path is too long for a socket (then a private temporary folder). */
+async function socketFolder(dir: string): Promise<string> {
+  const wanted = path.join(dir, 'socket');
+  return wanted.length <= MAX_SOCKET_DIR_LENGTH ? wanted : fs.mkdtemp(path.join(os.tmpdir(), 'cms-pg-'));
+}
+
+/** A folder of the server's own: mode 0700, owned by the account that runs it. */
+async function privateFolder(folder: string, account: Account | undefined): Promise<string> {
+  await fs.mkdir(folder, { recursive: true, mode: 0o700 });
+  await fs.chmod(folder, 0o700);
+  if (account) await fs.chown(folder, account.uid, account.gid);
+  return folder;
+}
+
+/**
+ * The server's account must pass through the folders above its own: the data folder (the
+ * service's) is opened to it for passing only (o+x); a folder further up that is closed is
+ * named in the error, since opening it is the operator's choice.
+ */
+async function letAccountReach(dir: string): Promise<void> {
+  const own = [path.resolve(dir), path.dirname(path.resolve(dir))];
+  for (const folder of own) {
+    const { mode } = await fs.stat(folder);
+    if ((mode & 0o001) === 0) await fs.chmod(folder, mode | 0o001);
+  }
+  for (let folder = path.dirname(own[1]); folder !== path.dirname(folder); folder = path.dirname(folder)) {
+    const { mode } = await fs.stat(folder);
+    if ((mode & 0o001) === 0) {
+      throw new Error(`PostgreSQL runs as another account, which cannot pass through ${folder}: choose a CMS_DATA_DIR it can reach`);
+    }
+  }
+}
+
+/** A server a killed service left behind (its watchdog gone too) is shut down before a new one starts. */
+async function stopLeftOver(cluster: string): Promise<void> {
+  const pidFile = await fs.readFile(path.join(cluster, 'postmaster.pid'), 'utf8').catch(() => '');
+  const pid = Number.parseInt(pidFile.split('\n')[0] ?? '', 10);
+  if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid)) return;
+  const command = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  if (!command.includes('postgres') || !command.includes(cluster)) return;
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 15_000;
+  while (isRunning(pid)) {
+    if (Date.now() > deadline) process.kill(pid, 'SIGQUIT');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function waitForPostgres(binDir: string, socketDir: string, exited: () => boolean): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited()) throw new Error('PostgreSQL exited while starting');
+    const probe = spawnSync(path.join(binDir, 'pg_isready'), ['-q', '-h', socketDir, '-U', ROLE, '-d', 'postgres']);
+    if (probe.status === 0) return;
+    if (Date.now() > deadline) throw new Error('PostgreSQL did not accept connections within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function run(command: string, args: string[], account?: Account): string {
+  const result = spawnSync(command, args, { encoding: 'utf8', ...(account ? { ...account, cwd: '/' } : {}) });
+  if (result.status !== 0) throw new Error(`${path.basename(command)} failed: ${(result.stderr || result.error?.message || '').trim()}`);
+  return result.stdout;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
+}
