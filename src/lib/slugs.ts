@@ -1,8 +1,27 @@
+/** `utf8_uri_encode($title, 200)` in `sanitize_title_with_dashes`: a slug is at most 200 octets, percent-encoded. */
+const MAX_SLUG_OCTETS = 200;
+
 /**
  * WordPress's `sanitize_title`: lower case, accents removed, anything but letters, digits,
- * `_` and `-` turned into hyphens, hyphens collapsed and trimmed.
+ * `_` and `-` turned into hyphens, hyphens collapsed and trimmed, at most 200 octets encoded.
  */
 export function sanitizeSlug(text: string): string {
+  return truncateSlug(sanitizeCharacters(text));
+}
+
+function truncateSlug(slug: string): string {
+  if (encodeURIComponent(slug).length <= MAX_SLUG_OCTETS) return slug;
+  let kept = '';
+  let octets = 0;
+  for (const character of slug) {
+    octets += encodeURIComponent(character).length;
+    if (octets > MAX_SLUG_OCTETS) break;
+    kept += character;
+  }
+  return kept.replace(/-+$/, '');
+}
+
+function sanitizeCharacters(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

@@ -1,12 +1,14 @@
 import { changeLog, changeLogIndexes } from '../store/change-log.js';
+import { healErasures } from '../store/erasure.js';
 import { healProjections } from '../store/projections.js';
 import { projectionsOf, type ResourceManifest } from './manifest.js';
 
 /**
  * The change log shared by every history type: its indexes, and, before the service answers,
  * healing of what a crash left unprojected, each stream through its own type's projection as
- * the resource manifests declare them. A stream that cannot be projected is recorded as a fault
- * (its item answers an error, `/healthz` reports it) and does not stop the start.
+ * the resource manifests declare them, then of the erasures it interrupted. A stream that cannot
+ * be projected is recorded as a fault (its item answers an error, `/healthz` reports it) and
+ * does not stop the start.
  */
 export function changeLogResource(resources: readonly ResourceManifest[]): ResourceManifest {
   const registry = projectionsOf(resources);
@@ -16,6 +18,7 @@ export function changeLogResource(resources: readonly ResourceManifest[]): Resou
     seed: async (deps) => {
       const healed = await healProjections(deps.store.db, changeLog(deps.store.db), registry, deps.logger);
       if (healed > 0) deps.logger.warn({ healed }, 'projections healed from the change log');
+      await healErasures(deps.store.db, deps.logger);
     },
   };
 }

@@ -71,6 +71,7 @@ export async function startFerretDb(
       command: binary,
       args: [...backendArgs, `--state-dir=${stateDir}`, `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=warn'],
       started: (pid) => lock.recordDatabase(pid),
+      logFields: { port },
       ready: (watchdog) => waitForMongo(uri, watchdog),
     },
     logger,

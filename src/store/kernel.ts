@@ -10,6 +10,7 @@ import {
   type NewEvent,
   type StoredEvent,
 } from './change-log.js';
+import { forgetErasure, oweErasure, settleErasure, type Erasure } from './erasure.js';
 import { catchUpStream, projectionFaults, type Projection } from './projections.js';
 
 /**
@@ -52,7 +53,8 @@ export interface KernelDeps {
   readonly logger: Logger;
 }
 
-export type Decision<D> = { type: string; data: D } | null;
+/** What a command decides: its event, and what the event erases from the stream once committed. */
+export type Decision<D> = { type: string; data: D; erase?: Erasure } | null;
 
 export interface CommandOptions {
   /** The client's condition on the item's entity tag (`If-Match`); false: 412, nothing written. */
@@ -182,50 +184,27 @@ export async function runCommand<S extends Versioned, D>(
     const decision = await decide(state);
     if (!decision) return { state, event: null };
     const event: NewEvent<D> = { stream: id, streamType: type.streamTypeOf(state), type: decision.type, at: deps.clock(), actor, data: decision.data };
-    const folded = prove(type, state, { ...event, seq: state.version + 1 } as StoredEvent);
+    const seq = state.version + 1;
+    const folded = prove(type, state, { ...event, seq } as StoredEvent);
+    // An erasure is owed before the append, so that a crash after it leaves the debt for start-up.
+    if (decision.erase) await oweErasure(db, { stream: id, seq, eventType: decision.type, erasure: decision.erase, contentFields: type.contentFields, blank: type.blank });
     let stored: StoredEvent;
     try {
       stored = (await log.append(event, state.version)) as StoredEvent;
     } catch (error) {
+      if (decision.erase) await forgetErasure(db, id, seq).catch(() => {});
       if (!(error instanceof ConcurrencyError)) throw toRestError(error);
       await catchUpStream(db, log, type.projection, id).catch((failure: unknown) => {
         deps.logger.warn({ stream: id, err: failure }, 'catching up after a lost race failed');
       });
       continue;
     }
-    return { state: await project(deps, type, stored, folded), event: stored };
+    const projected = await project(deps, type, stored, folded);
+    if (decision.erase) {
+      // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
+      await settleErasure(db, id, seq).catch((error: unknown) => deps.logger.error({ stream: id, seq, err: error }, 'erasing content failed; start-up finishes it'));
+    }
+    return { state: projected, event: stored };
   }
   throw new WriteConflict();
-}
-
-/**
- * Erases content from a stream's events (a force delete, a deleted revision): in the data of
- * every event, each content field of each record for which `erase(field, value)` holds is
- * blanked, and the event records which fields were. Who, when and what kind stay.
- */
-export async function eraseContent<S extends Versioned>(
-  deps: KernelDeps,
-  type: HistoryType<S>,
-  id: number,
-  erase: (field: string, value: unknown) => boolean,
-): Promise<void> {
-  await changeLog(deps.store.db).redact<Record<string, unknown>>(id, (event) => {
-    const fields: string[] = [];
-    const scrub = (record: Record<string, unknown>) => {
-      const out = { ...record };
-      for (const field of type.contentFields) {
-        const blank = type.blank(field);
-        if (Object.hasOwn(out, field) && erase(field, out[field]) && JSON.stringify(out[field]) !== JSON.stringify(blank)) {
-          out[field] = blank;
-          fields.push(field);
-        }
-      }
-      return out;
-    };
-    const data: Record<string, unknown> = { ...event.data };
-    for (const [key, value] of Object.entries(data)) {
-      if (value !== null && typeof value === 'object' && !Array.isArray(value)) data[key] = scrub(value as Record<string, unknown>);
-    }
-    return fields.length ? { data, fields } : null;
-  });
 }

@@ -43,6 +43,8 @@ export interface ProcessSpec {
   ready(child: ChildProcess): Promise<void>;
   /** Told the pid of each server started, before it is waited for. */
   started?(pid: number): Promise<void>;
+  /** Said with `<name> started` in the log (a port, a folder). */
+  logFields?: Record<string, unknown>;
 }
 
 export interface SupervisedProcess {
@@ -87,7 +89,7 @@ export async function superviseProcess(spec: ProcessSpec, logger: Logger): Promi
       await stopWatchdog({ watchdog, pid, exited });
       throw new Error(`${spec.name} did not start: ${(error as Error).message}\n${stderr}`);
     }
-    logger.debug({ pid, watchdog: watchdog.pid }, `${spec.name} started`);
+    logger.debug({ ...spec.logFields, pid, watchdog: watchdog.pid }, `${spec.name} started`);
     return { watchdog, pid, exited };
   };
 

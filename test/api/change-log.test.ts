@@ -14,6 +14,7 @@ import {
 import { postsCollection, revisionsCollection, type PostDoc, type PostFields, type RevisionDoc } from '../../src/resources/posts/post.model.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
 import { changeLog } from '../../src/store/change-log.js';
+import { oweErasure } from '../../src/store/erasure.js';
 import { healProjections, rebuildProjections } from '../../src/store/projections.js';
 import { givenPost, postFields } from '../support/post-fixtures.js';
 import { baseEnv } from '../support/service-process.js';
@@ -215,6 +216,35 @@ describe('the change log and its projections', () => {
     expect(await healProjections(db(), log(), projectionsOf(resources))).toBe(0);
     for (const resource of resources) await resource.seed?.(app.deps);
     expect(await posts.findOne({ _id: behind._id })).toMatchObject({ version: 2 });
+  });
+
+  it('finishes at start-up an erasure a crash interrupted, and drops one whose event never came', async () => {
+    const at = () => app.deps.clock();
+    const secret = `words-${randomBytes(6).toString('hex')}`;
+    const doomed = await givenPost(app.deps, { title: `Title ${secret}`, content: `Content ${secret}` });
+    await updatePost(app.deps, doomed._id, { content: `Revised ${secret}` }, 1);
+    const version = (await postsCollection(db()).findOne({ _id: doomed._id }))!.version;
+    // As a force delete leaves it when the process dies after its append, before its erasure.
+    const plan = { contentFields: ['title', 'content', 'excerpt'], blank: () => '' };
+    await oweErasure(db(), { ...plan, stream: doomed._id, seq: version + 1, eventType: 'deleted', erasure: 'all' });
+    await log().append({ stream: doomed._id, streamType: 'post', type: 'deleted', at: at(), actor: 1, data: {} }, version);
+    // An erasure owed by a command that died before its append: recent ones are kept (another
+    // process may be appending it), old ones dropped.
+    const bystander = await givenPost(app.deps, { title: 'Bystander' });
+    await oweErasure(db(), { ...plan, stream: bystander._id, seq: 2, eventType: 'deleted', erasure: 'all' });
+    await oweErasure(db(), { ...plan, stream: bystander._id, seq: 3, eventType: 'deleted', erasure: 'all' });
+    await db().collection('owed_erasures').updateOne({ _id: `${bystander._id}:3` as never }, { $set: { at: new Date(Date.now() - 120_000) } });
+    expect(JSON.stringify(await log().readStream(doomed._id))).toContain(secret);
+
+    await (await startServiceOn(app.databaseName)).stop();
+
+    const events = await log().readStream(doomed._id);
+    expect(events.map((event) => event.type)).toEqual(['created', 'updated', 'deleted']);
+    expect(JSON.stringify(events)).not.toContain(secret);
+    expect(events[0].redacted?.sort()).toEqual(['content', 'title']);
+    expect(await db().collection('owed_erasures').find({}, { projection: { _id: 1 } }).toArray()).toEqual([{ _id: `${bystander._id}:2` }]);
+    expect((await postsCollection(db()).findOne({ _id: bystander._id }))!.title).toBe('Bystander');
+    await db().collection('owed_erasures').deleteMany({});
   });
 
   it('lands concurrent updates of one item as consecutive events, losing none', async () => {

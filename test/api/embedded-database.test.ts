@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isRunning } from '../../src/store/data-lock.js';
+import { findPostgres } from '../../src/store/postgresql.js';
 import { baseEnv, runService, type ServiceProcess } from '../support/service-process.js';
 import { basic } from '../support/test-app.js';
 
@@ -106,7 +107,9 @@ describeEmbedded('the embedded FerretDB', () => {
     running.push(second);
     expect(await second.exited).toBe(1);
     const fatal = await second.waitForLog((line) => line.level === 60);
-    expect(fatal.msg).toContain(`The database folder ${env.CMS_DATA_DIR}/ferretdb is in use by another service (process ${first.service.child.pid})`);
+    // The folder of the backend in use: postgresql, or ferretdb (SQLite) where the machine has no PostgreSQL.
+    const backendFolder = `${env.CMS_DATA_DIR}/${findPostgres() ? 'postgresql' : 'ferretdb'}`;
+    expect(fatal.msg).toContain(`The database folder ${backendFolder} is in use by another service (process ${first.service.child.pid})`);
     expect(isRunning(first.databasePid)).toBe(true);
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
   }, 90_000);

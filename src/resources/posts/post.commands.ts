@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
-import { createItem, eraseContent, runCommand, type Decision } from '../../store/kernel.js';
+import { createItem, runCommand, type Decision } from '../../store/kernel.js';
 import { readSetting } from '../settings/index.js';
 import { type PostAutosaved, type PostChanged, type PostEventData } from './post.events.js';
 import { postHistory } from './post.history.js';
@@ -152,25 +152,23 @@ export async function autosavePost(deps: Deps, id: number, changes: Partial<Post
 
 /** Deletes a revision and erases its content from the log, keeping what is still live elsewhere. */
 export async function deleteRevision(deps: Deps, id: number, revision: RevisionDoc, actor: number): Promise<void> {
-  await commit(deps, id, actor, async () => ({ type: 'revision_deleted', data: { revisionId: revision._id } }));
-  const { db } = deps.store;
-  const post = await postsCollection(db).findOne({ _id: id });
-  const gone: Partial<Record<RevisionedField, string>> = {};
-  for (const field of REVISIONED_FIELDS) {
-    const value = revision[field];
-    if (!value || post?.[field] === value) continue;
-    if (await revisionsCollection(db).findOne({ parent: id, [field]: value }, { projection: { _id: 1 } })) continue;
-    gone[field] = value;
-  }
-  await eraseContent(deps, postHistory, id, (field, value) => gone[field as RevisionedField] === value);
+  const revisions = revisionsCollection(deps.store.db);
+  await commit(deps, id, actor, async (post) => {
+    const gone: Partial<Record<RevisionedField, string[]>> = {};
+    for (const field of REVISIONED_FIELDS) {
+      const value = revision[field];
+      if (!value || post[field] === value) continue;
+      if (await revisions.findOne({ parent: id, _id: { $ne: revision._id }, [field]: value }, { projection: { _id: 1 } })) continue;
+      gone[field] = [value];
+    }
+    return { type: 'revision_deleted', data: { revisionId: revision._id }, erase: gone };
+  });
 }
 
 /** Deletes an item for good: its revisions and autosaves go, and its content is erased from the log. */
 export async function deletePost(deps: Deps, id: number, actor: number, options: Pick<UpdateOptions, 'ifMatch'> = {}): Promise<void> {
-  await commit(deps, id, actor, async () => ({ type: 'deleted', data: {} }), options.ifMatch);
-  await eraseContent(deps, postHistory, id, () => true);
+  await commit(deps, id, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' }), options.ifMatch);
 }
-
 
 /**
  * WordPress's `wp_unique_post_slug`: a slug taken by another item of the type gets `-2`, `-3`...

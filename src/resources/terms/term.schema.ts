@@ -18,7 +18,8 @@ export function termSchema(taxonomy: TaxonomyDef): ItemSchema {
       count: { description: 'Number of published posts for the term.', type: 'integer', context: VIEW_EDIT, readonly: true },
       description: { description: 'HTML description of the term.', type: 'string', context: VIEW_EDIT },
       link: { description: 'URL of the term.', type: 'string', format: 'uri', context: ALL, readonly: true },
-      name: { description: 'HTML title for the term.', type: 'string', context: ALL, required: true },
+      // WordPress's column holds 200 characters; so does a database index row, with room to spare.
+      name: { description: 'HTML title for the term.', type: 'string', maxLength: 200, context: ALL, required: true },
       slug: { description: 'An alphanumeric identifier for the term unique to its type.', type: 'string', context: ALL },
       taxonomy: { description: 'Type attribution for the term.', type: 'string', enum: [taxonomy.slug], context: ALL, readonly: true },
     },

@@ -12,10 +12,12 @@ export const userSchema: ItemSchema = {
   properties: {
     id: { description: 'Unique identifier for the user.', type: 'integer', context: [...ALL], readonly: true },
     username: { description: 'Login name for the user.', type: 'string', context: [...EDIT], required: true },
-    name: { description: 'Display name for the user.', type: 'string', context: [...ALL] },
+    // maxLength: the lengths of WordPress's columns (display_name, user_email, user_nicename), which
+    // also keep each indexed value within what a database index row holds.
+    name: { description: 'Display name for the user.', type: 'string', maxLength: 250, context: [...ALL] },
     first_name: { description: 'First name for the user.', type: 'string', context: [...EDIT] },
     last_name: { description: 'Last name for the user.', type: 'string', context: [...EDIT] },
-    email: { description: 'The email address for the user.', type: 'string', format: 'email', context: [...EDIT], required: true },
+    email: { description: 'The email address for the user.', type: 'string', format: 'email', maxLength: 100, context: [...EDIT], required: true },
     url: {
       description: 'URL of the user.',
       type: 'string',
@@ -28,7 +30,7 @@ export const userSchema: ItemSchema = {
     link: { description: 'Author URL of the user.', type: 'string', format: 'uri', context: [...ALL], readonly: true },
     locale: { description: 'Locale for the user.', type: 'string', enum: ['', 'en_US'], context: [...EDIT] },
     nickname: { description: 'The nickname for the user.', type: 'string', context: [...EDIT] },
-    slug: { description: 'An alphanumeric identifier for the user.', type: 'string', context: [...ALL] },
+    slug: { description: 'An alphanumeric identifier for the user.', type: 'string', maxLength: 50, context: [...ALL] },
     registered_date: { description: 'Registration date for the user.', type: 'string', format: 'date-time', context: [...EDIT], readonly: true },
     roles: { description: 'Roles assigned to the user.', type: 'array', items: { type: 'string' }, context: [...EDIT] },
     password: { description: 'Password for the user (never included).', type: 'string', context: [], required: true },

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { sanitizeSlug } from './slugs.js';
+
+describe('sanitizeSlug', () => {
+  it('makes a slug as sanitize_title does', () => {
+    expect(sanitizeSlug('  Héllo, <b>World</b> &amp; more! ')).toBe('hello-world-more');
+  });
+
+  it('keeps a slug within 200 octets percent-encoded, as utf8_uri_encode($title, 200) does, never ending on a hyphen', () => {
+    expect(sanitizeSlug('a'.repeat(5000))).toBe('a'.repeat(200));
+    expect(sanitizeSlug(`${'a'.repeat(199)} b`)).toBe('a'.repeat(199));
+    // Each of these letters is two UTF-8 octets, six characters encoded: 33 fit in 200.
+    expect(sanitizeSlug('ж'.repeat(100))).toBe('ж'.repeat(33));
+  });
+});
