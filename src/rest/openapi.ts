@@ -1,5 +1,5 @@
 import { type CompiledRoute, type RestServer } from './rest-server.js';
-import { type EndpointSpec, type HttpMethod, type ResponseBody } from './route.js';
+import { splitRoutePattern, type EndpointSpec, type HttpMethod, type ResponseBody } from './route.js';
 import { REST_DATE } from '../lib/site-dates.js';
 import { mapSchema, toJsonSchema, typesOf, type FieldSchema, type ItemSchema } from './schema.js';
 
@@ -12,30 +12,11 @@ interface PathParameter {
 
 /** `/cms/v2/posts/(?P<id>[\d]+)` -> `/cms/v2/posts/{id}`, with the path parameters' patterns. */
 function templatePath(pattern: string): { path: string; parameters: PathParameter[] } {
-  const parameters: PathParameter[] = [];
-  let path = '';
-  let i = 0;
-  while (i < pattern.length) {
-    if (pattern.startsWith('(?P<', i)) {
-      const nameEnd = pattern.indexOf('>', i);
-      const name = pattern.slice(i + 4, nameEnd);
-      // Find the group's closing parenthesis, counting nested groups and skipping escapes.
-      let depth = 1;
-      let j = nameEnd + 1;
-      for (; j < pattern.length && depth > 0; j++) {
-        if (pattern[j] === '\\') j++;
-        else if (pattern[j] === '(') depth++;
-        else if (pattern[j] === ')') depth--;
-      }
-      parameters.push({ name, pattern: `^${pattern.slice(nameEnd + 1, j - 1)}$` });
-      path += `{${name}}`;
-      i = j;
-    } else {
-      path += pattern[i];
-      i++;
-    }
-  }
-  return { path, parameters };
+  const parts = splitRoutePattern(pattern);
+  return {
+    path: parts.map((part) => (typeof part === 'string' ? part : `{${part.name}}`)).join(''),
+    parameters: parts.flatMap((part) => (typeof part === 'string' ? [] : [{ name: part.name, pattern: `^${part.regex}$` }])),
+  };
 }
 
 const ERROR_SCHEMA: Json = {

@@ -66,3 +66,30 @@ export function defineRoutes<D>(namespace: string, routes: Omit<RouteSpec<D>, 'n
   }
   return routes.map((route) => ({ ...route, namespace }));
 }
+
+/** A route pattern's parts: literal text, and named groups `(?P<name>regex)` with their regex. */
+export function splitRoutePattern(pattern: string): (string | { name: string; regex: string })[] {
+  const parts: (string | { name: string; regex: string })[] = [];
+  let literal = '';
+  for (let i = 0; i < pattern.length; ) {
+    if (!pattern.startsWith('(?P<', i)) {
+      literal += pattern[i++];
+      continue;
+    }
+    const nameEnd = pattern.indexOf('>', i);
+    // The group's closing parenthesis, counting nested groups and skipping escapes.
+    let depth = 1;
+    let j = nameEnd + 1;
+    for (; j < pattern.length && depth > 0; j++) {
+      if (pattern[j] === '\\') j++;
+      else if (pattern[j] === '(') depth++;
+      else if (pattern[j] === ')') depth--;
+    }
+    if (literal) parts.push(literal);
+    literal = '';
+    parts.push({ name: pattern.slice(i + 4, nameEnd), regex: pattern.slice(nameEnd + 1, j - 1) });
+    i = j;
+  }
+  if (literal) parts.push(literal);
+  return parts;
+}

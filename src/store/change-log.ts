@@ -22,6 +22,8 @@ export interface StoredEvent<D = Record<string, unknown>> {
   data: D;
   /** Names of the fields whose content was erased (a deleted revision or a force-deleted item). */
   redacted?: string[];
+  /** The erasure this event owes (its id in `owed_erasures`): start-up tells it from a rival command's. */
+  erasure?: string;
 }
 
 interface EventRow {
@@ -33,6 +35,7 @@ interface EventRow {
   actor: number;
   data: string;
   redacted?: string[];
+  erasure?: string;
 }
 
 export type NewEvent<D = Record<string, unknown>> = Omit<StoredEvent<D>, 'seq' | 'redacted' | 'streamType'> & { streamType: string };
@@ -86,6 +89,7 @@ const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
   actor: row.actor,
   data: JSON.parse(row.data) as D,
   ...(row.redacted ? { redacted: row.redacted } : {}),
+  ...(row.erasure ? { erasure: row.erasure } : {}),
 });
 
 export interface LastEvent {

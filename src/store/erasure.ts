@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type Db } from 'mongodb';
 import { type Logger } from '../logger.js';
 import { changeLog } from './change-log.js';
@@ -19,14 +19,14 @@ interface FieldErasure {
 
 /**
  * An erasure owed by a command: written before its event is appended and removed once the
- * content is gone, so that a crash in between leaves it here for start-up to finish. It names
- * values by their hashes: it never holds content itself.
+ * content is gone, so that a crash in between leaves it here for start-up to finish. Its id is
+ * the command's own and the event carries it, so commands racing for one seq never settle or
+ * forget each other's. It names values by their hashes: it never holds content itself.
  */
 interface OwedErasure {
   _id: string;
   stream: number;
   seq: number;
-  eventType: string;
   fields: FieldErasure[];
   at: Date;
 }
@@ -40,32 +40,33 @@ const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(va
 export interface ErasurePlan {
   stream: number;
   seq: number;
-  eventType: string;
   erasure: Erasure;
   /** The fields of event data that carry content, with the value each is left with. */
   contentFields: readonly string[];
   blank(field: string): unknown;
 }
 
-/** Records the erasure a command will owe once its event (at `seq`) is appended. */
-export async function oweErasure(db: Db, plan: ErasurePlan): Promise<void> {
-  const { stream, seq, eventType, erasure } = plan;
+/** Records the erasure a command will owe once its event (at `seq`) is appended; the event must carry the id returned. */
+export async function oweErasure(db: Db, plan: ErasurePlan): Promise<string> {
+  const { stream, seq, erasure } = plan;
   const fields = plan.contentFields.flatMap((field): FieldErasure[] => {
     if (erasure === 'all') return [{ field, blank: plan.blank(field), hashes: null }];
     const values = Object.hasOwn(erasure, field) ? erasure[field] : [];
     return values.length ? [{ field, blank: plan.blank(field), hashes: values.map(hashOf) }] : [];
   });
-  await owed(db).replaceOne({ _id: `${stream}:${seq}` }, { stream, seq, eventType, fields, at: new Date() }, { upsert: true });
+  const id = randomUUID();
+  await owed(db).insertOne({ _id: id, stream, seq, fields, at: new Date() });
+  return id;
 }
 
-/** Forgets an erasure whose event was not appended (the command lost the race for `seq`). */
-export async function forgetErasure(db: Db, stream: number, seq: number): Promise<void> {
-  await owed(db).deleteOne({ _id: `${stream}:${seq}` });
+/** Forgets an erasure whose event was not appended (the command lost the race for its seq). */
+export async function forgetErasure(db: Db, id: string): Promise<void> {
+  await owed(db).deleteOne({ _id: id });
 }
 
-/** Erases what the event at `seq` owes, then forgets it. Safe to repeat. */
-export async function settleErasure(db: Db, stream: number, seq: number): Promise<void> {
-  const debt = await owed(db).findOne({ _id: `${stream}:${seq}` });
+/** Erases what an appended event owes, then forgets it. Safe to repeat. */
+export async function settleErasure(db: Db, id: string): Promise<void> {
+  const debt = await owed(db).findOne({ _id: id });
   if (!debt) return;
   await redactStream(db, debt);
   await owed(db).deleteOne({ _id: debt._id });
@@ -80,7 +81,7 @@ export async function healErasures(db: Db, logger: Logger): Promise<number> {
   const log = changeLog(db);
   for (const debt of await owed(db).find({}).toArray()) {
     const [event] = await log.readStream(debt.stream, { afterSeq: debt.seq - 1, limit: 1 });
-    if (event?.seq === debt.seq && event.type === debt.eventType) {
+    if (event?.seq === debt.seq && event.erasure === debt._id) {
       await redactStream(db, debt);
       await owed(db).deleteOne({ _id: debt._id });
       settled++;

@@ -187,12 +187,15 @@ export async function runCommand<S extends Versioned, D>(
     const seq = state.version + 1;
     const folded = prove(type, state, { ...event, seq } as StoredEvent);
     // An erasure is owed before the append, so that a crash after it leaves the debt for start-up.
-    if (decision.erase) await oweErasure(db, { stream: id, seq, eventType: decision.type, erasure: decision.erase, contentFields: type.contentFields, blank: type.blank });
+    const erasure = decision.erase
+      ? await oweErasure(db, { stream: id, seq, erasure: decision.erase, contentFields: type.contentFields, blank: type.blank })
+      : undefined;
+    if (erasure) event.erasure = erasure;
     let stored: StoredEvent;
     try {
       stored = (await log.append(event, state.version)) as StoredEvent;
     } catch (error) {
-      if (decision.erase) await forgetErasure(db, id, seq).catch(() => {});
+      if (erasure) await forgetErasure(db, erasure).catch(() => {});
       if (!(error instanceof ConcurrencyError)) throw toRestError(error);
       await catchUpStream(db, log, type.projection, id).catch((failure: unknown) => {
         deps.logger.warn({ stream: id, err: failure }, 'catching up after a lost race failed');
@@ -200,9 +203,9 @@ export async function runCommand<S extends Versioned, D>(
       continue;
     }
     const projected = await project(deps, type, stored, folded);
-    if (decision.erase) {
+    if (erasure) {
       // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
-      await settleErasure(db, id, seq).catch((error: unknown) => deps.logger.error({ stream: id, seq, err: error }, 'erasing content failed; start-up finishes it'));
+      await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq, err: error }, 'erasing content failed; start-up finishes it'));
     }
     return { state: projected, event: stored };
   }

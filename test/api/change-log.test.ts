@@ -226,14 +226,15 @@ describe('the change log and its projections', () => {
     const version = (await postsCollection(db()).findOne({ _id: doomed._id }))!.version;
     // As a force delete leaves it when the process dies after its append, before its erasure.
     const plan = { contentFields: ['title', 'content', 'excerpt'], blank: () => '' };
-    await oweErasure(db(), { ...plan, stream: doomed._id, seq: version + 1, eventType: 'deleted', erasure: 'all' });
-    await log().append({ stream: doomed._id, streamType: 'post', type: 'deleted', at: at(), actor: 1, data: {} }, version);
-    // An erasure owed by a command that died before its append: recent ones are kept (another
-    // process may be appending it), old ones dropped.
+    const owed = await oweErasure(db(), { ...plan, stream: doomed._id, seq: version + 1, erasure: 'all' });
+    await log().append({ stream: doomed._id, streamType: 'post', type: 'deleted', at: at(), actor: 1, data: {}, erasure: owed }, version);
+    // Erasures owed by commands that died before their append (or lost the race for the seq to
+    // another's event): recent ones are kept (another process may be appending), old ones dropped.
     const bystander = await givenPost(app.deps, { title: 'Bystander' });
-    await oweErasure(db(), { ...plan, stream: bystander._id, seq: 2, eventType: 'deleted', erasure: 'all' });
-    await oweErasure(db(), { ...plan, stream: bystander._id, seq: 3, eventType: 'deleted', erasure: 'all' });
-    await db().collection('owed_erasures').updateOne({ _id: `${bystander._id}:3` as never }, { $set: { at: new Date(Date.now() - 120_000) } });
+    const recent = await oweErasure(db(), { ...plan, stream: bystander._id, seq: 2, erasure: 'all' });
+    const old = await oweErasure(db(), { ...plan, stream: bystander._id, seq: 3, erasure: 'all' });
+    const rival = await oweErasure(db(), { ...plan, stream: doomed._id, seq: version + 1, erasure: { title: ['never appended'] } });
+    await db().collection('owed_erasures').updateMany({ _id: { $in: [old, rival] } as never }, { $set: { at: new Date(Date.now() - 120_000) } });
     expect(JSON.stringify(await log().readStream(doomed._id))).toContain(secret);
 
     await (await startServiceOn(app.databaseName)).stop();
@@ -242,7 +243,7 @@ describe('the change log and its projections', () => {
     expect(events.map((event) => event.type)).toEqual(['created', 'updated', 'deleted']);
     expect(JSON.stringify(events)).not.toContain(secret);
     expect(events[0].redacted?.sort()).toEqual(['content', 'title']);
-    expect(await db().collection('owed_erasures').find({}, { projection: { _id: 1 } }).toArray()).toEqual([{ _id: `${bystander._id}:2` }]);
+    expect(await db().collection('owed_erasures').find({}, { projection: { _id: 1 } }).toArray()).toEqual([{ _id: recent }]);
     expect((await postsCollection(db()).findOne({ _id: bystander._id }))!.title).toBe('Bystander');
     await db().collection('owed_erasures').deleteMany({});
   });

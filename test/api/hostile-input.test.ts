@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { splitRoutePattern } from '../../src/rest/route.js';
 import { createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
 
 // Hostile names and values through every parameter and body field the discovery index lists: no
@@ -117,24 +118,10 @@ async function createFixtures(label: string): Promise<Fixtures> {
 /** `(?P<name>regex)` groups replaced by `value(name, textBefore)`; undefined when one cannot be filled. */
 function fillPattern(pattern: string, value: (name: string, before: string) => string | number | undefined): string | undefined {
   let out = '';
-  for (let i = 0; i < pattern.length; ) {
-    if (!pattern.startsWith('(?P<', i)) {
-      out += pattern[i++];
-      continue;
-    }
-    const nameEnd = pattern.indexOf('>', i);
-    const name = pattern.slice(i + 4, nameEnd);
-    let depth = 1;
-    let j = nameEnd + 1;
-    for (; j < pattern.length && depth > 0; j++) {
-      if (pattern[j] === '\\') j++;
-      else if (pattern[j] === '(') depth++;
-      else if (pattern[j] === ')') depth--;
-    }
-    const filled = value(name, out);
+  for (const part of splitRoutePattern(pattern)) {
+    const filled = typeof part === 'string' ? part : value(part.name, out);
     if (filled === undefined) return undefined;
     out += String(filled);
-    i = j;
   }
   return out;
 }
