@@ -117,6 +117,7 @@ const UNAVAILABLE_SERVER_CODES = new Set([91, 189, 10107, 11600, 11602, 13435, 1
 // The pool's own errors, which the driver does not export as classes: no connection could be had
 // in time (every one waiting on a frozen server), or the pool is closing.
 const UNAVAILABLE_POOL_ERRORS = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClosedError']);
+const SOCKET_ERRORS = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT']);
 
 /**
  * Whether an error says the database could not be reached or did not answer in time (so the
@@ -124,6 +125,9 @@ const UNAVAILABLE_POOL_ERRORS = new Set(['MongoWaitQueueTimeoutError', 'MongoPoo
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return (
+    // A connection the server closed under a write can surface as the socket's own error
+    // (EPIPE, "This socket has been ended by the other party"), not wrapped by the driver.
+    SOCKET_ERRORS.has((error as NodeJS.ErrnoException | null)?.code ?? '') ||
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
     error instanceof MongoTopologyClosedError ||
