@@ -1,6 +1,6 @@
 import { changeLog, changeLogIndexes } from '../store/change-log.js';
 import { healErasures } from '../store/erasure.js';
-import { healProjections } from '../store/projections.js';
+import { healFromCheckpoint } from '../store/projections.js';
 import { projectionsOf, type ResourceManifest } from './manifest.js';
 
 /**
@@ -16,7 +16,7 @@ export function changeLogResource(resources: readonly ResourceManifest[]): Resou
     routes: [],
     indexes: changeLogIndexes,
     seed: async (deps) => {
-      const healed = await healProjections(deps.store.db, changeLog(deps.store.db), registry, deps.logger);
+      const healed = await healFromCheckpoint(deps.store.db, changeLog(deps.store.db), registry, deps.logger, deps.clock());
       if (healed > 0) deps.logger.warn({ healed }, 'projections healed from the change log');
       await healErasures(deps.store.db, deps.logger);
     },

@@ -111,6 +111,17 @@ export interface ScanOptions {
 /** The append-only `events` collection. Nothing but `append` writes it, except `redact`. */
 export function changeLog(db: Db) {
   const events = db.collection<EventRow>('events');
+
+  /** The last event of each stream appended to since `since`, from the `at` index: what a checkpointed heal reads. */
+  async function lastEventsSince(since: Date): Promise<Map<number, LastEvent>> {
+    const last = new Map<number, LastEvent>();
+    const rows = events.find({ at: { $gte: since } }, { projection: { stream: 1, streamType: 1, seq: 1, type: 1 } }).sort({ at: 1, stream: 1, seq: 1 });
+    for await (const row of rows) {
+      if ((last.get(row.stream)?.seq ?? 0) < row.seq) last.set(row.stream, { seq: row.seq, type: row.type, streamType: row.streamType });
+    }
+    return last;
+  }
+
   return {
     /**
      * Appends at `expectedVersion + 1`. The unique `(stream, seq)` index makes this the commit
@@ -156,7 +167,8 @@ export function changeLog(db: Db) {
      * seqs run 1..n without gaps, so its event count is its last seq (FerretDB 1.24's `$group`
      * has `$sum` and `$count` only, no `$last` or `$max`); the last events are then read by key.
      */
-    async lastEvents(): Promise<Map<number, LastEvent>> {
+    async lastEvents(since?: Date): Promise<Map<number, LastEvent>> {
+      if (since) return lastEventsSince(since);
       const counts = await events.aggregate<{ _id: number; seq: number }>([{ $group: { _id: '$stream', seq: { $sum: 1 } } }]).toArray();
       const last = new Map<number, LastEvent>();
       for (let start = 0; start < counts.length; start += 1000) {

@@ -161,9 +161,9 @@ async function streamTypes(log: ChangeLog, registry: ProjectionRegistry, recorde
  * log, the missing events in order, through its own type's projection. Run at start-up. A stream
  * that cannot be projected is logged and recorded as a fault, never stopping the others.
  */
-export async function healProjections(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger?: FaultLogger): Promise<number> {
+export async function healProjections(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger?: FaultLogger, since?: Date): Promise<number> {
   let healed = 0;
-  const last = await log.lastEvents();
+  const last = await log.lastEvents(since);
   const types = await streamTypes(log, registry, new Map([...last].map(([stream, event]) => [stream, event.streamType])));
   const faulty = new Set((await projectionFaults.list(db, 100_000)).map((fault) => fault.stream));
   for (const projection of registry.projections) {
@@ -229,4 +229,24 @@ export async function rebuildProjections(db: Db, log: ChangeLog, registry: Proje
   }
   await flush();
   return count;
+}
+
+/**
+ * Events appended this long before a heal began may still have been unprojected then: other
+ * processes' clocks, and commands between stamping their event and appending it.
+ */
+const CHECKPOINT_MARGIN_MS = 10 * 60_000;
+const checkpoints = (db: Db) => db.collection<{ _id: string; at: Date }>('checkpoints');
+
+/**
+ * Start-up healing that does not grow with the log: only streams appended to since the last heal
+ * began (less a margin) are looked at, through the events' `at` index. The first start, or one
+ * with projection faults on record, looks at every stream.
+ */
+export async function healFromCheckpoint(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger: FaultLogger, now: Date): Promise<number> {
+  const saved = await checkpoints(db).findOne({ _id: 'projections' });
+  const since = saved && !(await projectionFaults.any(db)) ? new Date(saved.at.getTime() - CHECKPOINT_MARGIN_MS) : undefined;
+  const healed = await healProjections(db, log, registry, logger, since);
+  await checkpoints(db).replaceOne({ _id: 'projections' }, { at: now }, { upsert: true });
+  return healed;
 }

@@ -218,6 +218,25 @@ describe('the change log and its projections', () => {
     expect(await posts.findOne({ _id: behind._id })).toMatchObject({ version: 2 });
   });
 
+  it('heals from a checkpoint: a start looks only at streams appended to since the last start began, less a margin', async () => {
+    const recent = await givenPost(app.deps, { title: 'Recent' });
+    const old = await givenPost(app.deps, { title: 'Old' });
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await log().append({ stream: recent._id, streamType: 'post', type: 'updated', at: app.deps.clock(), actor: 1, data: { changes: { title: 'Recent, healed' } } }, recent.version);
+    // Stamped long before the last start: a checkpointed heal does not read it (a full one would).
+    await log().append({ stream: old._id, streamType: 'post', type: 'updated', at: anHourAgo, actor: 1, data: { changes: { title: 'Old, healed' } } }, old.version);
+
+    await (await startServiceOn(app.databaseName)).stop();
+    const posts = postsCollection(db());
+    expect((await posts.findOne({ _id: recent._id }))!.title).toBe('Recent, healed');
+    expect((await posts.findOne({ _id: old._id }))!.title).toBe('Old');
+
+    // Without a checkpoint (a first start), every stream is looked at.
+    await db().collection('checkpoints').deleteMany({});
+    await (await startServiceOn(app.databaseName)).stop();
+    expect((await posts.findOne({ _id: old._id }))!.title).toBe('Old, healed');
+  });
+
   it('finishes at start-up an erasure a crash interrupted, and drops one whose event never came', async () => {
     const at = () => app.deps.clock();
     const secret = `words-${randomBytes(6).toString('hex')}`;
