@@ -4,8 +4,9 @@ import { createApp, type AppOptions } from './app.js';
 import { type Config } from './config.js';
 import { type Logger } from './logger.js';
 import { indexesOf, type ResourceManifest } from './resources/manifest.js';
-import { ensureIndexes, openStore } from './store/mongo.js';
+import { ensureIndexes, openStore, type StoreOptions } from './store/mongo.js';
 import { sequences } from './store/sequences.js';
+import { asServiceWork } from './store/service-work.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { loginThrottle } from './auth/login-throttle.js';
 import { type Deps } from './deps.js';
@@ -27,6 +28,8 @@ export interface ServiceOptions extends AppOptions {
   databaseUri: string;
   /** Overrides the database named by the URI (tests give each file its own). */
   databaseName?: string;
+  /** Told every command sent to the database (see `StoreOptions.onCommand`). */
+  onCommand?: StoreOptions['onCommand'];
 }
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -34,6 +37,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const store = await openStore(options.databaseUri, {
     databaseName: options.databaseName,
     timeoutMs: config.databaseTimeoutMs,
+    onCommand: options.onCommand,
   });
   await ensureIndexes(store.db, indexesOf(resources));
 
@@ -63,7 +67,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throttle: loginThrottle(store.db, { maxFailures: config.loginMaxFailures, windowSeconds: config.loginWindowSeconds }, clock),
   });
   const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth };
-  for (const resource of resources) await resource.seed?.(deps);
+  await asServiceWork('start-up', async () => {
+    for (const resource of resources) await resource.seed?.(deps);
+  });
   app = createApp(deps, resources, options);
 
   return {

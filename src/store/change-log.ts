@@ -1,5 +1,6 @@
 import { BSON, type Db, type Filter, type Sort } from 'mongodb';
 import { type IndexSpec } from './mongo.js';
+import { FULL_SCAN_COMMENT } from './query-shapes.js';
 
 /** MongoDB's largest document (`maxBsonObjectSize`); FerretDB 1.24 keeps the same limit. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
@@ -169,7 +170,9 @@ export function changeLog(db: Db) {
      */
     async lastEvents(since?: Date): Promise<Map<number, LastEvent>> {
       if (since) return lastEventsSince(since);
-      const counts = await events.aggregate<{ _id: number; seq: number }>([{ $group: { _id: '$stream', seq: { $sum: 1 } } }]).toArray();
+      const counts = await events
+        .aggregate<{ _id: number; seq: number }>([{ $group: { _id: '$stream', seq: { $sum: 1 } } }], { comment: `${FULL_SCAN_COMMENT} every stream's length, for a first start or one with faults on record` })
+        .toArray();
       const last = new Map<number, LastEvent>();
       for (let start = 0; start < counts.length; start += 1000) {
         const keys = counts.slice(start, start + 1000).map((count) => ({ stream: count._id, seq: count.seq }));

@@ -6,6 +6,7 @@ import {
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
+  type CommandStartedEvent,
   type Db,
   type IndexDescription,
 } from 'mongodb';
@@ -55,6 +56,8 @@ export interface StoreOptions {
    * longer, and cursors are bounded per batch, so a long export streams for as long as it needs.
    */
   timeoutMs?: number;
+  /** Told every command the service sends (the driver's command monitoring): the test run's index check, the benchmark's counts. */
+  onCommand?: (event: CommandStartedEvent) => void;
 }
 
 /** Connects to `uri`; the database is the URI's path, or `cms`, unless `databaseName` is given. */
@@ -68,7 +71,9 @@ export async function openStore(uri: string, options: StoreOptions = {}): Promis
     // heartbeat's own bound (connectTimeoutMS), and a restarted one is found as soon.
     heartbeatFrequencyMS: 500,
     socketTimeoutMS: Math.max(timeoutMs * ROUND_TRIP_BACKSTOP_FACTOR, MIN_ROUND_TRIP_BACKSTOP_MS),
+    monitorCommands: options.onCommand !== undefined,
   });
+  if (options.onCommand) client.on('commandStarted', options.onCommand);
   await client.connect();
   const db = client.db(options.databaseName ?? databaseFromUri(uri));
   return { client, db, close: () => client.close() };

@@ -5,12 +5,16 @@ import { type TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startDatabaseServer } from '../../src/store/database-server.js';
+import { checkQueryShapes } from './query-check.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     mongodbUri: string;
+    /** Where each test process writes the shapes of the queries its services sent. */
+    queryShapesDir: string;
   }
 }
+
 
 /**
  * Resolves the database the way `npm start` does (`MONGODB_URI`, else an embedded mongod, else
@@ -23,8 +27,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const database = await startDatabaseServer({ ...config, dataDir, logger });
   console.log(`tests use ${database.description}`);
   project.provide('mongodbUri', database.uri);
+  const queryShapesDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cms-query-shapes-'));
+  project.provide('queryShapesDir', queryShapesDir);
   return async () => {
     await database.stop();
     await fs.rm(dataDir, { recursive: true, force: true });
+    const { rows, failures } = await checkQueryShapes(queryShapesDir, process.env.MONGODB_URI);
+    await fs.rm(queryShapesDir, { recursive: true, force: true });
+    console.log(`query shapes: ${rows.length}, served by an index ${rows.filter((row) => row.index).length} (npm run db:query-report)`);
+    if (failures.length) {
+      // Thrown from a teardown, an error is only printed: the exit code says the run failed.
+      console.error(`FAILED: queries the declared indexes do not serve on MongoDB:\n  ${failures.join('\n  ')}`);
+      process.exitCode = 1;
+    }
   };
 }

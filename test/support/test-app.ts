@@ -10,6 +10,7 @@ import { type ResourceManifest } from '../../src/resources/manifest.js';
 import { startService } from '../../src/service.js';
 import { type Deps } from '../../src/deps.js';
 import { createUserAccount } from '../../src/resources/users/user.commands.js';
+import { flushQueryShapes, recordCommand } from './query-recorder.js';
 import { type RoleName } from '../../src/auth/capabilities.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
@@ -68,14 +69,22 @@ export interface TestAppOptions {
  * A second service on a test app's database, as after a restart: its start-up heals the change
  * log's projections. Silent; stop it when done.
  */
-export function startServiceOn(databaseName: string): ReturnType<typeof startService> {
-  return startService({
+export async function startServiceOn(databaseName: string): ReturnType<typeof startService> {
+  const service = await startService({
     config: loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }),
     logger: pino({ level: 'silent' }),
     resources: serviceResources,
     databaseUri: inject('mongodbUri'),
     databaseName,
+    onCommand: recordCommand,
   });
+  return {
+    ...service,
+    stop: async () => {
+      await service.stop();
+      flushQueryShapes();
+    },
+  };
 }
 
 /** Starts the real service on an ephemeral port, with a database of its own on the run's server. */
@@ -105,6 +114,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     databaseUri,
     databaseName,
     authenticate: options.authenticate,
+    onCommand: recordCommand,
   });
 
   const send = async (method: string, url: string, request: RequestOptions = {}): Promise<ApiResponse> => {
@@ -155,6 +165,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     site: (method, pathAndQuery, request) => send(method, `${service.siteUrl}${pathAndQuery}`, request),
     stop: async () => {
       await service.stop();
+      flushQueryShapes();
       const client = new MongoClient(databaseUri);
       await client.db(databaseName).dropDatabase();
       await client.close();

@@ -1,5 +1,6 @@
 import { escapeRegex } from '../../lib/regex.js';
 import { type Filter, type Sort } from 'mongodb';
+import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { type Deps } from '../../deps.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { type PageWindow } from '../../rest/pagination.js';
@@ -131,9 +132,13 @@ export async function listTerms(
   const orderby = params.orderby === 'include' || params.orderby === 'include_slugs' ? 'name' : params.orderby;
   const field = SORT_FIELDS[orderby];
   const direction = orderby === 'term_group' ? 1 : params.order === 'desc' ? -1 : 1;
-  const sort: Sort = field === '_id' ? { _id: direction } : { [field]: direction, _id: 1 };
+  // Ties are broken by id in the sort's own direction, so one index serves the sort either way;
+  // a slug is unique in its taxonomy and needs no tie-break.
+  const sort: Sort = field === '_id' || field === 'slug' ? { [field]: direction } : { [field]: direction, _id: direction };
+  // No index holds descriptions (they may be long): that order is a scan, and says so.
+  const comment = field === 'description' ? `${FULL_SCAN_COMMENT} terms in order of their descriptions` : undefined;
   const [docs, total] = await Promise.all([
-    terms.find(filter).sort(sort).skip(window.skip).limit(window.perPage).toArray(),
+    terms.find(filter, { comment }).sort(sort).skip(window.skip).limit(window.perPage).toArray(),
     terms.countDocuments(filter),
   ]);
   return { docs, total };

@@ -40,6 +40,7 @@ export const userIndexes: IndexSpec[] = [
   { collection: 'users', key: { email: 1 }, name: 'email_unique', unique: true },
   { collection: 'users', key: { slug: 1 }, name: 'slug_unique', unique: true },
   { collection: 'users', key: { name: 1, _id: 1 }, name: 'name' },
+  { collection: 'users', key: { roles: 1, name: 1, _id: 1 }, name: 'roles_name' },
   { collection: 'application_passwords', key: { user: 1, hash: 1 }, name: 'user_hash' },
   { collection: 'application_passwords', key: { user: 1, created: 1 }, name: 'user_created' },
 ];

@@ -3,6 +3,7 @@ import { capabilitiesOf, can, ROLE_NAMES } from '../../auth/capabilities.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { POST_TYPES } from '../../registry/post-types.js';
 import { escapeRegex } from '../../lib/regex.js';
+import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { type UserDoc } from './user.model.js';
 
 const restPostTypes = () => POST_TYPES.filter((type) => type.show_in_rest).map((type) => type.slug);
@@ -15,7 +16,7 @@ export async function publishedAuthorIds(db: Db, ids?: number[]): Promise<number
 }
 
 /** The Mongo filter and sort of `GET /users`, after `WP_User_Query` as the users controller drives it. */
-export async function userListQuery(req: RestRequest, db: Db): Promise<{ filter: Filter<UserDoc>; sort: Sort }> {
+export async function userListQuery(req: RestRequest, db: Db): Promise<{ filter: Filter<UserDoc>; sort: Sort; comment?: string }> {
   const p = req.params;
   const and: Filter<UserDoc>[] = [];
   const include = (p.include as number[] | undefined) ?? [];
@@ -58,5 +59,7 @@ export async function userListQuery(req: RestRequest, db: Db): Promise<{ filter:
   };
   const field = sortField[String(p.orderby)] ?? 'name';
   const sort: Sort = field === '_id' ? { _id: direction } : { [field]: direction, _id: direction };
-  return { filter: and.length ? { $and: and } : {}, sort };
+  // A substring search (WordPress's LIKE '%…%') reads every user whatever the index: it says so.
+  const comment = typeof p.search === 'string' && p.search !== '' ? `${FULL_SCAN_COMMENT} a substring search of users` : undefined;
+  return { filter: and.length ? { $and: and } : {}, sort, ...(comment ? { comment } : {}) };
 }

@@ -66,12 +66,13 @@ function changesFrom(params: Record<string, unknown>): Partial<NewUser> {
 }
 
 async function listUsers(req: RestRequest, deps: Deps) {
-  const { filter, sort } = await userListQuery(req, deps.store.db);
+  const { filter, sort, comment } = await userListQuery(req, deps.store.db);
   const window = pageWindow(req.params);
   const users = usersCollection(deps.store.db);
   const [total, docs] = await Promise.all([
-    users.countDocuments(filter),
-    users.find(filter).sort(sort).skip(window.skip).limit(window.perPage).toArray(),
+    // Everyone: the collection's own count, not a scan that counts.
+    Object.keys(filter).length === 0 ? users.estimatedDocumentCount() : users.countDocuments(filter, { comment }),
+    users.find(filter, { comment }).sort(sort).skip(window.skip).limit(window.perPage).toArray(),
   ]);
   if (req.params.orderby === 'include' || req.params.orderby === 'include_slugs') {
     const order = (req.params.orderby === 'include' ? (req.params.include as number[]) : (req.params.slug as string[])) ?? [];

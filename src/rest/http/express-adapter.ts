@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import multer from 'multer';
 import { pinoHttp } from 'pino-http';
 import { type Logger } from '../../logger.js';
+import { asServiceWork } from '../../store/service-work.js';
 import { clientInput, MAX_PARAM_DEPTH, parseQueryString, type ClientParams } from '../client-input.js';
 import {
   asRestError,
@@ -117,7 +118,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     },
     async (req: ApiRequest, res: Response) => {
       try {
-        await handleApiRequest(req, res, routeOf(req));
+        await asServiceWork('request', () => handleApiRequest(req, res, routeOf(req)));
       } catch (error) {
         req.log.error({ err: error }, 'request failed');
         // A stream that fails half-way can only be cut short: its status is sent already.

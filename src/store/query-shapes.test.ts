@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { type IndexSpec } from './mongo.js';
+import { checkShapes, servingIndex, shapesOfCommand } from './query-shapes.js';
+
+const indexes: IndexSpec[] = [
+  { collection: 'posts', key: { type: 1, status: 1, date: -1, _id: -1 }, name: 'type_status_date' },
+  { collection: 'posts', key: { type: 1, slug: 1 }, name: 'type_slug' },
+  { collection: 'revisions', key: { parent: 1, date: -1, _id: -1 }, name: 'parent_date_id' },
+];
+const served = (commandName: string, command: Record<string, unknown>) =>
+  shapesOfCommand(commandName, command).map((shape) => servingIndex(shape, indexes));
+
+describe('query shapes against declared indexes (equality, sort, range)', () => {
+  it('serves equality fields in any order, then the sort in order or all reversed', () => {
+    expect(served('find', { find: 'posts', filter: { status: 'publish', type: { $in: ['post', 'page'] } }, sort: { date: -1, _id: -1 } })).toEqual(['type_status_date']);
+    expect(served('find', { find: 'posts', filter: { type: 'post', status: 'publish' }, sort: { date: 1, _id: 1 } })).toEqual(['type_status_date']);
+    expect(served('find', { find: 'revisions', filter: { parent: 5 }, sort: { date: -1, _id: -1 } })).toEqual(['parent_date_id']);
+    // The driver sends a sort as a Map.
+    expect(served('find', { find: 'posts', filter: { type: 'post', status: 'publish' }, sort: new Map([['title', 1]]) })).toEqual([undefined]);
+  });
+
+  it('does not serve a sort the index cannot give, a query whose first key is not asked, or mixed directions', () => {
+    expect(served('find', { find: 'posts', filter: { type: 'post', status: 'publish' }, sort: { title: 1 } })).toEqual([undefined]);
+    expect(served('find', { find: 'posts', filter: { status: 'publish' } })).toEqual([undefined]);
+    expect(served('find', { find: 'posts', filter: { type: 'post', status: 'publish' }, sort: { date: -1, _id: 1 } })).toEqual([undefined]);
+    expect(served('find', { find: 'posts', filter: {} })).toEqual([undefined]);
+  });
+
+  it('checks every $or branch, update and delete statement, and the first $match of a pipeline', () => {
+    expect(served('find', { find: 'posts', filter: { $or: [{ _id: 3 }, { type: 'post', slug: 'a' }] } })).toEqual(['_id_', 'type_slug']);
+    expect(served('update', { update: 'posts', updates: [{ q: { _id: 1 } }, { q: { slug: 'x' } }] })).toEqual(['_id_', undefined]);
+    expect(served('aggregate', { aggregate: 'posts', pipeline: [{ $match: { type: 'page', status: 'draft', date: { $lt: new Date() } } }] })).toEqual(['type_status_date']);
+    expect(served('find', { find: 'posts', filter: { _id: 1, $where: 'true' } })).toEqual([undefined]);
+  });
+
+  it('fails unserved shapes of growing collections, allowing small collections, scans said on purpose and any-document probes', () => {
+    const shapes = [
+      { find: 'posts', filter: { author: 3 } },
+      { find: 'options', filter: {} },
+      { find: 'users', filter: {}, limit: 1 },
+      { find: 'events', filter: {}, comment: 'full-scan: a rebuild' },
+    ].flatMap((command) => shapesOfCommand('find', command));
+    const { failures, rows } = checkShapes(shapes, indexes);
+    expect(failures.map((row) => row.shape)).toEqual(['posts find {author}']);
+    expect(rows.filter((row) => row.allowed).map((row) => row.collection).sort()).toEqual(['events', 'options', 'users']);
+  });
+});

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { BSON, MongoClient, type Document } from 'mongodb';
+import { resources } from '../../src/resources/index.js';
+import { indexesOf } from '../../src/resources/manifest.js';
+import { ensureIndexes } from '../../src/store/mongo.js';
+import { checkShapes, describeShape, type ShapeReport } from '../../src/store/query-shapes.js';
+import { type RecordedShape } from './query-recorder.js';
+
+/** The run's query report, which `npm run db:query-report` prints. */
+export const QUERY_REPORT = path.join('.cache', 'query-report.json');
+
+/**
+ * Every query the services under test sent must be served by a declared index on MongoDB (the
+ * equality-sort-range rule), unless it reads a small collection or says it scans on purpose; on a
+ * real MongoDB (`MONGODB_URI`), `explain` must also show no COLLSCAN. Writes the report, and
+ * returns the failures.
+ */
+export async function checkQueryShapes(dir: string, mongodbUri: string | undefined): Promise<{ rows: ShapeReport[]; failures: string[] }> {
+  const recorded: RecordedShape[] = [];
+  for (const file of await fs.readdir(dir)) {
+    for (const line of (await fs.readFile(path.join(dir, file), 'utf8')).split('\n')) if (line) recorded.push(JSON.parse(line) as RecordedShape);
+  }
+  // The demo resources that exercise the REST layer are the tests' own, not the service's.
+  const ours = recorded.filter(({ shape }) => !shape.collection.startsWith('demo_'));
+  const { rows, failures } = checkShapes(ours.map(({ shape }) => shape), indexesOf(resources));
+  const problems = failures.map((row) => `no declared index serves ${row.shape}`);
+  if (mongodbUri && ours.length) problems.push(...(await collectionScans(mongodbUri, ours, rows)));
+  await fs.mkdir(path.dirname(QUERY_REPORT), { recursive: true });
+  await fs.writeFile(QUERY_REPORT, `${JSON.stringify(rows, null, 2)}\n`);
+  return { rows, failures: problems };
+}
+
+/** On a real MongoDB, each shape's sample command explained against the declared indexes: a COLLSCAN that is not allowed fails. */
+async function collectionScans(uri: string, recorded: RecordedShape[], rows: ShapeReport[]): Promise<string[]> {
+  const client = await MongoClient.connect(uri);
+  try {
+    const build = await client.db('admin').command({ buildInfo: 1 });
+    if ('ferretdb' in build) return []; // FerretDB plans nothing with indexes: its explain says nothing here.
+    const db = client.db(`query_check_${randomBytes(4).toString('hex')}`);
+    try {
+      await ensureIndexes(db, indexesOf(resources));
+      const allowed = new Set(rows.filter((row) => row.allowed).map((row) => row.shape));
+      const scans: string[] = [];
+      for (const { shape, sample } of recorded) {
+        if (allowed.has(describeShape(shape))) continue;
+        const plan = await db.command({ explain: BSON.EJSON.parse(sample) as Document, verbosity: 'queryPlanner' });
+        if (JSON.stringify(plan).includes('"COLLSCAN"')) scans.push(`explain shows COLLSCAN for ${describeShape(shape)}`);
+      }
+      return scans;
+    } finally {
+      await db.dropDatabase();
+    }
+  } finally {
+    await client.close();
+  }
+}
