@@ -168,13 +168,44 @@ export async function createItem<S extends Versioned, D>(
  * duplicate `(stream, seq)`) brings the read model up to date and decides again; with a
  * precondition, the changed item then fails it (412).
  */
-export async function runCommand<S extends Versioned, D>(
+export function runCommand<S extends Versioned, D>(
   deps: KernelDeps,
   type: HistoryType<S>,
   id: number,
   actor: number,
   decide: (state: S) => Promise<Decision<D>>,
   options: CommandOptions = {},
+): Promise<CommandResult<S>> {
+  return oneAtATime(deps.store.db, id, () => attemptCommand(deps, type, id, actor, decide, options));
+}
+
+const queues = new WeakMap<Db, Map<number, Promise<unknown>>>();
+
+/**
+ * Commands on one item run one after another within a process: the race for the item's next
+ * seq is then only run against other processes, and many clients writing one item at once
+ * queue instead of re-deciding each other into a 409. A command never runs another on its own item.
+ */
+function oneAtATime<T>(db: Db, id: number, task: () => Promise<T>): Promise<T> {
+  let byItem = queues.get(db);
+  if (!byItem) queues.set(db, (byItem = new Map()));
+  const items = byItem;
+  const run = (items.get(id) ?? Promise.resolve()).then(task, task);
+  const settled = run.catch(() => undefined);
+  items.set(id, settled);
+  void settled.then(() => {
+    if (items.get(id) === settled) items.delete(id);
+  });
+  return run;
+}
+
+async function attemptCommand<S extends Versioned, D>(
+  deps: KernelDeps,
+  type: HistoryType<S>,
+  id: number,
+  actor: number,
+  decide: (state: S) => Promise<Decision<D>>,
+  options: CommandOptions,
 ): Promise<CommandResult<S>> {
   const { db } = deps.store;
   const log = changeLog(db);

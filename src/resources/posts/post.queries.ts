@@ -4,6 +4,7 @@ import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { formatSiteDate, parseRestDate } from '../../lib/site-dates.js';
 import { POST_STATUSES } from '../../registry/post-statuses.js';
+import { plainFilter } from '../../store/filters.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
 import { defineRestError, InvalidDate } from '../../rest/errors.js';
@@ -102,7 +103,7 @@ export async function postListQuery(
   const field = SORT_FIELDS[orderby] ?? 'date';
   const sort: Sort = field === '_id' ? { _id: direction } : { [field]: direction, _id: direction };
   return {
-    filter: { $and: and },
+    filter: plainFilter({ $and: and }),
     sort,
     ...(orderby === 'include' ? { include: ids('include') } : {}),
     ...(orderby === 'include_slugs' ? { slugs } : {}),

@@ -3,12 +3,19 @@ import { formatRestDate } from '../../lib/site-dates.js';
 import { updatePost } from './post.commands.js';
 import { postsCollection, type PostDoc } from './post.model.js';
 
+/** How often a process looks for scheduled items that are due: a scheduled item is published within this long of its time. */
+const DUE_CHECK_INTERVAL_MS = 1000;
+const nextDueCheck = new WeakMap<object, number>();
+
 /**
  * Publishes scheduled items whose time has come (WordPress's `publish_future_post` cron),
- * checked when items are read, so no process needs a timer. One indexed query when none is due.
+ * checked when items are read, so no process needs a timer: one indexed query a second at most.
  */
 export async function publishDuePosts(deps: Deps): Promise<void> {
-  const now = formatRestDate(deps.clock())!;
+  const clock = deps.clock();
+  if ((nextDueCheck.get(deps.store.db) ?? 0) > clock.getTime()) return;
+  nextDueCheck.set(deps.store.db, clock.getTime() + DUE_CHECK_INTERVAL_MS);
+  const now = formatRestDate(clock)!;
   const due = await postsCollection(deps.store.db).find({ status: 'future', dateGmt: { $lte: now } }, { projection: { _id: 1, author: 1 } }).toArray();
   for (const doc of due) {
     await updatePost(deps, doc._id, (current) => (current.status === 'future' ? { status: 'publish' } : {}), doc.author, { revisions: false });

@@ -1,5 +1,6 @@
 import { escapeRegex } from '../../lib/regex.js';
 import { type Filter, type Sort } from 'mongodb';
+import { plainFilter } from '../../store/filters.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { type Deps } from '../../deps.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
@@ -115,7 +116,7 @@ export async function listTerms(
       ? { _id: { $in: await nonEmptyWithAncestors(deps, taxonomy.slug) } }
       : { count: { $gt: 0 } });
   }
-  const filter: Filter<TermDoc> = clauses.length ? { taxonomy: taxonomy.slug, $and: clauses } : { taxonomy: taxonomy.slug };
+  const filter: Filter<TermDoc> = plainFilter(clauses.length ? { taxonomy: taxonomy.slug, $and: clauses } : { taxonomy: taxonomy.slug });
 
   const listed = params.orderby === 'include' && params.include.length ? params.include
     : params.orderby === 'include_slugs' && slugs.length ? slugs
