@@ -40,13 +40,20 @@ export interface AuthenticatorOptions {
 }
 
 /**
+ * How long a verified account-password header's user is trusted without reading it again: a
+ * change of roles, password or profile made through another process is seen within this long
+ * (through this process, at once: its user commands call `forget`).
+ */
+export const USER_CACHE_MS = 1000;
+
+/**
  * HTTP Basic with an application password or the account password (CONTRACT). Account
  * passwords cost a memory-hard hash, so a verified header is remembered briefly, keyed by a
  * digest of the header and bound to the stored hash: a changed password no longer matches.
  */
 export function createAuthenticator(options: AuthenticatorOptions) {
   const { db, throttle, clock } = options;
-  const verified = new Map<string, { userId: number; passwordHash: string; until: number }>();
+  const verified = new Map<string, { userId: number; passwordHash: string; until: number; user: UserDoc; fresh: number }>();
   let siteKey: Promise<string> | undefined;
 
   // Checks of the same credentials from the same address under way: a client's parallel requests
@@ -71,11 +78,16 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const password = colon >= 0 ? decoded.slice(colon + 1) : '';
 
     const byEmail = login.includes('@');
-    const user = await usersCollection(db).findOne(byEmail ? { email: login.toLowerCase() } : { username: login });
     const cacheKey = createHash('sha256').update(header).digest('base64');
     const cached = verified.get(cacheKey);
+    const now = Date.now();
+    // The user as read moments ago (see USER_CACHE_MS): no query at all.
+    if (cached && cached.fresh > now && cached.until > now) return principalOf(cached.user);
+    const user = await usersCollection(db).findOne(byEmail ? { email: login.toLowerCase() } : { username: login });
     // A header verified moments ago carries the right password: no lock-out applies to it.
-    if (user && cached && cached.userId === user._id && cached.passwordHash === user.passwordHash && cached.until > Date.now()) {
+    if (user && cached && cached.userId === user._id && cached.passwordHash === user.passwordHash && cached.until > now) {
+      cached.user = user;
+      cached.fresh = now + USER_CACHE_MS;
       return principalOf(user);
     }
     // Claimed before any password is checked, so that concurrent guesses count exactly.
@@ -92,7 +104,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     if (attempt.slowDown) await new Promise((resolve) => setTimeout(resolve, throttle.slowdownMs));
     if (password && (await verifyPassword(password, user.passwordHash))) {
       attempt.succeeded();
-      verified.set(cacheKey, { userId: user._id, passwordHash: user.passwordHash, until: Date.now() + options.cacheMs });
+      verified.set(cacheKey, { userId: user._id, passwordHash: user.passwordHash, until: Date.now() + options.cacheMs, user, fresh: Date.now() + USER_CACHE_MS });
       if (verified.size > 10_000) verified.delete(verified.keys().next().value!);
       return principalOf(user);
     }

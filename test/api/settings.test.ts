@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SETTINGS_CACHE_MS } from '../../src/resources/settings/settings.queries.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;
@@ -162,6 +163,8 @@ describe('updating settings', () => {
   it('refuses to reset a setting whose stored value no longer fits its schema', async () => {
     const options = app.deps.store.db.collection<{ _id: string; value: string }>('options');
     await options.updateOne({ _id: 'posts_per_page' }, { $set: { value: '"lots"' } }, { upsert: true });
+    // Changed behind the service's back: it reads it once what it read last is that old.
+    await new Promise((resolve) => setTimeout(resolve, SETTINGS_CACHE_MS));
     expect((await settings()).posts_per_page).toBeNull();
     const { status, body } = await update({ posts_per_page: null });
     expect(status).toBe(500);

@@ -2,7 +2,7 @@ import { type AnyBulkWriteOperation, type Db } from 'mongodb';
 import { defineRestError, defineRestErrorWith, invalidParams, type RestError } from '../../rest/errors.js';
 import { SETTINGS, type SettingDef, type SettingValue } from '../../registry/settings.js';
 import { prepareValue } from './settings.schema.js';
-import { optionsCollection, storedOptions, type OptionDoc } from './settings.queries.js';
+import { forgetStoredOptions, optionsCollection, storedOptions, type OptionDoc } from './settings.queries.js';
 import { sanitizeOption } from './settings.sanitize.js';
 
 const InvalidAttachment = defineRestError('rest_invalid_param', 'Invalid attachment ID.', 400);
@@ -47,5 +47,12 @@ export async function updateSettings(db: Db, params: Record<string, unknown>): P
       ? { deleteOne: { filter: { _id: def.option } } }
       : { updateOne: { filter: { _id: def.option }, update: { $set: { value: JSON.stringify(sanitizeOption(def.option, value)) } }, upsert: true } },
   );
-  if (writes.length) await optionsCollection(db).bulkWrite(writes, { ordered: true });
+  if (writes.length) {
+    forgetStoredOptions(db);
+    try {
+      await optionsCollection(db).bulkWrite(writes, { ordered: true });
+    } finally {
+      forgetStoredOptions(db);
+    }
+  }
 }

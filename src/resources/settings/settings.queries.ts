@@ -11,10 +11,33 @@ export interface OptionDoc {
 
 export const optionsCollection = (db: Db) => db.collection<OptionDoc>('options');
 
+/**
+ * How long a process trusts the settings it read: a change made through another process is seen
+ * within this long (through this one, at once: its writes forget what was read).
+ */
+export const SETTINGS_CACHE_MS = 1000;
+const readOptions = new WeakMap<Db, { until: number; values: Promise<Map<string, unknown>> }>();
+
 /** The stored values of `defs`, parsed, keyed by option name; an unreadable one counts as null. */
 export async function storedOptions(db: Db, defs: readonly SettingDef[]): Promise<Map<string, unknown>> {
-  const docs = await optionsCollection(db).find({ _id: { $in: defs.map((def) => def.option) } }).toArray();
-  return new Map(docs.map((doc) => [doc._id, parseJson(doc.value)]));
+  let cached = readOptions.get(db);
+  if (!cached || cached.until <= Date.now()) {
+    // Every setting's option at once: the next request wants another, and one query costs as much.
+    const values = optionsCollection(db)
+      .find({ _id: { $in: SETTINGS.map((def) => def.option) } })
+      .toArray()
+      .then((docs) => new Map(docs.map((doc) => [doc._id, parseJson(doc.value)])));
+    cached = { until: Date.now() + SETTINGS_CACHE_MS, values };
+    readOptions.set(db, cached);
+    values.catch(() => readOptions.delete(db));
+  }
+  const all = await cached.values;
+  return new Map(defs.filter((def) => all.has(def.option)).map((def) => [def.option, all.get(def.option)]));
+}
+
+/** After a write of options: the next read asks the database. */
+export function forgetStoredOptions(db: Db): void {
+  readOptions.delete(db);
 }
 
 function parseJson(text: string): unknown {

@@ -137,7 +137,8 @@ export async function updateUserAccount(deps: Deps, doc: UserDoc, changes: UserC
       throw takenSlug ? new UserSlugTaken() : new UserEmailTaken();
     }
   }
-  if (set.passwordHash) deps.auth.forget(doc._id);
+  // Roles, passwords and every other field: the next request of this user reads them again.
+  if (Object.keys(set).length) deps.auth.forget(doc._id);
   return { ...doc, ...set };
 }
 
