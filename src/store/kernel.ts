@@ -226,8 +226,10 @@ async function attemptCommand<S extends Versioned, D>(
     try {
       stored = (await log.append(event, state.version)) as StoredEvent;
     } catch (error) {
-      if (erasure) await forgetErasure(db, erasure).catch(() => {});
+      // Only a lost race says for sure the event is not there; after any other failure (the database
+      // may have stored it before the connection broke) the debt stays, for start-up to settle or drop.
       if (!(error instanceof ConcurrencyError)) throw toRestError(error);
+      if (erasure) await forgetErasure(db, erasure).catch(() => {});
       await catchUpStream(db, log, type.projection, id).catch((failure: unknown) => {
         deps.logger.warn({ stream: id, err: failure }, 'catching up after a lost race failed');
       });

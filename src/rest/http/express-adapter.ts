@@ -40,7 +40,7 @@ export interface HttpOptions<D> {
   faults?: () => Promise<readonly object[]>;
 }
 
-type ApiRequest = Request & { jsonError?: string; params_?: { query: ClientParams; body: ClientParams } };
+type ApiRequest = Request & { jsonError?: string };
 
 const JSONP_CALLBACK = /^[\w.]+$/;
 const NO_CACHE = {
