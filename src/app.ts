@@ -1,6 +1,8 @@
 import { type Express } from 'express';
 import { type Deps } from './deps.js';
 import { createHttpApp } from './rest/http/express-adapter.js';
+import { AnonymousResponseCache } from './rest/http/response-cache.js';
+import { siteChanges } from './store/site-changes.js';
 import { discoveryRoutes } from './rest/index-routes.js';
 import { type RestUser } from './rest/rest-request.js';
 import { type Credentials } from './auth/authenticate.js';
@@ -11,6 +13,10 @@ import { isDatabaseUp } from './store/mongo.js';
 import { projectionFaults } from './store/projections.js';
 
 export const SITE_NAME = 'CMS';
+/** A write through another process reaches this one's cached anonymous answers within this long. */
+export const CACHE_SYNC_MS = 500;
+/** A cached answer lives at most this long: what no write announces (a scheduled item's time) shows within it. */
+export const CACHE_ENTRY_TTL_MS = 10_000;
 
 export type Authenticate = (credentials: Credentials) => Promise<RestUser>;
 
@@ -39,7 +45,11 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
       };
     }),
   );
+  const { responseCacheBytes } = deps.config;
   return createHttpApp({
+    cache: responseCacheBytes > 0
+      ? new AnonymousResponseCache({ maxBytes: responseCacheBytes, syncMs: CACHE_SYNC_MS, entryTtlMs: CACHE_ENTRY_TTL_MS, changes: siteChanges(deps.store.db) })
+      : undefined,
     server,
     siteUrl: deps.siteUrl,
     siteName: SITE_NAME,

@@ -29,6 +29,8 @@ export interface Config {
   readonly authCacheSeconds: number;
   /** How long one database round trip may take before a request answers 503. */
   readonly databaseTimeoutMs: number;
+  /** Memory for cached anonymous GET answers (`CMS_RESPONSE_CACHE_BYTES`); 0 keeps none. */
+  readonly responseCacheBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -52,6 +54,7 @@ export function loadConfig(env: Env): Config {
     loginWindowSeconds: integer(env, 'CMS_LOGIN_WINDOW_SECONDS', 900, 1, 86_400 * 30),
     authCacheSeconds: integer(env, 'CMS_AUTH_CACHE_SECONDS', 60, 0, 86_400),
     databaseTimeoutMs: integer(env, 'CMS_DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
+    responseCacheBytes: integer(env, 'CMS_RESPONSE_CACHE_BYTES', 32 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
   });
 }
 

@@ -23,6 +23,7 @@ import {
 import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
+import { type AnonymousResponseCache } from './response-cache.js';
 
 export const API_PREFIX = '/cms-json';
 
@@ -38,6 +39,8 @@ export interface HttpOptions<D> {
   isHealthy: () => Promise<boolean>;
   /** Items the service cannot serve (streams of the change log that cannot be projected). */
   faults?: () => Promise<readonly object[]>;
+  /** Keeps anonymous GET answers; absent, nothing is kept. */
+  cache?: AnonymousResponseCache;
 }
 
 type ApiRequest = Request & { jsonError?: string };
@@ -166,9 +169,34 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
       log: logger.child({ reqId: req.id, userId: user.id }),
       jsonError: req.jsonError,
     };
+    const { cache } = options;
+    const reads = incoming.method === 'GET' || incoming.method === 'HEAD';
+    // Anonymous reads are the same for everyone: answered from the cache while nothing changed.
+    const cacheable = cache !== undefined && reads && user.id === 0;
+    if (cacheable) {
+      await cache.sync();
+      const hit = cache.lookup(req.originalUrl);
+      if (hit) return answerCached(req, res, hit.result, hit.etag);
+    }
+    const startedAt = cache?.current ?? 0;
     const result = await server.serve(incoming, apiRoot);
     if (override && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
+    if (cacheable && result.status === 200 && !result.stream) {
+      result.headers = { ...result.headers, ETag: cache.store(req.originalUrl, startedAt, result, JSON.stringify(result.body) ?? 'null') };
+    }
+    // A write may have changed what any cached answer shows (one refused with a 4xx changed nothing).
+    if (cache && !reads && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await cache.changed();
     await writeResult(req, res, result, user);
+  }
+
+  async function answerCached(req: Request, res: Response, result: RestResult, etag: string): Promise<void> {
+    const tags = req.get('If-None-Match');
+    if (tags && (tags.trim() === '*' || tags.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag.replace(/^W\//, '')))) {
+      res.status(304).setHeader('ETag', etag);
+      res.end();
+      return;
+    }
+    await writeResult(req, res, { ...result, headers: { ...result.headers, ETag: etag } }, ANONYMOUS);
   }
 
   app.use(API_PREFIX, apiRouter((req) => safeDecode(req.path)));
