@@ -65,6 +65,12 @@ export interface CommandResult<S> {
   /** The item after the command (null once deleted); the item as it was when nothing was decided. */
   state: S | null;
   event: StoredEvent | null;
+  /**
+   * Every document the projection writes for the event, as the fold computed them: what a caller
+   * answers with, rather than reading it back (a read that fails after the commit would answer
+   * an error for a write that was made).
+   */
+  documents: object[];
 }
 
 const MAX_ATTEMPTS = 8;
@@ -98,11 +104,11 @@ export async function loadItem<S extends Versioned>(deps: KernelDeps, type: Hist
  * Proves that `event` can be applied to `state`: the fold runs, and every document it writes,
  * and the event row itself, fits in one database document. Otherwise nothing is appended.
  */
-function prove<S extends Versioned>(type: HistoryType<S>, state: S | null, event: StoredEvent): S | null {
+function prove<S extends Versioned>(type: HistoryType<S>, state: S | null, event: StoredEvent): { state: S | null; documents: object[] } {
   try {
-    const { state: next, documents } = type.fold(state, event);
-    for (const doc of documents) assertStorable(doc);
-    return next;
+    const folded = type.fold(state, event);
+    for (const doc of folded.documents) assertStorable(doc);
+    return folded;
   } catch (error) {
     throw toRestError(error);
   }
@@ -152,7 +158,7 @@ export async function createItem<S extends Versioned, D>(
   decision: NonNullable<Decision<D>>,
 ): Promise<S> {
   const event: NewEvent<D> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data };
-  const folded = prove(type, null, { ...event, seq: 1 } as StoredEvent);
+  const folded = prove(type, null, { ...event, seq: 1 } as StoredEvent).state;
   let stored: StoredEvent;
   try {
     stored = (await changeLog(deps.store.db).append(event, 0)) as StoredEvent;
@@ -213,10 +219,10 @@ async function attemptCommand<S extends Versioned, D>(
     const state = await loadItem(deps, type, id);
     if (options.precondition && !options.precondition(type.etag(state))) throw new PreconditionFailed();
     const decision = await decide(state);
-    if (!decision) return { state, event: null };
+    if (!decision) return { state, event: null, documents: [] };
     const event: NewEvent<D> = { stream: id, streamType: type.streamTypeOf(state), type: decision.type, at: deps.clock(), actor, data: decision.data };
     const seq = state.version + 1;
-    const folded = prove(type, state, { ...event, seq } as StoredEvent);
+    const { state: folded, documents } = prove(type, state, { ...event, seq } as StoredEvent);
     // An erasure is owed before the append, so that a crash after it leaves the debt for start-up.
     const erasure = decision.erase
       ? await oweErasure(db, { stream: id, seq, erasure: decision.erase, contentFields: type.contentFields, blank: type.blank })
@@ -240,7 +246,7 @@ async function attemptCommand<S extends Versioned, D>(
       // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
       await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq, err: error }, 'erasing content failed; start-up finishes it'));
     }
-    return { state: projected, event: stored };
+    return { state: projected, event: stored, documents };
   }
   throw new WriteConflict();
 }

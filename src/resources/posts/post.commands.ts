@@ -124,7 +124,7 @@ export type AutosaveResult = { inPlace: true; doc: PostDoc } | { inPlace: false;
 export async function autosavePost(deps: Deps, id: number, changes: Partial<PostFields>, actor: number): Promise<AutosaveResult> {
   const revisions = revisionsCollection(deps.store.db);
   let autosaveId = 0;
-  const { state: doc } = await commit(deps, id, actor, async (current) => {
+  const { state: doc, event, documents } = await commit(deps, id, actor, async (current) => {
     // Decided afresh on every attempt: a retry may take the other path.
     autosaveId = 0;
     const now = await siteNow(deps);
@@ -147,7 +147,9 @@ export async function autosavePost(deps: Deps, id: number, changes: Partial<Post
     return { type: 'autosaved', data };
   });
   if (autosaveId === 0) return { inPlace: true, doc: doc! };
-  return { inPlace: false, doc: doc!, autosave: (await revisions.findOne({ _id: autosaveId }))! };
+  // Saved: answered with the row the fold wrote, not read back. Unchanged: the stored one.
+  const written = event ? (documents as RevisionDoc[]).find((row) => row._id === autosaveId) : undefined;
+  return { inPlace: false, doc: doc!, autosave: written ?? (await revisions.findOne({ _id: autosaveId }))! };
 }
 
 /** Deletes a revision and erases its content from the log, keeping what is still live elsewhere. */

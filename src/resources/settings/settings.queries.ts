@@ -17,6 +17,8 @@ export const optionsCollection = (db: Db) => db.collection<OptionDoc>('options')
  */
 export const SETTINGS_CACHE_MS = 1000;
 const readOptions = new WeakMap<Db, { until: number; values: Promise<Map<string, unknown>> }>();
+/** The last settings read, for when the database does not answer: a write already made is still answered with its item. */
+const lastRead = new WeakMap<Db, Map<string, unknown>>();
 
 /** The stored values of `defs`, parsed, keyed by option name; an unreadable one counts as null. */
 export async function storedOptions(db: Db, defs: readonly SettingDef[]): Promise<Map<string, unknown>> {
@@ -26,10 +28,21 @@ export async function storedOptions(db: Db, defs: readonly SettingDef[]): Promis
     const values = optionsCollection(db)
       .find({ _id: { $in: SETTINGS.map((def) => def.option) } })
       .toArray()
-      .then((docs) => new Map(docs.map((doc) => [doc._id, parseJson(doc.value)])));
+      .then((docs) => new Map(docs.map((doc) => [doc._id, parseJson(doc.value)])))
+      .then(
+        (read) => {
+          lastRead.set(db, read);
+          return read;
+        },
+        (error: unknown) => {
+          readOptions.delete(db);
+          const last = lastRead.get(db);
+          if (!last) throw error;
+          return last;
+        },
+      );
     cached = { until: Date.now() + SETTINGS_CACHE_MS, values };
     readOptions.set(db, cached);
-    values.catch(() => readOptions.delete(db));
   }
   const all = await cached.values;
   return new Map(defs.filter((def) => all.has(def.option)).map((def) => [def.option, all.get(def.option)]));
@@ -38,6 +51,7 @@ export async function storedOptions(db: Db, defs: readonly SettingDef[]): Promis
 /** After a write of options: the next read asks the database. */
 export function forgetStoredOptions(db: Db): void {
   readOptions.delete(db);
+  lastRead.delete(db);
 }
 
 function parseJson(text: string): unknown {
