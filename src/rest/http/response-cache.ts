@@ -38,6 +38,8 @@ export class AnonymousResponseCache {
   private lastToken: string | null | undefined;
   private nextSync = 0;
   private syncing: Promise<void> | undefined;
+  /** A write of this process whose change token is not in the database yet. */
+  private unannounced = false;
 
   constructor(private readonly options: ResponseCacheOptions) {}
 
@@ -46,6 +48,7 @@ export class AnonymousResponseCache {
     if (Date.now() < this.nextSync) return;
     this.syncing ??= (async () => {
       try {
+        if (this.unannounced) await this.announce();
         const token = await this.options.changes.token();
         if (this.lastToken !== undefined && token !== this.lastToken) this.clear();
         this.lastToken = token;
@@ -94,10 +97,24 @@ export class AnonymousResponseCache {
     return etag;
   }
 
-  /** A write went through this process: empty the cache now, and tell the others. */
+  /**
+   * A write went through this process: empty the cache now, and tell the others. Never fails:
+   * the write is made whatever happens here, so a token the database would not take is written
+   * by a later look (`sync`) instead.
+   */
   async changed(): Promise<void> {
     this.clear();
-    await this.options.changes.announce();
+    this.unannounced = true;
+    await this.announce();
+  }
+
+  private async announce(): Promise<void> {
+    try {
+      await this.options.changes.announce();
+      this.unannounced = false;
+    } catch {
+      // Left for the next look.
+    }
   }
 
   private clear(): void {
