@@ -10,6 +10,20 @@ export type IfMatch = { any: true } | { any: false; strong: string[] };
 // One entity tag, then a comma or the end: `W/"..."` or `"..."`, whose inside has no `"`.
 const ENTITY_TAG = /\s*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)/y;
 
+/** The entity tags of a list header (`"a", W/"b"`), each with whether it is weak; null when malformed. */
+function entityTags(header: string): { weak: boolean; opaque: string }[] | null {
+  const tags: { weak: boolean; opaque: string }[] = [];
+  ENTITY_TAG.lastIndex = 0;
+  while (ENTITY_TAG.lastIndex < header.length) {
+    const start = ENTITY_TAG.lastIndex;
+    const match = ENTITY_TAG.exec(header);
+    if (!match) return null;
+    tags.push({ weak: Boolean(match[1]), opaque: match[2] });
+    if (ENTITY_TAG.lastIndex === start) break;
+  }
+  return tags;
+}
+
 /**
  * The `If-Match` header of a request, parsed; undefined without one. A malformed header matches
  * nothing (the request is refused with 412 rather than applied unguarded).
@@ -18,18 +32,19 @@ export function ifMatchOf(req: Pick<RestRequest, 'headers'>): IfMatch | undefine
   const header = req.headers['if-match'];
   if (header === undefined) return undefined;
   if (header.trim() === '*') return { any: true };
-  const strong: string[] = [];
-  ENTITY_TAG.lastIndex = 0;
-  let parsed = 0;
-  while (ENTITY_TAG.lastIndex < header.length) {
-    const start = ENTITY_TAG.lastIndex;
-    const match = ENTITY_TAG.exec(header);
-    if (!match) return { any: false, strong: [] };
-    if (!match[1]) strong.push(match[2]);
-    parsed++;
-    if (ENTITY_TAG.lastIndex === start) break;
-  }
-  return parsed ? { any: false, strong } : { any: false, strong: [] };
+  const tags = entityTags(header) ?? [];
+  return { any: false, strong: tags.filter((tag) => !tag.weak).map((tag) => tag.opaque) };
+}
+
+/**
+ * Whether `If-None-Match` names the representation whose tag is `etag` (`"x"` or `W/"x"`), by
+ * the weak comparison RFC 9110 gives it: then a GET is answered 304.
+ */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const own = entityTags(etag)?.[0]?.opaque;
+  return own !== undefined && (entityTags(header) ?? []).some((tag) => tag.opaque === own);
 }
 
 /** Whether an item whose entity tag is `opaque` (null: there is none) passes the condition. */

@@ -20,6 +20,7 @@ import {
   UnreadableBody,
   UnsupportedBodyEncoding,
 } from '../errors.js';
+import { ifNoneMatchHits } from '../conditional.js';
 import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
@@ -190,8 +191,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   }
 
   async function answerCached(req: Request, res: Response, result: RestResult, etag: string): Promise<void> {
-    const tags = req.get('If-None-Match');
-    if (tags && (tags.trim() === '*' || tags.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag.replace(/^W\//, '')))) {
+    if (ifNoneMatchHits(req.get('If-None-Match'), etag)) {
       res.status(304).setHeader('ETag', etag);
       res.end();
       return;
