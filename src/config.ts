@@ -31,6 +31,8 @@ export interface Config {
   readonly databaseTimeoutMs: number;
   /** Memory for cached anonymous GET answers (`CMS_RESPONSE_CACHE_BYTES`); 0 keeps none. */
   readonly responseCacheBytes: number;
+  /** Service processes sharing the port (`CMS_WORKERS`); 1 serves from the main process itself. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -55,6 +57,7 @@ export function loadConfig(env: Env): Config {
     authCacheSeconds: integer(env, 'CMS_AUTH_CACHE_SECONDS', 60, 0, 86_400),
     databaseTimeoutMs: integer(env, 'CMS_DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
     responseCacheBytes: integer(env, 'CMS_RESPONSE_CACHE_BYTES', 32 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    workers: integer(env, 'CMS_WORKERS', os.availableParallelism(), 1, 256),
   });
 }
 

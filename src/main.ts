@@ -1,9 +1,11 @@
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import cluster from 'node:cluster';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
 import { resources } from './resources/index.js';
 import { startService } from './service.js';
 import { DataDirInUseError } from './store/data-lock.js';
 import { NoDatabaseError, startDatabaseServer } from './store/database-server.js';
+import { announceReady, startWorkers, WorkerStartFailed } from './workers.js';
 
 async function main(): Promise<void> {
   let config;
@@ -15,6 +17,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel);
+  if (cluster.isWorker) return serveAsWorker(config, logger);
 
   let database;
   try {
@@ -26,19 +29,40 @@ async function main(): Promise<void> {
   }
   logger.info({ database: database.description }, 'database ready');
 
-  const service = await startService({ config, logger, resources, databaseUri: database.uri }).catch(async (error) => {
+  let service;
+  try {
+    service =
+      config.workers === 1
+        ? await startService({ config, logger, resources, databaseUri: database.uri })
+        : await startWorkers(config.workers, { MONGODB_URI: database.uri }, logger);
+  } catch (error) {
     await database.stop();
-    throw error;
-  });
-  logger.info({ url: service.siteUrl, api: `${service.siteUrl}/cms-json/` }, 'listening');
+    if (!(error instanceof WorkerStartFailed)) throw error;
+    logger.fatal(error.message);
+    process.exit(1);
+  }
+  logger.info({ url: service.siteUrl, api: `${service.siteUrl}/cms-json/`, workers: config.workers }, 'listening');
 
+  onStopSignal(logger, async () => {
+    await service.stop();
+    await database.stop();
+  });
+}
+
+/** A process forked by `startWorkers`: the database is the primary's, given as MONGODB_URI. */
+async function serveAsWorker(config: Config, logger: Logger): Promise<void> {
+  const service = await startService({ config, logger, resources, databaseUri: config.mongodbUri! });
+  announceReady(service.siteUrl);
+  onStopSignal(logger, () => service.stop());
+}
+
+function onStopSignal(logger: Logger, stop: () => Promise<void>): void {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    await service.stop();
-    await database.stop();
+    await stop();
     logger.info('stopped');
     process.exit(0);
   };

@@ -63,6 +63,28 @@ describe('the service process', () => {
     expect(await service.exited).toBe(0);
   });
 
+  it('runs CMS_WORKERS processes on one port, replaces one that dies, and stops them all', async () => {
+    const uri = new ConnectionString(inject('mongodbUri'));
+    uri.pathname = '/process_workers_test';
+    const service = runService(baseEnv({ MONGODB_URI: uri.toString(), CMS_WORKERS: '2', CMS_ADMIN_PASSWORD: 'workers-test-password' }));
+    const listening = await service.waitForLog((line) => line.msg === 'listening');
+    expect(listening.workers).toBe(2);
+    const workersReady = () => service.lines().filter((line) => line.msg === 'worker ready').map((line) => line.worker as number);
+    const [first, second] = workersReady();
+    expect(new Set([first, second, service.child.pid]).size).toBe(3);
+    expect(service.lines().filter((line) => line.msg === 'administrator created')).toHaveLength(1);
+
+    process.kill(first!, 'SIGKILL');
+    const replacement = await service.waitForLog((line) => line.msg === 'worker ready' && ![first, second].includes(line.worker as number));
+    for (let request = 0; request < 4; request++) {
+      expect((await fetch(`${listening.url}/cms-json/cms/v2/posts`)).status).toBe(200);
+    }
+
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    for (const pid of [second!, replacement.worker as number]) expect(isRunning(pid)).toBe(false);
+  });
+
   it('creates users from the command line', async () => {
     const uri = new ConnectionString(inject('mongodbUri'));
     uri.pathname = '/cli_test';

@@ -1,0 +1,88 @@
+import cluster, { type Worker } from 'node:cluster';
+import { type Logger } from './logger.js';
+
+/** What a worker tells the primary once its service answers requests. */
+interface ReadyMessage {
+  type: 'ready';
+  siteUrl: string;
+}
+
+const isReady = (message: unknown): message is ReadyMessage =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'ready';
+
+/** Worker side: says the service is up, so the primary starts the next one. */
+export function announceReady(siteUrl: string): void {
+  process.send?.({ type: 'ready', siteUrl } satisfies ReadyMessage);
+}
+
+export class WorkerStartFailed extends Error {}
+
+export interface Workers {
+  readonly siteUrl: string;
+  /** Sends every worker SIGTERM (each finishes its requests in flight) and waits for all to exit. */
+  stop(): Promise<void>;
+}
+
+const RESTART_DELAY_MS = 1000;
+
+/**
+ * Primary side of `CMS_WORKERS`: forks the service processes one after another, each after the
+ * previous one answers, so their start-up (indexes, the first administrator, healing) never runs
+ * concurrently. They share the listening socket through node:cluster. A worker that dies is
+ * replaced; its replacement heals what the crash left unprojected, as any start does.
+ */
+export async function startWorkers(count: number, env: Record<string, string>, logger: Logger): Promise<Workers> {
+  let stopping = false;
+  const live = new Set<Worker>();
+
+  const fork = () =>
+    new Promise<string>((resolve, reject) => {
+      const worker = cluster.fork(env);
+      live.add(worker);
+      let ready = false;
+      worker.on('message', (message: unknown) => {
+        if (!isReady(message) || ready) return;
+        ready = true;
+        logger.info({ worker: worker.process.pid }, 'worker ready');
+        resolve(message.siteUrl);
+      });
+      worker.on('exit', (code, signal) => {
+        live.delete(worker);
+        if (!ready) return reject(new WorkerStartFailed(`a service worker exited during start-up (code ${code}, signal ${signal})`));
+        if (stopping) return;
+        logger.error({ worker: worker.process.pid, code, signal }, 'worker died; starting another');
+        setTimeout(replace, RESTART_DELAY_MS).unref();
+      });
+    });
+
+  const replace = () => {
+    if (stopping) return;
+    fork().catch((error: unknown) => {
+      logger.error({ err: error }, 'replacement worker failed to start; trying again');
+      setTimeout(replace, RESTART_DELAY_MS * 5).unref();
+    });
+  };
+
+  const stop = async () => {
+    stopping = true;
+    await Promise.all(
+      [...live].map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            worker.once('exit', () => resolve());
+            worker.process.kill('SIGTERM');
+          }),
+      ),
+    );
+  };
+
+  let siteUrl = '';
+  try {
+    for (let started = 0; started < count; started++) siteUrl = await fork();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { siteUrl, stop };
+}
