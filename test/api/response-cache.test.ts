@@ -56,4 +56,25 @@ describe('the anonymous response cache', () => {
     await pause(CACHE_SYNC_MS + 100);
     expect((await titleOn(app.siteUrl, post.body.id)).status).toBe(404);
   });
+
+  it('computes a burst of misses for one address once', async () => {
+    const postReads: string[] = [];
+    const counted = await startServiceOn(app.databaseName, {
+      onCommand: (event) => {
+        if (event.command[event.commandName] === 'posts') postReads.push(event.commandName);
+      },
+    });
+    try {
+      await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Burst', status: 'publish' } });
+      const page = (query: string) => fetch(`${counted.siteUrl}/cms-json/cms/v2/posts?${query}`).then((response) => response.status);
+      expect(await page('per_page=3')).toBe(200);
+      const alone = postReads.length;
+      postReads.length = 0;
+      expect(await Promise.all(Array.from({ length: 16 }, () => page('per_page=4')))).toEqual(Array(16).fill(200));
+      expect(alone).toBeGreaterThan(0);
+      expect(postReads.length).toBeLessThanOrEqual(alone);
+    } finally {
+      await counted.stop();
+    }
+  });
 });

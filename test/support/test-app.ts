@@ -1,3 +1,4 @@
+import { type CommandStartedEvent } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { MongoClient } from 'mongodb';
@@ -69,14 +70,17 @@ export interface TestAppOptions {
  * A second service on a test app's database, as after a restart: its start-up heals the change
  * log's projections. Silent; stop it when done.
  */
-export async function startServiceOn(databaseName: string): ReturnType<typeof startService> {
+export async function startServiceOn(databaseName: string, options: { onCommand?: (event: CommandStartedEvent) => void } = {}): ReturnType<typeof startService> {
   const service = await startService({
     config: loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }),
     logger: pino({ level: 'silent' }),
     resources: serviceResources,
     databaseUri: inject('mongodbUri'),
     databaseName,
-    onCommand: recordCommand,
+    onCommand: (event) => {
+      recordCommand(event);
+      options.onCommand?.(event);
+    },
   });
   return {
     ...service,

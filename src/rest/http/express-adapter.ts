@@ -176,15 +176,21 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     const cacheable = cache !== undefined && reads && user.id === 0;
     if (cacheable) {
       await cache.sync();
-      const hit = cache.lookup(req.originalUrl);
+      const hit = cache.lookup(req.originalUrl) ?? (await cache.afterComputing(req.originalUrl));
       if (hit) return answerCached(req, res, hit.result, hit.etag);
     }
     const startedAt = cache?.current ?? 0;
-    const result = await server.serve(incoming, apiRoot);
-    if (override && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
-    if (cacheable && result.status === 200 && !result.stream) {
-      result.headers = { ...result.headers, ETag: cache.store(req.originalUrl, startedAt, result, JSON.stringify(result.body) ?? 'null') };
+    const computed = cacheable ? cache.startComputing(req.originalUrl) : undefined;
+    let result;
+    try {
+      result = await server.serve(incoming, apiRoot);
+      if (cacheable && result.status === 200 && !result.stream) {
+        result.headers = { ...result.headers, ETag: cache.store(req.originalUrl, startedAt, result, JSON.stringify(result.body) ?? 'null') };
+      }
+    } finally {
+      computed?.();
     }
+    if (override && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
     // A write may have changed what any cached answer shows (one refused with a 4xx changed nothing).
     if (cache && !reads && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await cache.changed();
     await writeResult(req, res, result, user);

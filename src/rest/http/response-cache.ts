@@ -40,6 +40,8 @@ export class AnonymousResponseCache {
   private syncing: Promise<void> | undefined;
   /** A write of this process whose change token is not in the database yet. */
   private unannounced = false;
+  /** Answers being computed, by key, settled once stored (or found not cacheable). */
+  private readonly computing = new Map<string, Promise<void>>();
 
   constructor(private readonly options: ResponseCacheOptions) {}
 
@@ -70,6 +72,28 @@ export class AnonymousResponseCache {
     }
     this.entries.set(key, entry);
     return entry;
+  }
+
+  /**
+   * The entry for `key` once the request of this process already computing it is done, if it
+   * was kept: a burst of misses for one address costs one computation, not one each.
+   */
+  async afterComputing(key: string): Promise<Entry | undefined> {
+    const pending = this.computing.get(key);
+    if (!pending) return undefined;
+    await pending;
+    return this.lookup(key);
+  }
+
+  /** Marks `key` as being computed until the returned function is called. */
+  startComputing(key: string): () => void {
+    let done!: () => void;
+    const pending = new Promise<void>((resolve) => (done = resolve));
+    this.computing.set(key, pending);
+    return () => {
+      if (this.computing.get(key) === pending) this.computing.delete(key);
+      done();
+    };
   }
 
   /** The moment an answer starts being computed, for `store`. */
