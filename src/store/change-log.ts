@@ -1,9 +1,12 @@
+import { Readable } from 'node:stream';
 import { BSON, type Db, type Filter, type Sort } from 'mongodb';
 import { type IndexSpec } from './mongo.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
 
 /** MongoDB's largest document (`maxBsonObjectSize`); FerretDB 1.24 keeps the same limit. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+/** Events a scan asks for at once (and reads ahead). */
+const SCAN_BATCH = 1000;
 
 /**
  * One accepted change of an item: `seq` counts from 1 within the item's stream. `data` is
@@ -154,13 +157,18 @@ export function changeLog(db: Db) {
       return events.countDocuments({ stream });
     },
 
-    /** Every event (or those of `streams`, or since `since`), oldest first, from a cursor: constant memory. */
+    /**
+     * Every event (or those of `streams`, or since `since`), oldest first, from a cursor: constant
+     * memory. Up to one batch is read ahead, so the database prepares the next batch while the
+     * caller works through this one (the driver alone asks only once its batch is used up).
+     */
     async *scan<D = Record<string, unknown>>(options: ScanOptions = {}): AsyncGenerator<StoredEvent<D>> {
       const filter: Filter<EventRow> = {};
       if (options.streams) filter.stream = options.streams.length === 1 ? options.streams[0] : { $in: options.streams };
       if (options.since) filter.at = { $gte: options.since };
       const sort: Sort = options.since ? { at: 1, stream: 1, seq: 1 } : { stream: 1, seq: 1 };
-      for await (const row of events.find(filter).sort(sort).batchSize(1000)) yield toEvent<D>(row);
+      const cursor = events.find(filter).sort(sort).batchSize(SCAN_BATCH);
+      for await (const row of Readable.from(cursor, { objectMode: true, highWaterMark: SCAN_BATCH })) yield toEvent<D>(row as EventRow);
     },
 
     /**
