@@ -4,9 +4,12 @@
  * server answering a small JSON body as the reference. Prints one table (req/s, p50, p99,
  * non-2xx, database commands per request, the ratio to the reference, the service's peak RSS).
  *
- *   npm run bench [-- --seconds 10] [--connections 32] [--revisions 10000] [--json FILE]
+ *   npm run bench [-- --seconds 10] [--connections 32] [--revisions 10000] [--workers N] [--json FILE]
+ *
+ * `--workers` sets CMS_WORKERS (default: as the service, one per core); commands are counted
+ * and peak RSS reported over every process.
  */
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -17,6 +20,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     revisions: { type: 'string', default: '10000' },
+    workers: { type: 'string' },
     json: { type: 'string' },
   },
 });
@@ -37,22 +41,29 @@ interface Row {
 }
 
 /** The service, forked so it counts its database commands and tells them over IPC. */
-async function startCountedService(uri: string): Promise<{ url: string; child: ChildProcess; commands: () => Promise<number>; stop: () => Promise<void> }> {
+interface Count {
+  commands: number;
+  peakRssMiB: number[];
+}
+
+async function startCountedService(uri: string): Promise<{ url: string; count: () => Promise<Count>; commands: () => Promise<number>; stop: () => Promise<void> }> {
+  const workers = values.workers === undefined ? {} : { CMS_WORKERS: values.workers };
   const child = fork('dist/scripts/bench/counted-service.js', {
-    env: { ...process.env, MONGODB_URI: uri, PORT: '0', LOG_LEVEL: 'warn', CMS_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD },
+    env: { ...process.env, MONGODB_URI: uri, PORT: '0', LOG_LEVEL: 'warn', CMS_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, ...workers },
   });
+  const count = () =>
+    new Promise<Count>((resolve) => {
+      child.once('message', (message) => resolve(message as Count));
+      child.send('count');
+    });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { url: string }).url));
     child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
   });
   return {
     url,
-    child,
-    commands: () =>
-      new Promise((resolve) => {
-        child.once('message', (message) => resolve((message as { commands: number }).commands));
-        child.send('count');
-      }),
+    count,
+    commands: async () => (await count()).commands,
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -107,10 +118,6 @@ async function seed(url: string): Promise<{ post: number; fiveHundred: number; m
 
 async function run(url: string, options: Omit<autocannon.Options, 'url' | 'connections' | 'duration'> & { path: string }): Promise<autocannon.Result> {
   return autocannon({ url: `${url}${options.path}`, connections, duration: seconds, ...options });
-}
-
-function peakRssMiB(pid: number): Promise<number> {
-  return fs.readFile(`/proc/${pid}/status`, 'utf8').then((text) => Number(/VmHWM:\s+(\d+)/.exec(text)?.[1] ?? 0) / 1024, () => 0);
 }
 
 const database = process.env.MONGODB_URI
@@ -173,14 +180,14 @@ try {
   rows.push({ workload: `export:timeline (about ${events} events, events/s)`, perSecond: events / exportSeconds, p50: Number.NaN, p99: Number.NaN, non2xx: 0, commandsPerRequest: null, ratio: null });
 
   await settle();
-  const rss = await peakRssMiB(service.child.pid!);
+  const rss = (await service.count()).peakRssMiB;
   const cell = (value: number | null, digits = 0) => (value === null || Number.isNaN(value) ? '-' : value.toFixed(digits));
   console.log(`\n| workload | req/s | p50 ms | p99 ms | non-2xx | db commands/request | ratio to bare Node |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |`);
   for (const row of rows) {
     const note = row.workload.startsWith('GET /menu-items') ? ' (menus are not built yet)' : '';
     console.log(`| ${row.workload}${note} | ${cell(row.perSecond)} | ${cell(row.p50, 1)} | ${cell(row.p99, 1)} | ${row.non2xx} | ${cell(row.commandsPerRequest, 1)} | ${cell(row.ratio, 3)} |`);
   }
-  console.log(`\nservice peak RSS: ${rss.toFixed(0)} MiB`);
+  console.log(`\nservice peak RSS: ${rss.map((mib) => mib.toFixed(0)).join(' + ')} MiB (${rss.length === 1 ? 'one process' : 'primary + workers'})`);
   if (values.json) await fs.writeFile(values.json, JSON.stringify({ database: database.description, connections, seconds, rows, peakRssMiB: rss }, null, 2));
 } finally {
   await service.stop();
