@@ -1,5 +1,7 @@
 import os from 'node:os';
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -33,6 +35,10 @@ export interface Config {
   readonly responseCacheBytes: number;
   /** Service processes sharing the port (`CMS_WORKERS`); 1 serves from the main process itself. */
   readonly workers: number;
+  /** The active theme (`CMS_THEME`): a folder name under `themesDir`. */
+  readonly theme: string;
+  /** Where theme folders live (`CMS_THEMES_DIR`); by default the package's own `themes/`. */
+  readonly themesDir: string;
 }
 
 export class ConfigError extends Error {}
@@ -58,7 +64,16 @@ export function loadConfig(env: Env): Config {
     databaseTimeoutMs: integer(env, 'CMS_DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
     responseCacheBytes: integer(env, 'CMS_RESPONSE_CACHE_BYTES', 32 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     workers: integer(env, 'CMS_WORKERS', os.availableParallelism(), 1, 256),
+    theme: text(env, 'CMS_THEME', 'cornerstone'),
+    themesDir: path.resolve(text(env, 'CMS_THEMES_DIR', path.join(packageRoot(), 'themes'))),
   });
+}
+
+/** The folder of the installed package (the nearest one above this file with a package.json), whatever the working directory. */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
 }
 
 function defaultCacheDir(env: Env): string {

@@ -6,6 +6,7 @@ import { startService } from './service.js';
 import { DataDirInUseError } from './store/data-lock.js';
 import { NoDatabaseError, startDatabaseServer } from './store/database-server.js';
 import { announceReady, startWorkers, WorkerStartFailed } from './workers.js';
+import { loadThemes, ThemeError, type Themes } from './themes/themes.js';
 
 async function main(): Promise<void> {
   let config;
@@ -17,7 +18,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel);
-  if (cluster.isWorker) return serveAsWorker(config, logger);
+  // A broken theme stops start-up before anything else is started, naming the file.
+  let themes: Themes;
+  try {
+    themes = loadThemes(config);
+  } catch (error) {
+    if (!(error instanceof ThemeError)) throw error;
+    console.error(`Theme error: ${error.message}`);
+    process.exit(1);
+  }
+  if (cluster.isWorker) return serveAsWorker(config, logger, themes);
 
   let database;
   try {
@@ -33,7 +43,7 @@ async function main(): Promise<void> {
   try {
     service =
       config.workers === 1
-        ? await startService({ config, logger, resources, databaseUri: database.uri })
+        ? await startService({ config, logger, resources, databaseUri: database.uri, themes })
         : await startWorkers(config.workers, { MONGODB_URI: database.uri }, logger);
   } catch (error) {
     await database.stop();
@@ -50,8 +60,8 @@ async function main(): Promise<void> {
 }
 
 /** A process forked by `startWorkers`: the database is the primary's, given as MONGODB_URI. */
-async function serveAsWorker(config: Config, logger: Logger): Promise<void> {
-  const service = await startService({ config, logger, resources, databaseUri: config.mongodbUri! });
+async function serveAsWorker(config: Config, logger: Logger, themes: Themes): Promise<void> {
+  const service = await startService({ config, logger, resources, databaseUri: config.mongodbUri!, themes });
   announceReady(service.siteUrl);
   onStopSignal(logger, () => service.stop());
 }

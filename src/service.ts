@@ -10,6 +10,7 @@ import { asServiceWork } from './store/service-work.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { loginThrottle } from './auth/login-throttle.js';
 import { type Deps } from './deps.js';
+import { loadThemes, type Themes } from './themes/themes.js';
 import { RETRY_AFTER_UNAVAILABLE, ServiceStarting } from './rest/errors.js';
 import { answerClientError } from './rest/http/express-adapter.js';
 
@@ -30,10 +31,13 @@ export interface ServiceOptions extends AppOptions {
   databaseName?: string;
   /** Told every command sent to the database (see `StoreOptions.onCommand`). */
   onCommand?: StoreOptions['onCommand'];
+  /** The themes, when the caller loaded them already; otherwise read from `config` here. */
+  themes?: Themes;
 }
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, logger, resources } = options;
+  const themes = options.themes ?? loadThemes(config);
   const store = await openStore(options.databaseUri, {
     databaseName: options.databaseName,
     timeoutMs: config.databaseTimeoutMs,
@@ -66,7 +70,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     cacheMs: config.authCacheSeconds * 1000,
     throttle: loginThrottle(store.db, { maxFailures: config.loginMaxFailures, windowSeconds: config.loginWindowSeconds }, clock),
   });
-  const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth };
+  const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, themes };
   await asServiceWork('start-up', async () => {
     for (const resource of resources) await resource.seed?.(deps);
   });
