@@ -39,6 +39,8 @@ export interface Config {
   readonly theme: string;
   /** Where theme folders live (`CMS_THEMES_DIR`); by default the package's own `themes/`. */
   readonly themesDir: string;
+  /** Where plugin packages are installed from (`CMS_PLUGIN_DIRECTORY`); by default the package's own `plugin-directory/`. */
+  readonly pluginDirectory: string;
 }
 
 export class ConfigError extends Error {}
@@ -66,11 +68,12 @@ export function loadConfig(env: Env): Config {
     workers: integer(env, 'CMS_WORKERS', os.availableParallelism(), 1, 256),
     theme: text(env, 'CMS_THEME', 'cornerstone'),
     themesDir: path.resolve(text(env, 'CMS_THEMES_DIR', path.join(packageRoot(), 'themes'))),
+    pluginDirectory: path.resolve(text(env, 'CMS_PLUGIN_DIRECTORY', path.join(packageRoot(), 'plugin-directory'))),
   });
 }
 
 /** The folder of the installed package (the nearest one above this file with a package.json), whatever the working directory. */
-function packageRoot(): string {
+export function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
   return dir;
