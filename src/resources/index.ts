@@ -11,6 +11,9 @@ import { historyResource } from './history/index.js';
 import { revisionsResource } from './revisions/index.js';
 import { autosavesResource } from './autosaves/index.js';
 import { changeLogResource } from './change-log.js';
+import { themesResource } from './themes/index.js';
+import { templatesResource } from './templates/index.js';
+import { globalStylesResource } from './global-styles/index.js';
 
 const served: readonly ResourceManifest[] = [
   usersResource,
@@ -24,6 +27,9 @@ const served: readonly ResourceManifest[] = [
   revisionsResource,
   autosavesResource,
   historyResource,
+  themesResource,
+  templatesResource,
+  globalStylesResource,
 ];
 
 /** Every resource the service serves, in the order their routes are registered, and the change log they share. */

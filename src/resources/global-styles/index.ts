@@ -1,0 +1,5 @@
+import { type ResourceManifest } from '../manifest.js';
+import { globalStylesIndexes } from './global-styles.model.js';
+import { globalStylesRoutes } from './global-styles.routes.js';
+
+export const globalStylesResource: ResourceManifest = { routes: globalStylesRoutes, indexes: globalStylesIndexes };

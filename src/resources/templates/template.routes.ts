@@ -1,0 +1,108 @@
+import { type Deps } from '../../deps.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { created } from '../../rest/rest-response.js';
+import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
+import { type TemplateKind } from '../../themes/themes.js';
+import { createTemplate, deleteTemplate, trashTemplate, updateTemplate, type TemplateInput } from './template.commands.js';
+import { parseTemplateId } from './template.model.js';
+import { canManageTemplates, InvalidTemplate, TemplateAlreadyTrashed, TemplateNotFound } from './template.permissions.js';
+import { templateCollectionArgs, templateDeleteArgs, templateIdArg, templateSchema, templateWriteArgs } from './template.schema.js';
+import { prepareTemplate, templateRoute } from './template.serializer.js';
+import { findTemplate, listTemplates, viewOfDoc, type TemplateListQuery, type TemplateView } from './template.view.js';
+import { contextArg } from '../../rest/item-schema.js';
+
+async function requestedTemplate(kind: TemplateKind, req: RestRequest, deps: Deps): Promise<TemplateView> {
+  const id = parseTemplateId(String(req.params.id));
+  const view = id ? await findTemplate(deps, kind, id) : null;
+  if (!view) throw new TemplateNotFound();
+  return view;
+}
+
+function templateInput(req: RestRequest): TemplateInput {
+  const { slug, theme, content, title, description, status, author, area } = req.params as TemplateInput;
+  return { slug, theme, content, title, description, status, author, area };
+}
+
+/**
+ * WordPress's `WP_REST_Templates_Controller` for one kind: `/templates` or `/template-parts`
+ * (list, create) and `/<base>/<theme>//<slug>` (read, update, delete).
+ */
+export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
+  const schema = templateSchema(kind);
+  const base = templateRoute({ type: kind }).replace('/cms/v2', '');
+  return defineRoutes<Deps>('cms/v2', [
+    {
+      path: base,
+      schema,
+      endpoints: [
+        {
+          methods: READABLE,
+          args: templateCollectionArgs(schema),
+          permission: canManageTemplates,
+          response: { body: 'items' },
+          handler: async (req, deps) => {
+            const views = await listTemplates(deps, kind, req.params as TemplateListQuery);
+            return Promise.all(views.map((view) => prepareTemplate(view, req, deps)));
+          },
+        },
+        {
+          methods: CREATABLE,
+          args: templateWriteArgs(schema, 'create'),
+          permission: canManageTemplates,
+          response: { status: 201 },
+          handler: async (req, deps) => {
+            const view = viewOfDoc(deps, await createTemplate(deps, kind, templateInput(req), req.user.id));
+            req.context = 'view';
+            return created(await prepareTemplate(view, req, deps), req.url(`${templateRoute(view)}/${view.id}`));
+          },
+        },
+      ],
+    },
+    {
+      path: `${base}/(?P<id>[\\/\\w%-]+)`,
+      schema,
+      endpoints: [
+        {
+          methods: READABLE,
+          args: { ...templateIdArg, context: contextArg(schema) },
+          permission: canManageTemplates,
+          handler: async (req, deps) => prepareTemplate(await requestedTemplate(kind, req, deps), req, deps),
+        },
+        {
+          methods: EDITABLE,
+          args: templateWriteArgs(schema, 'update'),
+          permission: canManageTemplates,
+          handler: async (req, deps) => {
+            const current = await requestedTemplate(kind, req, deps);
+            req.context = 'edit';
+            // `source: "theme"` reverts: the record goes and the theme file answers again.
+            if (req.params.source === 'theme') {
+              if (current.doc) await deleteTemplate(deps, current.doc);
+              return prepareTemplate(await requestedTemplate(kind, req, deps), req, deps);
+            }
+            const doc = await updateTemplate(deps, current, templateInput(req), req.user.id);
+            return prepareTemplate(viewOfDoc(deps, doc), req, deps);
+          },
+        },
+        {
+          methods: DELETABLE,
+          args: templateDeleteArgs,
+          permission: canManageTemplates,
+          response: { body: 'trashed-or-deleted' },
+          handler: async (req, deps) => {
+            const current = await requestedTemplate(kind, req, deps);
+            if (!current.doc) throw new InvalidTemplate();
+            req.context = 'edit';
+            if (req.params.force === true) {
+              const { _links: _omitted, ...previous } = await prepareTemplate(current, req, deps);
+              await deleteTemplate(deps, current.doc);
+              return { deleted: true, previous };
+            }
+            if (current.status === 'trash') throw new TemplateAlreadyTrashed();
+            return prepareTemplate(viewOfDoc(deps, await trashTemplate(deps, current.doc)), req, deps);
+          },
+        },
+      ],
+    },
+  ]);
+}

@@ -1,0 +1,4 @@
+import { type ResourceManifest } from '../manifest.js';
+import { themeRoutes } from './theme.routes.js';
+
+export const themesResource: ResourceManifest = { routes: themeRoutes };
