@@ -1,6 +1,8 @@
 import { type ResourceManifest } from './manifest.js';
 import { usersResource } from './users/index.js';
 import { termsResource } from './terms/index.js';
+import { menusResource } from './menus/index.js';
+import { menuLocationsResource } from './menu-locations/index.js';
 import { applicationPasswordsResource } from './application-passwords/index.js';
 import { statusesResource } from './statuses/index.js';
 import { typesResource } from './types/index.js';
@@ -10,6 +12,8 @@ import { postsResource } from './posts/index.js';
 import { historyResource } from './history/index.js';
 import { revisionsResource } from './revisions/index.js';
 import { autosavesResource } from './autosaves/index.js';
+import { blockTypesResource } from './block-types/index.js';
+import { pluginsResource } from './plugins/index.js';
 import { changeLogResource } from './change-log.js';
 import { themesResource } from './themes/index.js';
 import { templatesResource } from './templates/index.js';
@@ -19,6 +23,8 @@ const served: readonly ResourceManifest[] = [
   usersResource,
   applicationPasswordsResource,
   termsResource,
+  menusResource,
+  menuLocationsResource,
   statusesResource,
   typesResource,
   taxonomiesResource,
@@ -27,6 +33,8 @@ const served: readonly ResourceManifest[] = [
   revisionsResource,
   autosavesResource,
   historyResource,
+  blockTypesResource,
+  pluginsResource,
   themesResource,
   templatesResource,
   globalStylesResource,

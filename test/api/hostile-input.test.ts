@@ -29,6 +29,7 @@ interface Fixtures {
   page: number;
   category: number;
   tag: number;
+  menu: number;
   user: number;
   revision: { posts: number; pages: number };
   autosave: { posts: number; pages: number };
@@ -101,6 +102,7 @@ async function createFixtures(label: string): Promise<Fixtures> {
   const page = await withHistory('pages');
   const category = await created('/cms/v2/categories', { name: `${label} category` });
   const tag = await created('/cms/v2/tags', { name: `${label} tag` });
+  const menu = await created('/cms/v2/menus', { name: `${label} menu`, locations: label === 'keep' ? ['primary'] : [] });
   const user = await app.asRole('subscriber');
   const appPassword = await created(`/cms/v2/users/${user.id}/application-passwords`, { name: `${label} app` });
   return {
@@ -108,6 +110,7 @@ async function createFixtures(label: string): Promise<Fixtures> {
     page: page.id,
     category: category.id,
     tag: tag.id,
+    menu: menu.id,
     user: user.id,
     revision: { posts: post.revision, pages: page.revision },
     autosave: { posts: post.autosave, pages: page.autosave },
@@ -128,14 +131,14 @@ function fillPattern(pattern: string, value: (name: string, before: string) => s
 
 function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
   const resource = pattern.split('/')[3] ?? '';
-  const items: Record<string, number> = { posts: fixtures.post, pages: fixtures.page, categories: fixtures.category, tags: fixtures.tag, users: fixtures.user };
+  const items: Record<string, number> = { posts: fixtures.post, pages: fixtures.page, categories: fixtures.category, tags: fixtures.tag, menus: fixtures.menu, users: fixtures.user };
   const path = fillPattern(pattern, (name, before) => {
     if (name === 'id' && before.endsWith('/revisions/')) return fixtures.revision[resource as 'posts' | 'pages'];
     if (name === 'id' && before.endsWith('/autosaves/')) return fixtures.autosave[resource as 'posts' | 'pages'];
     if (name === 'id' || name === 'parent') return items[resource];
     if (name === 'user_id') return fixtures.user;
     if (name === 'uuid') return fixtures.appPassword;
-    return { status: 'publish', type: 'post', taxonomy: 'category' }[name];
+    return { status: 'publish', type: 'post', taxonomy: 'category', location: 'primary' }[name];
   });
   return path?.replace(/^\/cms-json/, '');
 }

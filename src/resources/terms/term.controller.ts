@@ -35,6 +35,8 @@ export interface TermExtension {
   prepare?(doc: TermDoc, req: RestRequest, deps: Deps): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Links beyond the term's own (menus: `wp:menu-location`). */
   links?(doc: TermDoc, req: RestRequest, deps: Deps): Links | Promise<Links>;
+  /** Checks a create or update against what only the running site knows, before anything is stored (menus: registered locations). */
+  validate?(req: RestRequest, deps: Deps): void | Promise<void>;
   /** Runs before a create or update is stored, ahead of the duplicate checks; throw to refuse (menus: `menu_exists`). */
   beforeWrite?(write: TermWrite, current: TermDoc | null, deps: Deps): void | Promise<void>;
   /** Runs after a create or update is stored, before the answer is prepared (menus: `locations`, `auto_add`). */

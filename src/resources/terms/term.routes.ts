@@ -100,6 +100,7 @@ async function listTermsHandler(ctl: TermController, req: RestRequest, deps: Dep
 }
 
 async function createTermHandler(ctl: TermController, req: RestRequest, deps: Deps): Promise<RestResponse> {
+  await ctl.extension.validate?.(req, deps);
   const doc = await createTerm(ctl, deps, termInput(req));
   await ctl.extension.afterWrite?.(doc, req, deps, true);
   req.context = ctl.writeContext;
@@ -107,7 +108,9 @@ async function createTermHandler(ctl: TermController, req: RestRequest, deps: De
 }
 
 async function updateTermHandler(ctl: TermController, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
-  const doc = await updateTerm(ctl, deps, await existingTerm(ctl, req, deps), termInput(req));
+  const current = await existingTerm(ctl, req, deps);
+  await ctl.extension.validate?.(req, deps);
+  const doc = await updateTerm(ctl, deps, current, termInput(req));
   rememberTerm(req, doc);
   await ctl.extension.afterWrite?.(doc, req, deps, false);
   req.context = ctl.writeContext;
