@@ -1,0 +1,258 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+type Headers = Record<string, string>;
+
+let app: TestApp;
+let adminId: number;
+let editor: Headers;
+let subscriber: Headers;
+
+const indexFile = fs.readFileSync(path.resolve('themes/cornerstone/templates/index.html'), 'utf8');
+const headerFile = fs.readFileSync(path.resolve('themes/cornerstone/parts/header.html'), 'utf8');
+
+beforeAll(async () => {
+  app = await createTestApp();
+  adminId = (await app.api('GET', '/cms/v2/users/me', { headers: app.admin })).body.id;
+  editor = (await app.asRole('editor')).headers;
+  subscriber = (await app.asRole('subscriber')).headers;
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+const get = (route: string, headers: Headers = app.admin, query?: Record<string, string>) => app.api('GET', `/cms/v2${route}`, { headers, query });
+const post = (route: string, json: unknown, headers: Headers = app.admin) => app.api('POST', `/cms/v2${route}`, { headers, json });
+const del = (route: string, query?: Record<string, string>, headers: Headers = app.admin) => app.api('DELETE', `/cms/v2${route}`, { headers, query });
+
+describe('theme templates', () => {
+  it('lists the active theme’s templates with WordPress’s values for theme files', async () => {
+    const response = await get('/templates');
+    expect(response.status).toBe(200);
+    const slugs = response.body.map((item: { slug: string }) => item.slug);
+    expect(slugs).toEqual(expect.arrayContaining(['index', 'home', 'single', 'page', 'archive', 'search', '404']));
+    const index = response.body.find((item: { slug: string }) => item.slug === 'index');
+    expect(index).toMatchObject({
+      id: 'cornerstone//index',
+      theme: 'cornerstone',
+      slug: 'index',
+      type: 'cms_template',
+      source: 'theme',
+      origin: null,
+      content: { raw: indexFile },
+      title: { raw: 'Index', rendered: 'Index' },
+      status: 'publish',
+      cms_id: 0,
+      has_theme_file: true,
+      is_custom: false,
+      author: 0,
+    });
+    expect(index.content.rendered).toBeUndefined();
+    expect(index._links.self[0].href).toBe(`${app.apiRoot}/cms/v2/templates/cornerstone//index`);
+  });
+
+  it('reads one template by id, and accepts the id with its double slash collapsed', async () => {
+    const response = await get('/templates/cornerstone//single', app.admin, { context: 'edit' });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: 'cornerstone//single', title: { raw: 'Single Posts' }, content: { block_version: 1 } });
+    const collapsed = await get('/templates/cornerstone/single');
+    expect(collapsed.status).toBe(200);
+    expect(collapsed.body.id).toBe('cornerstone//single');
+    const custom = await get('/templates/cornerstone//page-no-title');
+    expect(custom.body).toMatchObject({ is_custom: true, title: { raw: 'Page without title' } });
+  });
+
+  it('answers 404 for unknown ids, another theme’s files and anything naming a path', async () => {
+    // `templates/../parts/header.html` exists: an id that became a path would find it.
+    for (const id of ['cornerstone//..%252Fparts%252Fheader', 'cornerstone//nope', 'othertheme//index', 'cornerstone//%252E%252E%252Ftheme-manifest', 'cornerstone//..%252Ftheme', '%252E%252E//index', 'index']) {
+      const response = await get(`/templates/${id}`);
+      expect(response.status, id).toBe(404);
+      expect(['rest_template_not_found', 'rest_no_route'], id).toContain(response.body.code);
+    }
+    // `.` is not in the route's pattern, however it is written.
+    const dotted = await get('/templates/cornerstone//%2E%2E%2F%2E%2E%2Fpackage');
+    expect(dotted.status).toBe(404);
+    expect(dotted.body.code).toBe('rest_no_route');
+    const encoded = await get('/templates/cornerstone//%252E%252E%252F%252E%252E%252Fpackage');
+    expect(encoded.status).toBe(404);
+    expect(encoded.body.code).toBe('rest_template_not_found');
+  });
+
+  it('filters by post_type: only custom templates declaring it', async () => {
+    const forPages = await get('/templates', app.admin, { post_type: 'page' });
+    expect(forPages.status).toBe(200);
+    expect(forPages.body.map((item: { slug: string }) => item.slug)).toEqual(['page-no-title']);
+    const forPosts = await get('/templates', app.admin, { post_type: 'post' });
+    expect(forPosts.body).toEqual([]);
+  });
+});
+
+describe('customizing a theme template', () => {
+  it('creates a customized copy with the same id, and deleting it reverts to the theme file', async () => {
+    const updated = await post('/templates/cornerstone//archive', { content: '<!-- wp:paragraph --><p>Mine</p><!-- /wp:paragraph -->' });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({
+      id: 'cornerstone//archive',
+      source: 'custom',
+      origin: 'theme',
+      has_theme_file: true,
+      author: adminId,
+      title: { raw: 'All Archives' },
+      content: { raw: '<!-- wp:paragraph --><p>Mine</p><!-- /wp:paragraph -->', block_version: 1 },
+      is_custom: false,
+      status: 'publish',
+    });
+    expect(updated.body.cms_id).toBeGreaterThan(0);
+    expect(updated.body.modified).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+
+    const read = await get('/templates/cornerstone//archive');
+    expect(read.body).toMatchObject({ source: 'custom', cms_id: updated.body.cms_id });
+    const listed = await get('/templates', app.admin, { wp_id: String(updated.body.cms_id) });
+    expect(listed.body.map((item: { id: string }) => item.id)).toEqual(['cornerstone//archive']);
+    const all = await get('/templates');
+    expect(all.body.filter((item: { slug: string }) => item.slug === 'archive')).toHaveLength(1);
+
+    const again = await post('/templates/cornerstone//archive', { title: { raw: 'Archive, mine' } });
+    expect(again.body).toMatchObject({ cms_id: updated.body.cms_id, title: { raw: 'Archive, mine' }, content: { raw: updated.body.content.raw } });
+
+    const deleted = await del('/templates/cornerstone//archive', { force: 'true' });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ deleted: true, previous: { id: 'cornerstone//archive', source: 'custom', cms_id: updated.body.cms_id } });
+    const reverted = await get('/templates/cornerstone//archive');
+    expect(reverted.body).toMatchObject({ source: 'theme', cms_id: 0, origin: null, title: { raw: 'All Archives' } });
+    expect(reverted.body.content.raw).toBe(fs.readFileSync(path.resolve('themes/cornerstone/templates/archive.html'), 'utf8'));
+  });
+
+  it('reverts with source=theme', async () => {
+    await post('/templates/cornerstone//search', { content: 'changed' });
+    const reverted = await post('/templates/cornerstone//search', { source: 'theme' });
+    expect(reverted.status).toBe(200);
+    expect(reverted.body).toMatchObject({ source: 'theme', cms_id: 0 });
+    expect(await app.deps.store.db.collection('templates').countDocuments({ slug: 'search' })).toBe(0);
+  });
+
+  it('refuses to delete a theme file, with or without force', async () => {
+    for (const query of [undefined, { force: 'true' }]) {
+      const response = await del('/templates/cornerstone//index', query);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('rest_invalid_template');
+    }
+    expect((await get('/templates/cornerstone//index')).status).toBe(200);
+  });
+
+  it('answers 404 when updating an unknown template, and changes nothing', async () => {
+    const response = await post('/templates/cornerstone//missing', { content: 'x' });
+    expect(response.status).toBe(404);
+    expect(response.body.code).toBe('rest_template_not_found');
+    expect(await app.deps.store.db.collection('templates').countDocuments({ slug: 'missing' })).toBe(0);
+  });
+});
+
+describe('custom templates', () => {
+  it('creates one (slug required, status publish by default), trashes it, then deletes it', async () => {
+    const missing = await post('/templates', { title: 'No slug' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.code).toBe('rest_missing_callback_param');
+
+    const created = await post('/templates', { slug: 'landing', title: 'Landing', content: { raw: '<!-- wp:paragraph /-->' }, description: 'For campaigns' });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`${app.apiRoot}/cms/v2/templates/cornerstone//landing`);
+    expect(created.body).toMatchObject({
+      id: 'cornerstone//landing',
+      source: 'custom',
+      origin: null,
+      has_theme_file: false,
+      is_custom: true,
+      status: 'publish',
+      title: { raw: 'Landing' },
+      description: 'For campaigns',
+      author: adminId,
+    });
+
+    const duplicate = await post('/templates', { slug: 'landing' });
+    expect(duplicate.status).toBe(201);
+    expect(duplicate.body.id).toBe('cornerstone//landing-2');
+
+    const trashed = await del('/templates/cornerstone//landing');
+    expect(trashed.status).toBe(200);
+    expect(trashed.body.status).toBe('trash');
+    const twice = await del('/templates/cornerstone//landing');
+    expect(twice.status).toBe(410);
+    expect(twice.body.code).toBe('rest_template_already_trashed');
+    expect((await get('/templates/cornerstone//landing')).body.status).toBe('trash');
+    const listed = await get('/templates');
+    expect(listed.body.map((item: { slug: string }) => item.slug)).not.toContain('landing');
+
+    const gone = await del('/templates/cornerstone//landing', { force: 'true' });
+    expect(gone.status).toBe(200);
+    expect(gone.body.deleted).toBe(true);
+    expect((await get('/templates/cornerstone//landing')).status).toBe(404);
+  });
+
+  it('refuses bad input before writing anything', async () => {
+    const badStatus = await post('/templates', { slug: 'bad-status', status: 'trash' });
+    expect(badStatus.status).toBe(400);
+    const badSlug = await post('/templates', { slug: '../escape' });
+    expect(badSlug.status).toBe(400);
+    const badTheme = await post('/templates', { slug: 'elsewhere', theme: '../../etc' });
+    expect(badTheme.status).toBe(400);
+    const badAuthor = await post('/templates', { slug: 'orphan', author: 999999 });
+    expect(badAuthor.status).toBe(400);
+    expect(badAuthor.body.code).toBe('rest_invalid_author');
+    expect(await app.deps.store.db.collection('templates').countDocuments({ slug: { $in: ['bad-status', 'elsewhere', 'orphan'] } })).toBe(0);
+  });
+});
+
+describe('template parts', () => {
+  it('lists parts with their areas and filters by area', async () => {
+    const response = await get('/template-parts');
+    expect(response.status).toBe(200);
+    const areas = Object.fromEntries(response.body.map((item: { slug: string; area: string }) => [item.slug, item.area]));
+    expect(areas).toEqual({ footer: 'footer', header: 'header', sidebar: 'uncategorized' });
+    expect(response.body[0].is_custom).toBeUndefined();
+    const headers = await get('/template-parts', app.admin, { area: 'header' });
+    expect(headers.body.map((item: { id: string }) => item.id)).toEqual(['cornerstone//header']);
+    expect(headers.body[0]).toMatchObject({ type: 'cms_template_part', content: { raw: headerFile }, title: { raw: 'Header' } });
+  });
+
+  it('creates a part in an area (unknown areas become uncategorized) and customizes the header', async () => {
+    const created = await app.api('POST', '/cms/v2/template-parts', { headers: app.admin, json: { slug: 'promo', area: 'footer' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: 'cornerstone//promo', area: 'footer', type: 'cms_template_part' });
+    const odd = await app.api('POST', '/cms/v2/template-parts', { headers: app.admin, json: { slug: 'odd', area: 'ceiling' } });
+    expect(odd.body.area).toBe('uncategorized');
+    const footers = await get('/template-parts', app.admin, { area: 'footer' });
+    expect(footers.body.map((item: { slug: string }) => item.slug).sort()).toEqual(['footer', 'promo']);
+    const header = await post('/template-parts/cornerstone//header', { content: 'new header' });
+    expect(header.body).toMatchObject({ source: 'custom', origin: 'theme', area: 'header' });
+    const template = await get('/templates/cornerstone//header');
+    expect(template.status).toBe(404);
+  });
+});
+
+describe('permissions', () => {
+  it('asks for edit_theme_options on every route', async () => {
+    const cases: [string, string, unknown?][] = [
+      ['GET', '/templates'],
+      ['GET', '/templates/cornerstone//index'],
+      ['POST', '/templates', { slug: 'not-mine' }],
+      ['POST', '/templates/cornerstone//index', { content: 'x' }],
+      ['DELETE', '/templates/cornerstone//index'],
+      ['GET', '/template-parts'],
+      ['POST', '/template-parts/cornerstone//header', { content: 'x' }],
+    ];
+    for (const [method, route, json] of cases) {
+      const anonymous = await app.api(method, `/cms/v2${route}`, { json });
+      expect(anonymous.status, `${method} ${route}`).toBe(401);
+      expect(anonymous.body.code).toBe('rest_cannot_manage_templates');
+      for (const headers of [editor, subscriber]) {
+        const refused = await app.api(method, `/cms/v2${route}`, { json, headers });
+        expect(refused.status, `${method} ${route}`).toBe(403);
+        expect(refused.body.code).toBe('rest_cannot_manage_templates');
+      }
+    }
+    expect(await app.deps.store.db.collection('templates').countDocuments({ slug: { $in: ['not-mine', 'index'] } })).toBe(0);
+  });
+});
