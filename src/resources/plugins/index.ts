@@ -1,0 +1,5 @@
+import { type ResourceManifest } from '../manifest.js';
+import { pluginRoutes } from './plugin.routes.js';
+
+/** Installed plugins, one document each in the small `plugins` collection (its `_id` is the plugin's identifier). */
+export const pluginsResource: ResourceManifest = { routes: pluginRoutes };
