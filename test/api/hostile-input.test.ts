@@ -34,6 +34,8 @@ interface Fixtures {
   revision: { posts: number; pages: number };
   autosave: { posts: number; pages: number };
   appPassword: string;
+  plugin: string;
+  globalStyles: number;
 }
 interface Hostile {
   label: string;
@@ -105,6 +107,9 @@ async function createFixtures(label: string): Promise<Fixtures> {
   const menu = await created('/cms/v2/menus', { name: `${label} menu`, locations: label === 'keep' ? ['primary'] : [] });
   const user = await app.asRole('subscriber');
   const appPassword = await created(`/cms/v2/users/${user.id}/application-passwords`, { name: `${label} app` });
+  const plugin = await created('/cms/v2/plugins', { slug: label === 'keep' ? 'hello-blocks' : 'reading-time' });
+  const themes = await send('GET', '/cms/v2/themes', { headers: app.admin, query: { status: ['active'] } });
+  const globalStyles = Number(themes.body[0]._links['wp:user-global-styles'][0].href.split('/').pop());
   return {
     post: post.id,
     page: page.id,
@@ -115,6 +120,8 @@ async function createFixtures(label: string): Promise<Fixtures> {
     revision: { posts: post.revision, pages: page.revision },
     autosave: { posts: post.autosave, pages: page.autosave },
     appPassword: appPassword.uuid,
+    plugin: plugin.plugin,
+    globalStyles,
   };
 }
 
@@ -135,10 +142,15 @@ function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
   const path = fillPattern(pattern, (name, before) => {
     if (name === 'id' && before.endsWith('/revisions/')) return fixtures.revision[resource as 'posts' | 'pages'];
     if (name === 'id' && before.endsWith('/autosaves/')) return fixtures.autosave[resource as 'posts' | 'pages'];
+    if (name === 'id' && resource === 'templates') return 'cornerstone//index';
+    if (name === 'id' && resource === 'template-parts') return 'cornerstone//header';
+    if (name === 'id' && resource === 'global-styles') return fixtures.globalStyles;
     if (name === 'id' || name === 'parent') return items[resource];
     if (name === 'user_id') return fixtures.user;
     if (name === 'uuid') return fixtures.appPassword;
-    return { status: 'publish', type: 'post', taxonomy: 'category', location: 'primary' }[name];
+    if (name === 'plugin') return fixtures.plugin;
+    if (resource === 'block-types') return { namespace: 'core', name: 'paragraph' }[name];
+    return { status: 'publish', type: 'post', taxonomy: 'category', location: 'primary', stylesheet: 'cornerstone' }[name];
   });
   return path?.replace(/^\/cms-json/, '');
 }
@@ -234,6 +246,7 @@ function baseValues(args: Record<string, ArgSpec>, except: string, method: strin
     email: `hostile${n}@example.test`,
     password: 'hostile-password',
     name: `Hostile ${n}`,
+    slug: `hostile-${n}`,
     reassign: method === 'DELETE' ? 'false' : false,
   };
   for (const [name, spec] of Object.entries(args)) {
