@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { type ErrorObject, type ValidateFunction } from 'ajv';
 import { type Config } from '../config.js';
 import { insideFolder, OutsideFolderError } from '../lib/inside-folder.js';
-import { themeJsonSchema } from './theme-json.schema.js';
-import { themeManifestSchema } from './theme-manifest.schema.js';
+import { validateThemeJson, validateThemeManifest as validateManifest } from './theme-schemas.js';
 import { DEFAULT_TEMPLATE_TYPES, templatePartArea, type TemplatePartArea } from './template-types.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -93,10 +92,6 @@ export class ThemeError extends Error {
 export const MANIFEST_FILE = 'theme-manifest.json';
 const THEME_NAME = /^[\w-]+$/;
 const TEMPLATE_SLUG = /^[\w-]+$/;
-
-const ajv = new Ajv({ strict: false, allErrors: false });
-const validateManifest: ValidateFunction = ajv.compile(themeManifestSchema);
-const validateThemeJson: ValidateFunction = ajv.compile(themeJsonSchema);
 
 function describe(errors: ErrorObject[] | null | undefined): string {
   const error = errors?.[0];
@@ -241,7 +236,7 @@ function jsonFiles(dir: string, folder: string): Map<string, string> {
 
 /**
  * Every theme under `config.themesDir` (one folder each), validated against the schemas the
- * project ships, and the active one (`CMS_THEME`). Anything wrong stops start-up with a
+ * project ships (`schemas/theme.schema.json`, `schemas/theme-manifest.schema.json`), and the active one (`CMS_THEME`). Anything wrong stops start-up with a
  * `ThemeError` naming the file and the problem.
  */
 export function loadThemes(config: Pick<Config, 'themesDir' | 'theme'>): Themes {

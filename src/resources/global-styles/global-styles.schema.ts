@@ -1,9 +1,9 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { type ValidateFunction } from 'ajv';
 import { type ArgSpecs } from '../../rest/args.js';
 import { schemaError } from '../../rest/errors.js';
 import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
 import { type ItemSchema } from '../../rest/schema.js';
-import { themeSettingsSchema, themeStylesSchema } from '../../themes/theme-json.schema.js';
+import { validateThemeSettings, validateThemeStyles } from '../../themes/theme-schemas.js';
 
 const ALL = ['view', 'embed', 'edit'] as const;
 const VIEW_EDIT = ['view', 'edit'] as const;
@@ -29,11 +29,7 @@ export const globalStylesSchema: ItemSchema = {
   },
 };
 
-const ajv = new Ajv({ strict: false, allErrors: false });
-const sections: Record<'styles' | 'settings', ValidateFunction> = {
-  styles: ajv.compile(themeStylesSchema),
-  settings: ajv.compile(themeSettingsSchema),
-};
+const sections: Record<'styles' | 'settings', ValidateFunction> = { styles: validateThemeStyles, settings: validateThemeSettings };
 
 /** `styles` and `settings` must be what theme.json allows there. */
 const themeJsonSection = (name: 'styles' | 'settings') => (value: unknown) => {
