@@ -22,7 +22,7 @@ afterAll(async () => {
 const refusal = (code: string, message: string, status: number) => ({ code, message, data: { status } });
 const install = (slug: string, extra: Record<string, unknown> = {}, headers: Headers = app.admin) =>
   app.api('POST', '/cms/v2/plugins', { headers, json: { slug, ...extra } });
-const storedPlugins = () => app.deps.store.db.collection('plugins').find({}).toArray();
+const storedPlugins = () => app.deps.store.db.collection<{ _id: string; status: string }>('plugins').find({}).toArray();
 const blockNames = async (headers: Headers = app.admin) => {
   const response = await app.api('GET', '/cms/v2/block-types', { headers, query: { _fields: 'name' } });
   expect(response.status).toBe(200);
