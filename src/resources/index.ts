@@ -3,6 +3,7 @@ import { usersResource } from './users/index.js';
 import { termsResource } from './terms/index.js';
 import { menusResource } from './menus/index.js';
 import { menuLocationsResource } from './menu-locations/index.js';
+import { menuItemsResource } from './menu-items/index.js';
 import { applicationPasswordsResource } from './application-passwords/index.js';
 import { statusesResource } from './statuses/index.js';
 import { typesResource } from './types/index.js';
@@ -25,6 +26,7 @@ const served: readonly ResourceManifest[] = [
   termsResource,
   menusResource,
   menuLocationsResource,
+  menuItemsResource,
   statusesResource,
   typesResource,
   taxonomiesResource,

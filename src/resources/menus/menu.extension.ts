@@ -2,6 +2,7 @@ import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { defineAuthError, defineRestError, defineRestErrorWith, invalidParams } from '../../rest/errors.js';
 import { type Links } from '../../rest/links.js';
+import { deleteItemsOfMenu, taggedMenuItem } from '../menu-items/index.js';
 import { type TermExtension, termsCollection } from '../terms/index.js';
 import { assignLocations, forgetMenu, isAutoAdd, locationsOfMenu, setAutoAdd } from './menu.locations.js';
 
@@ -60,7 +61,11 @@ export const menuExtension: TermExtension = {
     if (locations) await assignLocations(deps, doc._id, locations);
     if (typeof req.params.auto_add === 'boolean') await setAutoAdd(deps, doc._id, req.params.auto_add);
   },
-  afterDelete: (doc, _req, deps) => forgetMenu(deps, doc._id),
+  taggedObject: taggedMenuItem,
+  async afterDelete(doc, req, deps) {
+    await deleteItemsOfMenu(deps, doc._id, req.user.id);
+    await forgetMenu(deps, doc._id);
+  },
   writeContext: 'view',
   trashNotSupported: MenusTrashNotSupported,
 };

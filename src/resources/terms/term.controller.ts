@@ -8,6 +8,7 @@ import { type Context, type ItemSchema } from '../../rest/schema.js';
 import { type TaxonomyDef } from '../../registry/taxonomies.js';
 import { defineTermExists, TrashNotSupported, type TermExistsClass } from './term.errors.js';
 import { type TermDoc } from './term.model.js';
+import { type TaggedPost } from './term.queries.js';
 import { termSchema } from './term.schema.js';
 
 /** A create or update after sanitizing, before it is stored. */
@@ -41,6 +42,8 @@ export interface TermExtension {
   beforeWrite?(write: TermWrite, current: TermDoc | null, deps: Deps): void | Promise<void>;
   /** Runs after a create or update is stored, before the answer is prepared (menus: `locations`, `auto_add`). */
   afterWrite?(doc: TermDoc, req: RestRequest, deps: Deps, creating: boolean): void | Promise<void>;
+  /** The object a `post` filter names, with the terms it carries, where it is not a post (menus: a menu item). */
+  taggedObject?(deps: Deps, id: number): Promise<TaggedPost | null>;
   /** Runs after a term is deleted (menus: their items and location assignments). */
   afterDelete?(doc: TermDoc, req: RestRequest, deps: Deps): void | Promise<void>;
   /** The context creates and updates answer in: `edit` for terms, `view` for menus. */

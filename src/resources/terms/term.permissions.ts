@@ -76,7 +76,7 @@ export function termPermissions(ctl: TermController): TermPermissions {
 
 /** `check_read_terms_permission_for_post`: the post exists, carries this taxonomy, and is public or readable by the caller. */
 async function checkPostTermsReadable(ctl: TermController, req: RestRequest, deps: Deps, postId: number): Promise<void> {
-  const post = await findTaggedPost(deps, postId, ctl.taxonomy.slug);
+  const post = await (ctl.extension.taggedObject?.(deps, postId) ?? findTaggedPost(deps, postId, ctl.taxonomy.slug));
   if (!post) throw new PostInvalidId();
   const type = findPostType(post.type);
   if (!type || !ctl.taxonomy.types.includes(post.type)) throw new ForbiddenPostTerms(req);

@@ -92,12 +92,14 @@ export async function listTerms(
   taxonomy: TaxonomyDef,
   params: TermListParams,
   window: PageWindow,
+  /** Finds what the `post` filter names, where that is not a post. */
+  findTagged?: (deps: Deps, id: number) => Promise<TaggedPost | null>,
 ): Promise<{ docs: TermDoc[]; total: number }> {
   const terms = termsCollection(deps.store.db);
   const clauses: Filter<TermDoc>[] = [];
 
   if (params.post) {
-    const post = await findTaggedPost(deps, params.post, taxonomy.slug);
+    const post = await (findTagged ? findTagged(deps, params.post) : findTaggedPost(deps, params.post, taxonomy.slug));
     clauses.push({ _id: { $in: post?.terms?.[taxonomy.slug] ?? [] } });
   }
   // As in WP_Term_Query, `include` wins over `exclude`.

@@ -1,0 +1,54 @@
+import { type Db } from 'mongodb';
+import { type IndexSpec } from '../../store/mongo.js';
+
+export const MENU_ITEM_TYPES = ['taxonomy', 'post_type', 'post_type_archive', 'custom'] as const;
+export type MenuItemType = (typeof MENU_ITEM_TYPES)[number];
+
+/** What a menu item is made of: what its events carry and its read model keeps. */
+export interface MenuItemFields {
+  title: string;
+  type: MenuItemType;
+  status: string;
+  /** The parent menu item (not a post parent); 0 at the top. */
+  parent: number;
+  attrTitle: string;
+  /** Space-joined, as WordPress stores them (so an item without any shows `[""]`). */
+  classes: string;
+  xfn: string;
+  description: string;
+  menuOrder: number;
+  /** The linked post type, taxonomy, archive's post type, or `custom`. */
+  object: string;
+  objectId: number;
+  target: string;
+  /** The stored URL (custom links); linked items derive theirs. */
+  url: string;
+  /** The `nav_menu` term; 0 when in no menu. */
+  menu: number;
+  /** Registered meta, as JSON (client-shaped keys stay out of the document's own keys). */
+  meta: string;
+  author: number;
+  /** GMT instants as ISO 8601 strings (the change log keeps event data as JSON). */
+  date: string;
+  modified: string;
+}
+
+export interface MenuItemDoc extends MenuItemFields {
+  _id: number;
+  /** The seq of the last event applied. */
+  version: number;
+}
+
+/** The fields whose content a force delete erases from the log. */
+export const MENU_ITEM_CONTENT_FIELDS: readonly (keyof MenuItemFields)[] = ['title', 'url', 'attrTitle', 'description', 'classes', 'xfn', 'meta'];
+
+export const menuItemsCollection = (db: Db) => db.collection<MenuItemDoc>('menu_items');
+
+export const menuItemIndexes: IndexSpec[] = [
+  { collection: 'menu_items', key: { menu: 1, status: 1, menuOrder: 1, _id: 1 }, name: 'menu_status_order' },
+  { collection: 'menu_items', key: { status: 1, menuOrder: 1, _id: 1 }, name: 'status_order' },
+  { collection: 'menu_items', key: { status: 1, _id: 1 }, name: 'status_id' },
+  { collection: 'menu_items', key: { status: 1, title: 1, _id: 1 }, name: 'status_title' },
+  { collection: 'menu_items', key: { status: 1, date: 1, _id: 1 }, name: 'status_date' },
+  { collection: 'menu_items', key: { parent: 1 }, name: 'parent' },
+];

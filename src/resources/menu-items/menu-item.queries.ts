@@ -1,0 +1,41 @@
+import { type Filter, type Sort } from 'mongodb';
+import { type Deps } from '../../deps.js';
+import { escapeRegex } from '../../lib/regex.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { plainFilter } from '../../store/filters.js';
+import { type PageWindow } from '../../rest/pagination.js';
+import { SETTABLE_STATUSES } from '../../registry/post-statuses.js';
+import { menuItemsCollection, type MenuItemDoc } from './menu-item.model.js';
+
+// Fields an item list can be ordered by; the others of WordPress's enum have no column of their own here.
+const SORT_FIELDS: Readonly<Record<string, string>> = {
+  menu_order: 'menuOrder', id: '_id', title: 'title', date: 'date', modified: 'modified', parent: 'parent', author: 'author',
+};
+
+/** A page of items for `GET /menu-items`, and how many match. */
+export async function listMenuItems(req: RestRequest, deps: Deps, window: PageWindow): Promise<{ docs: MenuItemDoc[]; total: number }> {
+  const p = req.params;
+  const ids = (name: string) => (p[name] as number[] | undefined) ?? [];
+  const statuses = (p.status as string[]).includes('any') ? [...SETTABLE_STATUSES] : (p.status as string[]);
+  const and: Filter<MenuItemDoc>[] = [{ status: { $in: statuses } }];
+  if (ids('menus').length) and.push({ menu: { $in: ids('menus') } });
+  if (ids('menus_exclude').length) and.push({ menu: { $nin: ids('menus_exclude') } });
+  if (ids('include').length) and.push({ _id: { $in: ids('include') } });
+  if (ids('exclude').length) and.push({ _id: { $nin: ids('exclude') } });
+  if (p.menu_order !== undefined) and.push({ menuOrder: Number(p.menu_order) });
+  if (typeof p.search === 'string' && p.search !== '') {
+    const regex = { $regex: escapeRegex(p.search), $options: 'i' };
+    and.push({ $or: [{ title: regex }, { description: regex }, { attrTitle: regex }] });
+  }
+  const filter = plainFilter<MenuItemDoc>({ $and: and });
+  const direction = p.order === 'desc' ? -1 : 1;
+  const field = SORT_FIELDS[String(p.orderby)] ?? '_id';
+  const sort: Sort = field === '_id' ? { _id: direction } : { [field]: direction, _id: direction };
+  const items = menuItemsCollection(deps.store.db);
+  const [docs, total] = await Promise.all([items.find(filter).sort(sort).skip(window.skip).limit(window.perPage).toArray(), items.countDocuments(filter)]);
+  if (p.orderby === 'include' && ids('include').length) {
+    const position = new Map(ids('include').map((id, index) => [id, index]));
+    docs.sort((a, b) => (position.get(a._id)! - position.get(b._id)!) * direction);
+  }
+  return { docs, total };
+}

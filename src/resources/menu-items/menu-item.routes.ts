@@ -1,0 +1,95 @@
+import { type Deps } from '../../deps.js';
+import { ifMatchOf } from '../../rest/conditional.js';
+import { defineRestError } from '../../rest/errors.js';
+import { contextArg, filterByContext } from '../../rest/item-schema.js';
+import { pageOf, pageWindow } from '../../rest/pagination.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { created } from '../../rest/rest-response.js';
+import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
+import { type Context } from '../../rest/schema.js';
+import { PostInvalidPage } from '../posts/post.queries.js';
+import { createMenuItem, deleteMenuItem, findMenuItem, updateMenuItem } from './menu-item.commands.js';
+import { menuItemInput } from './menu-item.input.js';
+import { type MenuItemDoc } from './menu-item.model.js';
+import { canCreateMenuItems, canDeleteMenuItems, canEditMenuItems, canReadMenuItems } from './menu-item.permissions.js';
+import { listMenuItems } from './menu-item.queries.js';
+import { menuItemListArgs, menuItemSchema, menuItemWriteArgs } from './menu-item.schema.js';
+import { linkedObjects, prepareMenuItem } from './menu-item.serializer.js';
+
+const TrashNotSupported = defineRestError('rest_trash_not_supported', "Menu items do not support trashing. Set 'force=true' to delete.", 501);
+
+const idArg = { id: { description: 'Unique identifier for the post.', type: 'integer' as const } };
+
+async function prepareOne(doc: MenuItemDoc, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
+  return prepareMenuItem(doc, req, deps, await linkedObjects(deps, [doc]));
+}
+
+/** `/menu-items` and `/menu-items/<id>` (WordPress's menu items controller), on the change-log kernel. */
+export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
+  {
+    path: '/menu-items',
+    schema: menuItemSchema,
+    endpoints: [
+      {
+        methods: READABLE,
+        args: { context: contextArg(menuItemSchema), ...menuItemListArgs },
+        permission: canReadMenuItems,
+        response: { body: 'items' },
+        handler: async (req, deps) => {
+          const window = pageWindow(req.params);
+          const { docs, total } = await listMenuItems(req, deps, window);
+          const linked = await linkedObjects(deps, docs);
+          return pageOf(docs.map((doc) => prepareMenuItem(doc, req, deps, linked)), total, window, PostInvalidPage);
+        },
+      },
+      {
+        methods: CREATABLE,
+        args: menuItemWriteArgs('create'),
+        permission: canCreateMenuItems,
+        response: { status: 201 },
+        handler: async (req, deps) => {
+          const doc = await createMenuItem(deps, await menuItemInput(req, deps, null), req.user.id);
+          req.context = 'edit';
+          return created(await prepareOne(doc, req, deps), req.url(`/cms/v2/menu-items/${doc._id}`));
+        },
+      },
+    ],
+  },
+  {
+    path: '/menu-items/(?P<id>[\\d]+)',
+    schema: menuItemSchema,
+    endpoints: [
+      {
+        methods: READABLE,
+        args: { ...idArg, context: contextArg(menuItemSchema) },
+        permission: canReadMenuItems,
+        handler: async (req, deps) => prepareOne(await findMenuItem(deps, Number(req.params.id)), req, deps),
+      },
+      {
+        methods: EDITABLE,
+        args: { ...idArg, ...menuItemWriteArgs('update') },
+        permission: canEditMenuItems,
+        handler: async (req, deps) => {
+          const current = await findMenuItem(deps, Number(req.params.id));
+          const fields = await menuItemInput(req, deps, current);
+          const doc = await updateMenuItem(deps, current._id, () => fields, req.user.id, ifMatchOf(req));
+          return prepareOne(doc, req, deps);
+        },
+      },
+      {
+        methods: DELETABLE,
+        args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
+        permission: canDeleteMenuItems,
+        handler: async (req, deps) => {
+          const current = await findMenuItem(deps, Number(req.params.id));
+          // WordPress answers 501, not 405: the method exists; menu items simply have no trash.
+          if (req.params.force !== true) throw new TrashNotSupported();
+          req.context = (req.params.context as Context | undefined) ?? 'view';
+          const { _links: _omitted, ...previous } = await prepareOne(current, req, deps);
+          await deleteMenuItem(deps, current, req.user.id, ifMatchOf(req));
+          return { deleted: true, previous: filterByContext(menuItemSchema, previous, req.context) };
+        },
+      },
+    ],
+  },
+]);

@@ -1,0 +1,117 @@
+import { type Deps } from '../../deps.js';
+import { metaForResponse } from '../../registry/meta.js';
+import { findPostType } from '../../registry/post-types.js';
+import { findTaxonomy } from '../../registry/taxonomies.js';
+import { type Links } from '../../rest/links.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { postsCollection } from '../posts/post.model.js';
+import { permalink } from '../posts/post.serializer.js';
+import { termsCollection, type TermDoc } from '../terms/index.js';
+import { termLink } from '../terms/term.serializer.js';
+import { type MenuItemDoc } from './menu-item.model.js';
+
+interface LinkedPost {
+  _id: number;
+  type: string;
+  status: string;
+  title: string;
+}
+
+/** The posts and terms a page of items links to, read once for the page (not once an item). */
+export interface LinkedObjects {
+  posts: Map<number, LinkedPost>;
+  terms: Map<number, TermDoc>;
+}
+
+export async function linkedObjects(deps: Deps, docs: readonly MenuItemDoc[]): Promise<LinkedObjects> {
+  const ids = (type: MenuItemDoc['type']) => [...new Set(docs.filter((doc) => doc.type === type && doc.objectId > 0).map((doc) => doc.objectId))];
+  const postIds = ids('post_type');
+  const termIds = ids('taxonomy');
+  const [posts, terms] = await Promise.all([
+    postIds.length ? postsCollection(deps.store.db).find({ _id: { $in: postIds } }, { projection: { type: 1, status: 1, title: 1 } }).toArray() : [],
+    termIds.length ? termsCollection(deps.store.db).find({ _id: { $in: termIds } }).toArray() : [],
+  ]);
+  return { posts: new Map(posts.map((post) => [post._id, post as LinkedPost])), terms: new Map(terms.map((term) => [term._id, term])) };
+}
+
+interface Derived {
+  url: string;
+  typeLabel: string;
+  title: string;
+  invalid: boolean;
+}
+
+/** `wp_setup_nav_menu_item`: what an item shows of the object it links to, which may be gone. */
+function derive(doc: MenuItemDoc, linked: LinkedObjects, siteUrl: string): Derived {
+  const own = (fallback: string) => (doc.title !== '' ? doc.title : fallback);
+  switch (doc.type) {
+    case 'post_type': {
+      const type = findPostType(doc.object);
+      const post = linked.posts.get(doc.objectId);
+      const invalid = !type || !post || post.status === 'trash';
+      return {
+        url: post ? permalink(siteUrl, post) : '',
+        typeLabel: type?.labels.singular_name ?? doc.object,
+        title: own(post?.title ? post.title : `#${doc.objectId} (no title)`),
+        invalid,
+      };
+    }
+    case 'taxonomy': {
+      const taxonomy = findTaxonomy(doc.object);
+      const term = linked.terms.get(doc.objectId);
+      return { url: term ? termLink(term, siteUrl) : '', typeLabel: taxonomy?.labels.singular_name ?? doc.object, title: own(term?.name ?? ''), invalid: !taxonomy || !term };
+    }
+    case 'post_type_archive': {
+      const type = findPostType(doc.object);
+      return { url: type ? `${siteUrl}/?post_type=${encodeURIComponent(type.slug)}` : '', typeLabel: 'Post Type Archive', title: own(type?.labels.archives ?? ''), invalid: !type };
+    }
+    default:
+      return { url: doc.url, typeLabel: 'Custom Link', title: doc.title, invalid: false };
+  }
+}
+
+/** `WP_REST_Menu_Items_Controller::prepare_item_for_response`. */
+export function prepareMenuItem(doc: MenuItemDoc, req: RestRequest, deps: Deps, linked: LinkedObjects): Record<string, unknown> {
+  const derived = derive(doc, linked, deps.siteUrl);
+  const data: Record<string, unknown> = {};
+  const add = (field: string, value: () => unknown) => {
+    if (req.wants(field)) data[field] = value();
+  };
+  add('id', () => doc._id);
+  add('title', () => ({ raw: derived.title, rendered: derived.title }));
+  add('status', () => doc.status);
+  add('url', () => derived.url);
+  add('attr_title', () => doc.attrTitle);
+  add('description', () => doc.description);
+  add('type', () => doc.type);
+  add('type_label', () => derived.typeLabel);
+  add('object', () => doc.object);
+  add('object_id', () => doc.objectId);
+  add('parent', () => doc.parent);
+  add('menu_order', () => doc.menuOrder);
+  add('target', () => doc.target);
+  add('classes', () => doc.classes.split(' '));
+  add('xfn', () => doc.xfn.split(' '));
+  add('invalid', () => derived.invalid);
+  if (doc.menu) add('menus', () => doc.menu);
+  add('meta', () => metaForResponse('post', 'nav_menu_item', doc.meta));
+  if (req.wants('_links')) data._links = menuItemLinks(doc, req);
+  return data;
+}
+
+function menuItemLinks(doc: MenuItemDoc, req: RestRequest): Links {
+  const links: Links = {
+    self: [{ href: req.url(`/cms/v2/menu-items/${doc._id}`) }],
+    collection: [{ href: req.url('/cms/v2/menu-items') }],
+    about: [{ href: req.url('/cms/v2/types/nav_menu_item') }],
+    'https://api.w.org/term': [{ href: `${req.url('/cms/v2/menus')}?post=${doc._id}`, taxonomy: 'nav_menu', embeddable: true }],
+  };
+  const route =
+    doc.type === 'post_type' ? findPostType(doc.object)
+    : doc.type === 'taxonomy' ? findTaxonomy(doc.object)
+    : undefined;
+  if (route && doc.objectId > 0) {
+    links['https://api.w.org/menu-item-object'] = [{ href: req.url(`/${route.rest_namespace}/${route.rest_base}/${doc.objectId}`), [doc.type]: doc.object, embeddable: true }];
+  }
+  return links;
+}

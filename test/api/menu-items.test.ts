@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resources } from '../../src/resources/index.js';
+import { projectionsOf } from '../../src/resources/manifest.js';
+import { changeLog } from '../../src/store/change-log.js';
+import { rebuildProjections } from '../../src/store/projections.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+type Headers = Record<string, string>;
+type Json = Record<string, any>;
+
+let app: TestApp;
+let editor: Headers;
+let menu: number;
+let otherMenu: number;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  editor = (await app.asRole('editor')).headers;
+  menu = (await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: 'Items menu' } })).body.id;
+  otherMenu = (await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: 'Other items menu' } })).body.id;
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+async function createItem(json: Json): Promise<Json> {
+  const response = await app.api('POST', '/cms/v2/menu-items', { headers: app.admin, json: { menus: menu, ...json } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body;
+}
+const getItem = async (id: number) => (await app.api('GET', `/cms/v2/menu-items/${id}`, { headers: app.admin, query: { context: 'edit' } })).body;
+const refusal = async (json: Json, id?: number) => {
+  const response = await app.api('POST', id ? `/cms/v2/menu-items/${id}` : '/cms/v2/menu-items', { headers: app.admin, json });
+  expect(response.status).toBe(400);
+  return response.body;
+};
+
+describe('menu items', () => {
+  it('creates a custom link in edit context, as WordPress shows one', async () => {
+    const response = await app.api('POST', '/cms/v2/menu-items', { headers: app.admin, json: { title: 'Docs', url: 'https://example.org/docs', menus: menu } });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('location')).toBe(`${app.apiRoot}/cms/v2/menu-items/${response.body.id}`);
+    const { _links, ...fields } = response.body;
+    expect(fields).toEqual({
+      id: response.body.id, title: { raw: 'Docs', rendered: 'Docs' }, status: 'publish', url: 'https://example.org/docs', attr_title: '', description: '',
+      type: 'custom', type_label: 'Custom Link', object: 'custom', object_id: 0, parent: 0, menu_order: 1, target: '', classes: [''], xfn: [''],
+      invalid: false, menus: menu, meta: {},
+    });
+    expect(_links.about).toEqual([{ href: `${app.apiRoot}/cms/v2/types/nav_menu_item` }]);
+    expect(_links['wp:term']).toEqual([{ href: `${app.apiRoot}/cms/v2/menus?post=${response.body.id}`, taxonomy: 'nav_menu', embeddable: true }]);
+    const embedded = await app.api('GET', `/cms/v2/menu-items/${response.body.id}`, { headers: app.admin, query: { _embed: 'wp:term' } });
+    expect(embedded.body._embedded['wp:term'][0].map((term: Json) => term.id)).toEqual([menu]);
+  });
+
+  it('refuses a custom link without title and url with both errors at once', async () => {
+    const body = await refusal({ type: 'custom', menus: menu });
+    expect(body).toEqual({
+      code: 'rest_title_required',
+      message: 'The title is required when using a custom menu item type.',
+      data: { status: 400 },
+      additional_errors: [{ code: 'rest_url_required', message: 'The url is required when using a custom menu item type.', data: { status: 400 } }],
+    });
+    expect((await refusal({ title: 'Bad', url: 'not a url' })).data.details.url.code).toBe('rest_invalid_url');
+  });
+
+  it('derives url, label and title from the linked page, and turns invalid when the page is deleted', async () => {
+    const page = (await app.api('POST', '/cms/v2/pages', { headers: app.admin, json: { title: 'About us', status: 'publish' } })).body;
+    const item = await createItem({ type: 'post_type', object_id: page.id });
+    expect(item).toMatchObject({ object: 'page', type_label: 'Page', url: `${app.siteUrl}/?page_id=${page.id}`, title: { raw: 'About us' }, invalid: false });
+    expect(item._links['wp:menu-item-object']).toEqual([{ href: `${app.apiRoot}/cms/v2/pages/${page.id}`, post_type: 'page', embeddable: true }]);
+    const titled = await createItem({ type: 'post_type', object_id: page.id, title: 'Who we are' });
+    expect(titled.title.raw).toBe('Who we are');
+
+    expect((await app.api('DELETE', `/cms/v2/pages/${page.id}`, { headers: app.admin })).status).toBe(200);
+    expect((await getItem(item.id)).invalid).toBe(true);
+    expect((await app.api('DELETE', `/cms/v2/pages/${page.id}`, { headers: app.admin, query: { force: true } })).status).toBe(200);
+    expect(await getItem(item.id)).toMatchObject({ invalid: true, url: '', title: { raw: `#${page.id} (no title)` } });
+  });
+
+  it('links categories and archives, and refuses what does not exist', async () => {
+    const category = (await app.api('POST', '/cms/v2/categories', { headers: app.admin, json: { name: 'Linked category' } })).body;
+    const item = await createItem({ type: 'taxonomy', object_id: category.id });
+    expect(item).toMatchObject({ object: 'category', type_label: 'Category', url: `${app.siteUrl}/?cat=${category.id}`, title: { raw: 'Linked category' }, invalid: false });
+    expect(item._links['wp:menu-item-object']).toEqual([{ href: `${app.apiRoot}/cms/v2/categories/${category.id}`, taxonomy: 'category', embeddable: true }]);
+    await app.api('DELETE', `/cms/v2/categories/${category.id}`, { headers: app.admin, query: { force: true } });
+    expect((await getItem(item.id)).invalid).toBe(true);
+
+    const archive = await createItem({ type: 'post_type_archive', object: 'post' });
+    expect(archive).toMatchObject({ type_label: 'Post Type Archive', title: { raw: 'Post Archives' }, invalid: false });
+
+    expect((await refusal({ type: 'taxonomy', object_id: 999999 })).code).toBe('rest_term_invalid_id');
+    expect((await refusal({ type: 'post_type', object_id: 999999 })).code).toBe('rest_post_invalid_id');
+    expect((await refusal({ type: 'post_type_archive', object: 'nothing' })).code).toBe('rest_post_invalid_type');
+    expect((await refusal({ title: 'x', url: 'https://x.example', menus: 999999 })).code).toBe('invalid_menu_id');
+    expect((await refusal({ title: 'x', url: 'https://x.example', id: 5 })).code).toBe('rest_post_exists');
+  });
+
+  it('takes a parent only from the same menu, never itself', async () => {
+    const parent = await createItem({ title: 'Parent', url: 'https://example.org/p' });
+    const elsewhere = await createItem({ title: 'Elsewhere', url: 'https://example.org/e', menus: otherMenu });
+    expect((await refusal({ title: 'Child', url: 'https://example.org/c', menus: menu, parent: elsewhere.id })).code).toBe('invalid_menu_item_parent');
+    const child = await createItem({ title: 'Child', url: 'https://example.org/c', parent: parent.id });
+    expect(child.parent).toBe(parent.id);
+    expect(await refusal({ parent: child.id }, child.id)).toMatchObject({ code: 'invalid_menu_item_parent', message: 'Menu Item cannot be its own parent.' });
+  });
+
+  it('keeps what an update does not send, with WordPress\'s two statuses', async () => {
+    const item = await createItem({ title: 'Keep', url: 'https://example.org/k', classes: ['a', 'b'], xfn: ['friend'], target: '_blank', menu_order: 3 });
+    expect(item).toMatchObject({ classes: ['a', 'b'], xfn: ['friend'] });
+    const updated = await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { title: { raw: 'Kept' }, status: 'pending' } });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ title: { raw: 'Kept' }, url: 'https://example.org/k', classes: ['a', 'b'], target: '_blank', menu_order: 3, status: 'publish' });
+    const draft = await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { status: 'draft' } });
+    expect(draft.body.status).toBe('draft');
+    expect((await createItem({ title: 'New pending', url: 'https://example.org/n', status: 'pending' })).status).toBe('draft');
+    expect((await app.api('POST', '/cms/v2/menu-items/999999', { headers: app.admin, json: { title: 'x' } })).body.code).toBe('rest_post_invalid_id');
+  });
+
+  it('lists the published items of a menu in menu order, a hundred a page', async () => {
+    const listed = await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: 'Ordered menu' } });
+    const ids: number[] = [];
+    for (const order of [3, 1, 2]) ids.push((await createItem({ title: `Order ${order}`, url: 'https://example.org/o', menus: listed.body.id, menu_order: order })).id);
+    await createItem({ title: 'Hidden draft', url: 'https://example.org/d', menus: listed.body.id, status: 'draft' });
+    const list = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { menus: [listed.body.id] } });
+    expect(list.status).toBe(200);
+    expect(list.body.map((item: Json) => item.title.rendered)).toEqual(['Order 1', 'Order 2', 'Order 3']);
+    expect(list.headers.get('x-wp-total')).toBe('3');
+    const desc = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { menus: [listed.body.id], order: 'desc', status: ['draft', 'publish'] } });
+    expect(desc.body.map((item: Json) => item.title.rendered)).toEqual(['Order 3', 'Order 2', 'Hidden draft', 'Order 1']);
+    const excluded = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { menus_exclude: [listed.body.id], per_page: 100 } });
+    expect(excluded.body.some((item: Json) => ids.includes(item.id))).toBe(false);
+    const past = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { menus: [listed.body.id], page: 9 } });
+    expect(past.body.code).toBe('rest_post_invalid_page_number');
+  });
+
+  it('deletes only with force, giving children their grandparent; a deleted menu takes its items', async () => {
+    const top = await createItem({ title: 'Top', url: 'https://example.org/t' });
+    const middle = await createItem({ title: 'Middle', url: 'https://example.org/m', parent: top.id });
+    const leaf = await createItem({ title: 'Leaf', url: 'https://example.org/l', parent: middle.id });
+    const noForce = await app.api('DELETE', `/cms/v2/menu-items/${middle.id}`, { headers: app.admin });
+    expect(noForce.status).toBe(501);
+    expect(noForce.body.message).toBe("Menu items do not support trashing. Set 'force=true' to delete.");
+    const deleted = await app.api('DELETE', `/cms/v2/menu-items/${middle.id}`, { headers: app.admin, query: { force: true } });
+    expect(deleted.body).toMatchObject({ deleted: true, previous: { id: middle.id, title: { rendered: 'Middle' } } });
+    expect((await app.api('GET', `/cms/v2/menu-items/${middle.id}`, { headers: app.admin })).status).toBe(404);
+    expect((await getItem(leaf.id)).parent).toBe(top.id);
+
+    const doomedMenu = (await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: 'Doomed items menu' } })).body.id;
+    const doomed = await createItem({ title: 'Goes with its menu', url: 'https://example.org/g', menus: doomedMenu });
+    expect((await app.api('DELETE', `/cms/v2/menus/${doomedMenu}`, { headers: app.admin, query: { force: true } })).status).toBe(200);
+    expect((await app.api('GET', `/cms/v2/menu-items/${doomed.id}`, { headers: app.admin })).status).toBe(404);
+  });
+
+  it('is for those who edit theme options', async () => {
+    const item = await createItem({ title: 'Private', url: 'https://example.org/p' });
+    const anonymous = await app.api('GET', '/cms/v2/menu-items');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toMatchObject({ code: 'rest_cannot_view', message: 'Sorry, you are not allowed to view menu items.' });
+    expect((await app.api('GET', `/cms/v2/menu-items/${item.id}`, { headers: editor })).status).toBe(403);
+    expect((await app.api('POST', '/cms/v2/menu-items', { headers: editor, json: { title: 'x', url: 'https://x.example' } })).body.code).toBe('rest_cannot_create');
+    expect((await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: editor, json: { title: 'x' } })).body.code).toBe('rest_cannot_edit');
+    expect((await app.api('DELETE', `/cms/v2/menu-items/${item.id}`, { headers: editor, query: { force: true } })).body.code).toBe('rest_cannot_delete');
+  });
+
+  it('keeps every change in the change log, and a rebuild from it equals the live items', async () => {
+    const pages: number[] = [];
+    for (let i = 0; i < 3; i++) pages.push((await app.api('POST', '/cms/v2/pages', { headers: app.admin, json: { title: `Rebuild page ${i}`, status: 'publish' } })).body.id);
+    const items: number[] = [];
+    for (let step = 0; step < 30; step++) {
+      const roll = (step * 7919) % 10;
+      if (roll < 4 || items.length === 0) {
+        items.push((await createItem(step % 2 ? { type: 'post_type', object_id: pages[step % 3] } : { title: `Step ${step}`, url: `https://example.org/${step}`, menu_order: step + 1 })).id);
+      } else if (roll < 8) {
+        await app.api('POST', `/cms/v2/menu-items/${items[step % items.length]}`, { headers: app.admin, json: { menu_order: step + 1, classes: [`c${step}`], description: `d${step}` } });
+      } else {
+        const [gone] = items.splice(step % items.length, 1);
+        await app.api('DELETE', `/cms/v2/menu-items/${gone}`, { headers: app.admin, query: { force: true } });
+      }
+    }
+    await app.api('DELETE', `/cms/v2/pages/${pages[0]}`, { headers: app.admin, query: { force: true } });
+    const db = app.deps.store.db;
+    const live = async () => ({
+      items: await db.collection('menu_items').find({}).sort({ _id: 1 }).toArray(),
+      posts: await db.collection('posts').find({}).sort({ _id: 1 }).toArray(),
+    });
+    const before = await live();
+    const events = await changeLog(db).readStream(items[0]);
+    expect(events.map((event) => event.streamType)).toContain('nav_menu_item');
+    await rebuildProjections(db, changeLog(db), projectionsOf(resources));
+    expect(await live()).toEqual(before);
+  });
+});
