@@ -30,6 +30,7 @@ interface Fixtures {
   category: number;
   tag: number;
   menu: number;
+  menuItem: number;
   user: number;
   revision: { posts: number; pages: number };
   autosave: { posts: number; pages: number };
@@ -105,6 +106,7 @@ async function createFixtures(label: string): Promise<Fixtures> {
   const category = await created('/cms/v2/categories', { name: `${label} category` });
   const tag = await created('/cms/v2/tags', { name: `${label} tag` });
   const menu = await created('/cms/v2/menus', { name: `${label} menu`, locations: label === 'keep' ? ['primary'] : [] });
+  const menuItem = await created('/cms/v2/menu-items', { title: `${label} item`, url: 'https://example.org/', menus: menu.id });
   const user = await app.asRole('subscriber');
   const appPassword = await created(`/cms/v2/users/${user.id}/application-passwords`, { name: `${label} app` });
   const plugin = await created('/cms/v2/plugins', { slug: label === 'keep' ? 'hello-blocks' : 'reading-time' });
@@ -116,6 +118,7 @@ async function createFixtures(label: string): Promise<Fixtures> {
     category: category.id,
     tag: tag.id,
     menu: menu.id,
+    menuItem: menuItem.id,
     user: user.id,
     revision: { posts: post.revision, pages: page.revision },
     autosave: { posts: post.autosave, pages: page.autosave },
@@ -138,7 +141,7 @@ function fillPattern(pattern: string, value: (name: string, before: string) => s
 
 function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
   const resource = pattern.split('/')[3] ?? '';
-  const items: Record<string, number> = { posts: fixtures.post, pages: fixtures.page, categories: fixtures.category, tags: fixtures.tag, menus: fixtures.menu, users: fixtures.user };
+  const items: Record<string, number> = { posts: fixtures.post, pages: fixtures.page, categories: fixtures.category, tags: fixtures.tag, menus: fixtures.menu, 'menu-items': fixtures.menuItem, users: fixtures.user };
   const path = fillPattern(pattern, (name, before) => {
     if (name === 'id' && before.endsWith('/revisions/')) return fixtures.revision[resource as 'posts' | 'pages'];
     if (name === 'id' && before.endsWith('/autosaves/')) return fixtures.autosave[resource as 'posts' | 'pages'];
