@@ -125,6 +125,15 @@ describe('customizing a theme template', () => {
     expect(reverted.body.content.raw).toBe(fs.readFileSync(path.resolve('themes/cornerstone/templates/archive.html'), 'utf8'));
   });
 
+  it('makes one customized copy when several updates race for a theme file', async () => {
+    const answers = await Promise.all(['a', 'b', 'c', 'd'].map((text) => post('/templates/cornerstone//home', { content: text })));
+    for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+    const ids = new Set(answers.map((answer) => answer.body.cms_id));
+    expect(ids.size).toBe(1);
+    expect(await app.deps.store.db.collection('templates').countDocuments({ theme: 'cornerstone', slug: 'home' })).toBe(1);
+    await del('/templates/cornerstone//home', { force: 'true' });
+  });
+
   it('reverts with source=theme', async () => {
     await post('/templates/cornerstone//search', { content: 'changed' });
     const reverted = await post('/templates/cornerstone//search', { source: 'theme' });
