@@ -19,6 +19,9 @@ import { changeLogResource } from './change-log.js';
 import { themesResource } from './themes/index.js';
 import { templatesResource } from './templates/index.js';
 import { globalStylesResource } from './global-styles/index.js';
+import { widgetTypesResource } from './widget-types/index.js';
+import { widgetsResource } from './widgets/index.js';
+import { sidebarsResource } from './sidebars/index.js';
 
 const served: readonly ResourceManifest[] = [
   usersResource,
@@ -40,6 +43,9 @@ const served: readonly ResourceManifest[] = [
   themesResource,
   templatesResource,
   globalStylesResource,
+  widgetTypesResource,
+  widgetsResource,
+  sidebarsResource,
 ];
 
 /** Every resource the service serves, in the order their routes are registered, and the change log they share. */

@@ -1,0 +1,73 @@
+import { type AnyBulkWriteOperation } from 'mongodb';
+import { type Deps } from '../../deps.js';
+import { WidgetNotFound } from './widget.errors.js';
+import { INACTIVE_SIDEBAR, widgetsCollection, type WidgetDoc } from './widget.model.js';
+import { endOfSidebar, highestNumber } from './widget.queries.js';
+
+const isDuplicateKey = (error: unknown) => (error as { code?: number }).code === 11000;
+
+/**
+ * A new widget at the end of `sidebar`. Its number is 1 + the highest of its type
+ * (`next_widget_id_number`), claimed by inserting it: the unique `_id` decides between two
+ * concurrent creates, and the loser takes the next number. With `number`, that id is used.
+ */
+export async function insertWidget(deps: Deps, idBase: string, sidebar: string, instance: string, number?: number): Promise<WidgetDoc> {
+  const widgets = widgetsCollection(deps.store.db);
+  const position = await endOfSidebar(deps, sidebar);
+  let candidate = number ?? (await highestNumber(deps, idBase)) + 1;
+  for (;;) {
+    const doc: WidgetDoc = { _id: `${idBase}-${candidate}`, idBase, number: candidate, sidebar, position, instance };
+    try {
+      await widgets.insertOne(doc);
+      return doc;
+    } catch (error) {
+      if (!isDuplicateKey(error) || number !== undefined) throw error;
+      candidate = Math.max(candidate, await highestNumber(deps, idBase)) + 1;
+    }
+  }
+}
+
+/** Replaces a widget's settings; the widget must still exist. */
+export async function saveInstance(deps: Deps, doc: WidgetDoc, instance: string): Promise<WidgetDoc> {
+  const result = await widgetsCollection(deps.store.db).updateOne({ _id: doc._id }, { $set: { instance } });
+  if (result.matchedCount === 0) throw new WidgetNotFound();
+  return { ...doc, instance };
+}
+
+/** `wp_assign_widget_to_sidebar`: the widget leaves wherever it is for the end of `sidebar`, in one write. */
+export async function moveWidget(deps: Deps, doc: WidgetDoc, sidebar: string): Promise<WidgetDoc> {
+  const position = await endOfSidebar(deps, sidebar);
+  const result = await widgetsCollection(deps.store.db).updateOne({ _id: doc._id }, { $set: { sidebar, position } });
+  if (result.matchedCount === 0) throw new WidgetNotFound();
+  return { ...doc, sidebar, position };
+}
+
+export async function deleteWidget(deps: Deps, doc: WidgetDoc): Promise<void> {
+  await widgetsCollection(deps.store.db).deleteOne({ _id: doc._id });
+}
+
+/**
+ * A sidebar's update with `widgets` (`WP_REST_Sidebars_Controller::update_item`): the listed
+ * widgets come here, from wherever they are, in the given order; widgets that were here and are
+ * not listed go to the end of the inactive sidebar. Ids of no widget are ignored.
+ *
+ * Each widget is moved by one write to its own document, so whatever runs at the same time, a
+ * widget is in exactly one sidebar; a widget sent away is moved only if it is still here, so a
+ * concurrent move elsewhere is not undone.
+ */
+export async function assignSidebar(deps: Deps, sidebar: string, ids: readonly string[]): Promise<void> {
+  const widgets = widgetsCollection(deps.store.db);
+  const listed = [...new Set(ids)];
+  if (listed.length) {
+    const moves: AnyBulkWriteOperation<WidgetDoc>[] = listed.map((id, position) => ({ updateOne: { filter: { _id: id }, update: { $set: { sidebar, position } } } }));
+    await widgets.bulkWrite(moves, { ordered: false });
+  }
+  const keep = new Set(listed);
+  const left = (await widgets.find({ sidebar }, { sort: { position: 1, _id: 1 }, projection: { _id: 1 } }).toArray()).filter((doc) => !keep.has(doc._id));
+  if (!left.length) return;
+  const start = Math.max(await endOfSidebar(deps, INACTIVE_SIDEBAR), sidebar === INACTIVE_SIDEBAR ? listed.length : 0);
+  const away: AnyBulkWriteOperation<WidgetDoc>[] = left.map((doc, i) => ({
+    updateOne: { filter: { _id: doc._id, sidebar }, update: { $set: { sidebar: INACTIVE_SIDEBAR, position: start + i } } },
+  }));
+  await widgets.bulkWrite(away, { ordered: false });
+}
