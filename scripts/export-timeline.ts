@@ -1,5 +1,5 @@
 // Writes the change log's timelines, one line per event, oldest first:
-//   npm run export:timeline -- [--type post|page] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]
+//   npm run export:timeline -- [--type post|page|nav_menu_item] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]
 // Without --since, item by item; with it, every item's events after that instant in time order.
 import fs from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
@@ -10,12 +10,13 @@ import { stringify } from 'csv-stringify';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { parseRestDateGmt } from '../src/lib/site-dates.js';
-import { HISTORY_TYPES } from '../src/resources/history/index.js';
+import { resources } from '../src/resources/index.js';
+import { projectionsOf } from '../src/resources/manifest.js';
 import { countTimelineEvents, CSV_COLUMNS, csvRow, timeline, type ExportEntry, type TimelineQuery } from '../src/resources/history/history.timeline.js';
 import { startDatabaseServer } from '../src/store/database-server.js';
 import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
 
-const USAGE = 'Usage: npm run export:timeline -- [--type post|page] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]';
+const USAGE = 'Usage: npm run export:timeline -- [--type post|page|nav_menu_item] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]';
 
 function usageError(message: string): never {
   console.error(message);
@@ -43,7 +44,8 @@ const values = readArguments();
 
 const query: TimelineQuery = {};
 if (values.type !== undefined) {
-  if (!HISTORY_TYPES.includes(values.type)) usageError(`--type must be one of ${HISTORY_TYPES.join(', ')}.`);
+  const historyTypes = projectionsOf(resources).projections.flatMap((projection) => projection.streamTypes);
+  if (!historyTypes.includes(values.type)) usageError(`--type must be one of ${historyTypes.join(', ')}.`);
   query.type = values.type;
 }
 if (values.id !== undefined) {

@@ -190,3 +190,21 @@ describe('menu items', () => {
     expect(await live()).toEqual(before);
   });
 });
+
+describe('menu item history', () => {
+  it('lists every change of an item, oldest first, with the fields each touched, for those who edit theme options', async () => {
+    const item = await createItem({ title: 'Tracked', url: 'https://example.org/t' });
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { menu_order: 4, attr_title: 'Hint' } });
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { menu_order: 4 } });
+    const history = await app.api('GET', `/cms/v2/menu-items/${item.id}/history`, { headers: app.admin });
+    expect(history.status).toBe(200);
+    expect(history.body.map((entry: Json) => entry.type)).toEqual(['created', 'updated']);
+    expect(history.body[1].fields).toEqual(['attr_title', 'menu_order']);
+    expect(history.body[0]._links.up).toEqual([{ href: `${app.apiRoot}/cms/v2/menu-items/${item.id}`, embeddable: true }]);
+    expect((await app.api('GET', `/cms/v2/menu-items/${item.id}/history`, { headers: editor })).status).toBe(403);
+    expect((await app.api('GET', '/cms/v2/menu-items/999999/history', { headers: app.admin })).body.code).toBe('rest_post_invalid_id');
+
+    const stream = await app.api('GET', `/cms/v2/menu-items/${item.id}/history`, { headers: { ...app.admin, Accept: 'application/x-ndjson' } });
+    expect(stream.text.trim().split('\n').map((line) => JSON.parse(line).seq)).toEqual([1, 2]);
+  });
+});

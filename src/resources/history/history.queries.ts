@@ -4,10 +4,27 @@ import { type PostTypeDef } from '../../registry/post-types.js';
 import { changeLog, type StoredEvent } from '../../store/change-log.js';
 import { findPostOfType } from '../posts/index.js';
 import { revisionsCollection, type PostDoc } from '../posts/post.model.js';
+import { canEditPost } from '../posts/post.permissions.js';
+import { type RestRequest } from '../../rest/rest-request.js';
 
-/** The item whose history is asked for; unknown ids and items of another type are both invalid. */
-export function findHistoryItem(deps: Deps, postType: PostTypeDef, id: number): Promise<PostDoc> {
-  return findPostOfType(deps, postType, Number.isSafeInteger(id) ? id : 0);
+/** An item type whose change log `/history` shows: where its items live, how one is found, who may read it. */
+export interface HistorySubject {
+  readonly rest_namespace: string;
+  readonly rest_base: string;
+  /** The item, or its type's 404 (unknown ids and items of another type alike). */
+  find(deps: Deps, id: number): Promise<{ _id: number }>;
+  /** History is for those who may edit the item. */
+  mayRead(req: RestRequest, item: { _id: number }): boolean;
+}
+
+/** Posts and pages: the items of one post type of the posts controller. */
+export function postHistorySubject(postType: PostTypeDef): HistorySubject {
+  return {
+    rest_namespace: postType.rest_namespace,
+    rest_base: postType.rest_base,
+    find: (deps, id) => findPostOfType(deps, postType, Number.isSafeInteger(id) ? id : 0),
+    mayRead: (req, item) => canEditPost(req.user, item as PostDoc),
+  };
 }
 
 /**

@@ -4,13 +4,11 @@ import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestStream, type RestResponse } from '../../rest/rest-response.js';
 import { defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
-import { type PostTypeDef } from '../../registry/post-types.js';
 import { changeLog, type StoredEvent } from '../../store/change-log.js';
 import { canViewHistory } from './history.permissions.js';
-import { findHistoryItem, historyPage, inBatches, liveRevisions } from './history.queries.js';
+import { historyPage, inBatches, liveRevisions, type HistorySubject } from './history.queries.js';
 import { historyArgs, historySchema } from './history.schema.js';
 import { compactEntry, prepareHistoryEntry, writtenRevision, type HistoryJson } from './history.serializer.js';
-
 
 const NDJSON = 'application/x-ndjson';
 // Revision links are checked once per this many streamed events: one indexed query, bounded memory.
@@ -20,18 +18,18 @@ const STREAM_BATCH = 500;
  * `/<rest_base>/<id>/history`: the item's change log, oldest first. A page of JSON by default;
  * with `Accept: application/x-ndjson`, every event, one object a line, read from a cursor.
  */
-export function historyRoutes(postType: PostTypeDef): RouteSpec<Deps>[] {
-  return defineRoutes<Deps>(postType.rest_namespace, [
+export function historyRoutes(subject: HistorySubject): RouteSpec<Deps>[] {
+  return defineRoutes<Deps>(subject.rest_namespace, [
     {
-      path: `/${postType.rest_base}/(?P<id>[\\d]+)/history`,
+      path: `/${subject.rest_base}/(?P<id>[\\d]+)/history`,
       schema: historySchema,
       endpoints: [
         {
           methods: READABLE,
           args: historyArgs,
-          permission: canViewHistory(postType),
+          permission: canViewHistory(subject),
           response: { body: 'items', ndjson: true },
-          handler: (req, deps) => (wantsStream(req) ? streamHistory(postType, req, deps) : listHistory(postType, req, deps)),
+          handler: (req, deps) => (wantsStream(req) ? streamHistory(subject, req, deps) : listHistory(subject, req, deps)),
         },
       ],
     },
@@ -42,22 +40,22 @@ function wantsStream(req: RestRequest): boolean {
   return (req.headers.accept ?? '').split(',').some((type) => type.split(';')[0].trim().toLowerCase() === NDJSON);
 }
 
-async function listHistory(postType: PostTypeDef, req: RestRequest, deps: Deps): Promise<RestResponse> {
-  const doc = await findHistoryItem(deps, postType, Number(req.params.id));
+async function listHistory(subject: HistorySubject, req: RestRequest, deps: Deps): Promise<RestResponse> {
+  const doc = await subject.find(deps, Number(req.params.id));
   const window = pageWindow(req.params);
   const { events, total } = await historyPage(deps, doc._id, window);
   const live = req.wants('_links') ? await liveRevisions(deps, doc._id, revisionIds(events)) : new Set<number>();
-  const entries = events.map((event) => prepareHistoryEntry(event, postType, live, req));
+  const entries = events.map((event) => prepareHistoryEntry(event, subject, live, req));
   return pageOf(entries, total, window, PostInvalidPage);
 }
 
-async function streamHistory(postType: PostTypeDef, req: RestRequest, deps: Deps): Promise<RestStream> {
-  const doc = await findHistoryItem(deps, postType, Number(req.params.id));
+async function streamHistory(subject: HistorySubject, req: RestRequest, deps: Deps): Promise<RestStream> {
+  const doc = await subject.find(deps, Number(req.params.id));
   const events = changeLog(deps.store.db).scan({ streams: [doc._id] });
   async function* entries(): AsyncGenerator<HistoryJson> {
     for await (const batch of inBatches(events, STREAM_BATCH)) {
       const live = await liveRevisions(deps, doc._id, revisionIds(batch));
-      for (const event of batch) yield compactEntry(prepareHistoryEntry(event, postType, live, req));
+      for (const event of batch) yield compactEntry(prepareHistoryEntry(event, subject, live, req));
     }
   }
   return new RestStream(entries());

@@ -24,7 +24,15 @@ export interface WrittenRevision {
 }
 
 // The stored fields are named for the code; the entries name them as the REST API does.
-const WIRE_NAMES: Readonly<Record<string, string>> = { dateGmt: 'date_gmt', modifiedGmt: 'modified_gmt', trashedFrom: 'trashed_from' };
+const WIRE_NAMES: Readonly<Record<string, string>> = {
+  dateGmt: 'date_gmt',
+  modifiedGmt: 'modified_gmt',
+  trashedFrom: 'trashed_from',
+  menuOrder: 'menu_order',
+  attrTitle: 'attr_title',
+  objectId: 'object_id',
+  menu: 'menus',
+};
 // Every change stamps these; listing them on each entry would say nothing.
 const STAMPS = new Set(['modified', 'modifiedGmt']);
 
@@ -91,7 +99,7 @@ export type HistoryJson = TimelineEntry & { _links?: Links };
  */
 export function prepareHistoryEntry(
   event: StoredEvent,
-  postType: PostTypeDef,
+  postType: Pick<PostTypeDef, 'rest_namespace' | 'rest_base'>,
   liveRevisions: ReadonlySet<number>,
   req: RestRequest,
 ): HistoryJson {

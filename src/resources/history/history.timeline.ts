@@ -51,9 +51,10 @@ export async function countTimelineEvents(db: Db, query: TimelineQuery): Promise
 const TYPE_CACHE_SIZE = 10_000;
 
 /**
- * The type of each stream's item. A stream opens with `created`, which names it, so a scan in
- * stream order asks nothing; in time order (`since`) an item's creation may be earlier, and its
- * type comes from the item or, if it was deleted, from its first event.
+ * The type of each stream's item: recorded on its events. For events stored before that, a
+ * stream opens with `created`, which names it, so a scan in stream order asks nothing; in time
+ * order (`since`) an item's creation may be earlier, and its type comes from the item or, if it
+ * was deleted, from its first event.
  */
 function itemTypes(db: Db) {
   const known = new Map<number, string>();
@@ -62,8 +63,10 @@ function itemTypes(db: Db) {
     known.set(stream, type);
     return type;
   };
-  const createdType = (event: StoredEvent) => (event.data as unknown as PostCreated).fields.type;
+  // Events stored before they recorded their stream's type: a post's `created` event names it.
+  const createdType = (event: StoredEvent) => event.streamType ?? (event.data as unknown as PostCreated).fields.type;
   return async (event: StoredEvent): Promise<string> => {
+    if (event.streamType !== undefined) return event.streamType;
     if (event.type === 'created') return remember(event.stream, createdType(event));
     const cached = known.get(event.stream);
     if (cached !== undefined) return cached;

@@ -1,13 +1,23 @@
+import { can } from '../../auth/capabilities.js';
+import { historyRoutes, type HistorySubject } from '../history/index.js';
 import { type ResourceManifest } from '../manifest.js';
+import { findMenuItem } from './menu-item.commands.js';
 import { menuItemIndexes } from './menu-item.model.js';
 import { menuItemsProjection } from './menu-item.projection.js';
 import { menuItemRoutes } from './menu-item.routes.js';
 
 export { deleteItemsOfMenu, taggedMenuItem } from './menu-item.commands.js';
 
-/** Menu items: their own read model, kept from the change log by the kernel posts and pages use. */
+const menuItemHistorySubject: HistorySubject = {
+  rest_namespace: 'cms/v2',
+  rest_base: 'menu-items',
+  find: (deps, id) => findMenuItem(deps, Number.isSafeInteger(id) ? id : 0),
+  mayRead: (req) => can(req.user, 'edit_theme_options'),
+};
+
+/** Menu items: their own read model, kept from the change log by the kernel posts and pages use, and its history. */
 export const menuItemsResource: ResourceManifest = {
-  routes: menuItemRoutes,
+  routes: [...menuItemRoutes, ...historyRoutes(menuItemHistorySubject)],
   indexes: menuItemIndexes,
   projections: [menuItemsProjection],
 };
