@@ -106,6 +106,26 @@ describe('menus', () => {
     expect((await app.api('POST', `/cms/v2/menus/${menu.id}`, { headers: app.admin, json: { auto_add: false } })).body.auto_add).toBe(false);
   });
 
+  it('with auto_add, gains every top-level page published for the first time, at its end', async () => {
+    const menu = await createMenu({ name: 'Pages as they come', auto_add: true });
+    const manual = await app.api('POST', '/cms/v2/menu-items', { headers: app.admin, json: { title: 'First', url: 'https://example.org/', menus: menu.id, menu_order: 5 } });
+    const items = async () =>
+      (await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { menus: [menu.id] } })).body.map((item: { object_id: number; menu_order: number }) => [item.object_id, item.menu_order]);
+    const page = (json: Record<string, unknown>) => app.api('POST', '/cms/v2/pages', { headers: app.admin, json: { title: 'Auto page', ...json } });
+
+    const published = (await page({ status: 'publish' })).body;
+    expect(await items()).toEqual([[0, 5], [published.id, 6]]);
+    await app.api('POST', `/cms/v2/pages/${published.id}`, { headers: app.admin, json: { title: 'Edited' } });
+    const child = (await page({ status: 'publish', parent: published.id })).body;
+    const draft = (await page({ status: 'draft' })).body;
+    expect(await items()).toEqual([[0, 5], [published.id, 6]]);
+    await app.api('POST', `/cms/v2/pages/${draft.id}`, { headers: app.admin, json: { status: 'publish' } });
+    expect(await items()).toEqual([[0, 5], [published.id, 6], [draft.id, 7]]);
+    await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'A post is no page', status: 'publish' } });
+    expect((await items()).map(([id]: number[]) => id)).not.toContain(child.id);
+    expect(manual.status).toBe(201);
+  });
+
   it('deletes only with force, freeing its locations', async () => {
     const menu = await createMenu({ name: 'Doomed', locations: ['primary'], auto_add: true });
     const noForce = await app.api('DELETE', `/cms/v2/menus/${menu.id}`, { headers: app.admin });

@@ -10,7 +10,7 @@ import { autosavePost, findPostOfType, postTypeSchema, postWriteArgs } from '../
 import { changesFromRequest } from '../posts/post.input.js';
 import { type PostDoc, type PostFields } from '../posts/post.model.js';
 import { canEditPost } from '../posts/post.permissions.js';
-import { refreshTermCounts } from '../posts/post.side-effects.js';
+import { afterPostWrite } from '../posts/post.side-effects.js';
 import { CannotEditParent, canReadRevisions } from '../revisions/revision.permissions.js';
 import { autosavesOf, parentOf, newestAutosave } from '../revisions/revision.queries.js';
 import { parentArg } from '../revisions/revision.schema.js';
@@ -89,7 +89,7 @@ export function autosaveRoutes(type: PostTypeDef, parent: AutosaveParent = postA
             req.context = 'edit';
             // WordPress answers 200, not 201: an autosave is saved over, never created as a resource.
             if (result.inPlace) {
-              await refreshTermCounts(deps, current, result.doc);
+              await afterPostWrite(deps, current, result.doc);
               return prepare(req, deps, itemAsRevisionRecord(result.doc), result.doc._id, true);
             }
             return prepare(req, deps, revisionRecord(result.autosave, deps.siteUrl), current._id, false);

@@ -47,10 +47,14 @@ export async function deleteMenuItem(deps: Deps, doc: MenuItemDoc, actor: number
   for (const child of children) await updateMenuItem(deps, child._id, () => ({ parent: doc.parent }), actor);
 }
 
+/** Every item of a menu, whatever its status. */
+export function itemsOfMenu(deps: Deps, menu: number): Promise<MenuItemDoc[]> {
+  return menuItemsCollection(deps.store.db).find({ menu }).toArray();
+}
+
 /** Every item of a deleted menu goes with it. */
 export async function deleteItemsOfMenu(deps: Deps, menu: number, actor: number): Promise<void> {
-  const items = await menuItemsCollection(deps.store.db).find({ menu }, { projection: { _id: 1 } }).toArray();
-  for (const { _id } of items) {
+  for (const { _id } of await itemsOfMenu(deps, menu)) {
     await runCommand(deps, menuItemHistory, _id, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' as const }));
   }
 }

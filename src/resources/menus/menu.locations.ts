@@ -25,7 +25,7 @@ export const menuLocationIndexes: IndexSpec[] = [
 ];
 
 const assignments = (db: Db) => db.collection<LocationAssignment>('menu_locations');
-const autoAddMenus = (db: Db) => db.collection<AutoAddMenu>('menu_auto_add');
+const autoAddMenus_ = (db: Db) => db.collection<AutoAddMenu>('menu_auto_add');
 const isDuplicate = (error: unknown) => (error as { code?: number }).code === 11000;
 
 /** The active theme's locations, each with its menu (0 when none is assigned), in registration order. */
@@ -59,11 +59,16 @@ export async function assignLocations(deps: Deps, menu: number, locations: reado
 }
 
 export async function isAutoAdd(deps: Deps, menu: number): Promise<boolean> {
-  return (await autoAddMenus(deps.store.db).findOne({ _id: menu })) !== null;
+  return (await autoAddMenus_(deps.store.db).findOne({ _id: menu })) !== null;
+}
+
+/** Every menu that adds new top-level pages. */
+export async function autoAddMenus(deps: Deps): Promise<number[]> {
+  return (await autoAddMenus_(deps.store.db).find({}).toArray()).map((doc) => doc._id);
 }
 
 export async function setAutoAdd(deps: Deps, menu: number, autoAdd: boolean): Promise<void> {
-  const menus = autoAddMenus(deps.store.db);
+  const menus = autoAddMenus_(deps.store.db);
   if (!autoAdd) return void (await menus.deleteOne({ _id: menu }));
   await menus.insertOne({ _id: menu }).catch((error: unknown) => {
     if (!isDuplicate(error)) throw error;
@@ -73,5 +78,5 @@ export async function setAutoAdd(deps: Deps, menu: number, autoAdd: boolean): Pr
 /** What a deleted menu leaves behind: its locations and its auto-add flag. */
 export async function forgetMenu(deps: Deps, menu: number): Promise<void> {
   await assignments(deps.store.db).deleteMany({ menu });
-  await autoAddMenus(deps.store.db).deleteOne({ _id: menu });
+  await autoAddMenus_(deps.store.db).deleteOne({ _id: menu });
 }

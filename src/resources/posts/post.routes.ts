@@ -19,7 +19,7 @@ import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 import { postListQuery, PostInvalidPage } from './post.queries.js';
 import { postTypeSchema, postWriteArgs, POST_FORMATS } from './post.schema.js';
 import { permalink, prepareMany, prepareOne } from './post.serializer.js';
-import { publishDuePosts, refreshTermCounts } from './post.side-effects.js';
+import { publishDuePosts, afterPostWrite } from './post.side-effects.js';
 
 const PostExists = defineRestError('rest_post_exists', 'Cannot create existing post.', 400);
 const CannotCreate = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
@@ -177,7 +177,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             if (req.params.id !== undefined) throw new PostExists();
             const id = await deps.ids.next('content');
             const doc = await createPost(deps, id, await newPostFields(req, deps, type, id), req.user.id);
-            await refreshTermCounts(deps, null, doc);
+            await afterPostWrite(deps, null, doc);
             req.context = 'edit';
             return new RestResponse(await prepareOne(doc, req, deps, type), 201, { Location: req.url(`/${type.rest_namespace}${base}/${id}`), ...postEtag(doc) });
           },
@@ -223,7 +223,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
               type: untrash ? 'untrashed' : 'updated',
               revisions: Boolean(type.supports.revisions),
             });
-            await refreshTermCounts(deps, current, doc);
+            await afterPostWrite(deps, current, doc);
             req.context = 'edit';
             return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
           },
@@ -245,12 +245,12 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
               const previous = await prepareOne(current, req, deps, type);
               delete previous._links;
               await deletePost(deps, current._id, req.user.id, { ifMatch });
-              await refreshTermCounts(deps, current, null);
+              await afterPostWrite(deps, current, null);
               return { deleted: true, previous };
             }
             if (current.status === 'trash') throw new AlreadyTrashed();
             const doc = await trashPost(deps, current._id, req.user.id, { ifMatch, revisions: Boolean(type.supports.revisions) });
-            await refreshTermCounts(deps, current, doc);
+            await afterPostWrite(deps, current, doc);
             return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
           },
         },

@@ -1,5 +1,6 @@
 import { type Deps } from '../../deps.js';
 import { formatRestDate } from '../../lib/site-dates.js';
+import { addPublishedPageToMenus } from '../menus/menu.auto-add.js';
 import { updatePost } from './post.commands.js';
 import { postsCollection, type PostDoc } from './post.model.js';
 
@@ -18,7 +19,21 @@ export async function publishDuePosts(deps: Deps): Promise<void> {
   const now = formatRestDate(clock)!;
   const due = await postsCollection(deps.store.db).find({ status: 'future', dateGmt: { $lte: now } }, { projection: { _id: 1, author: 1 } }).toArray();
   for (const doc of due) {
-    await updatePost(deps, doc._id, (current) => (current.status === 'future' ? { status: 'publish' } : {}), doc.author, { revisions: false });
+    const published = await updatePost(deps, doc._id, (current) => (current.status === 'future' ? { status: 'publish' } : {}), doc.author, { revisions: false });
+    await afterPostWrite(deps, { ...published, status: 'future' }, published);
+  }
+}
+
+/**
+ * What follows a write of an item, after its event was appended, so it never fails the write:
+ * term counts, and a top-level page published for the first time joining the menus that add pages.
+ */
+export async function afterPostWrite(deps: Deps, before: PostDoc | null, after: PostDoc | null): Promise<void> {
+  await refreshTermCounts(deps, before, after);
+  try {
+    await addPublishedPageToMenus(deps, before, after);
+  } catch (error) {
+    deps.logger.warn({ err: error, item: after?._id }, 'a published page was not added to its menus');
   }
 }
 
@@ -30,7 +45,7 @@ export type TermFacts = Pick<PostDoc, '_id' | 'status' | 'terms'>;
  * write touched. Run after the write's event was appended, so it never fails the write: a count
  * it could not refresh is set right by the next write touching the term.
  */
-export async function refreshTermCounts(deps: Deps, before: TermFacts | null, after: TermFacts | null): Promise<void> {
+async function refreshTermCounts(deps: Deps, before: TermFacts | null, after: TermFacts | null): Promise<void> {
   try {
     await recountTerms(deps, before, after);
   } catch (error) {

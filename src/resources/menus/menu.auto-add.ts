@@ -1,0 +1,28 @@
+import { type Deps } from '../../deps.js';
+import { createMenuItem, itemsOfMenu } from '../menu-items/menu-item.commands.js';
+import { autoAddMenus } from './menu.locations.js';
+
+/** What a post write tells menus: the item before and after, as far as auto-add cares. */
+export type PageFacts = { _id: number; type: string; parent: number; status: string; author: number };
+
+/**
+ * WordPress's `_wp_auto_add_pages_to_menu`: a top-level page published for the first time joins,
+ * at the end, every menu that adds pages automatically and does not show it yet.
+ */
+export async function addPublishedPageToMenus(deps: Deps, before: Pick<PageFacts, 'status'> | null, page: PageFacts | null): Promise<void> {
+  if (!page || page.type !== 'page' || page.parent !== 0 || page.status !== 'publish' || before?.status === 'publish') return;
+  const now = deps.clock().toISOString();
+  for (const menu of await autoAddMenus(deps)) {
+    const items = await itemsOfMenu(deps, menu);
+    if (items.some((item) => item.type === 'post_type' && item.objectId === page._id)) continue;
+    await createMenuItem(
+      deps,
+      {
+        title: '', type: 'post_type', status: 'publish', parent: 0, attrTitle: '', classes: '', xfn: '', description: '',
+        menuOrder: Math.max(0, ...items.map((item) => item.menuOrder)) + 1,
+        object: 'page', objectId: page._id, target: '', url: '', menu, meta: '{}', author: page.author, date: now, modified: now,
+      },
+      page.author,
+    );
+  }
+}
