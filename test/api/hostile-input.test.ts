@@ -37,6 +37,7 @@ interface Fixtures {
   appPassword: string;
   plugin: string;
   globalStyles: number;
+  widget: string;
 }
 interface Hostile {
   label: string;
@@ -112,6 +113,7 @@ async function createFixtures(label: string): Promise<Fixtures> {
   const plugin = await created('/cms/v2/plugins', { slug: label === 'keep' ? 'hello-blocks' : 'reading-time' });
   const themes = await send('GET', '/cms/v2/themes', { headers: app.admin, query: { status: ['active'] } });
   const globalStyles = Number(themes.body[0]._links['wp:user-global-styles'][0].href.split('/').pop());
+  const widget = await created('/cms/v2/widgets', { id_base: 'text', sidebar: 'sidebar-1', instance: { raw: { title: `${label} widget` } } });
   return {
     post: post.id,
     page: page.id,
@@ -125,6 +127,7 @@ async function createFixtures(label: string): Promise<Fixtures> {
     appPassword: appPassword.uuid,
     plugin: plugin.plugin,
     globalStyles,
+    widget: widget.id,
   };
 }
 
@@ -148,6 +151,9 @@ function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
     if (name === 'id' && resource === 'templates') return 'cornerstone//index';
     if (name === 'id' && resource === 'template-parts') return 'cornerstone//header';
     if (name === 'id' && resource === 'global-styles') return fixtures.globalStyles;
+    if (name === 'id' && resource === 'widgets') return fixtures.widget;
+    if (name === 'id' && resource === 'sidebars') return 'sidebar-1';
+    if (name === 'id' && resource === 'widget-types') return 'text';
     if (name === 'id' || name === 'parent') return items[resource];
     if (name === 'user_id') return fixtures.user;
     if (name === 'uuid') return fixtures.appPassword;
@@ -251,6 +257,7 @@ function baseValues(args: Record<string, ArgSpec>, except: string, method: strin
     name: `Hostile ${n}`,
     slug: `hostile-${n}`,
     reassign: method === 'DELETE' ? 'false' : false,
+    sidebar: 'cms_inactive_widgets',
   };
   for (const [name, spec] of Object.entries(args)) {
     if (!spec.required || name === except) continue;

@@ -16,7 +16,7 @@ export const widgetTypeSchema: ItemSchema = {
   },
 };
 
-export const widgetTypeIdArg: ArgSpecs = { id: { description: 'The widget type id.', type: 'string', required: true } };
+export const widgetTypeIdArg: ArgSpecs = { id: { description: 'The widget type id.', type: 'string' } };
 
 /** `instance` as encode and render receive it: what a widget's `instance` field shows. */
 export const instanceArg: FieldSchema = {
