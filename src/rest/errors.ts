@@ -177,6 +177,12 @@ export function missingParams(names: string[]): RestError {
   });
 }
 
+/** Several refusals at once, as a `WP_Error` holding more than one code: the first, the rest in `additional_errors`. */
+export function combinedErrors([first, ...rest]: [RestError, ...RestError[]]): RestError {
+  if (!rest.length) return first;
+  return new RestError(first.code, first.message, first.status, first.data, { ...first.extra, additional_errors: rest.map((error) => error.toBody()) });
+}
+
 export function invalidParams(problems: Record<string, RestError>): RestError {
   const names = Object.keys(problems);
   // Parameter names may be a client's (`__proto__`): they stay keys.

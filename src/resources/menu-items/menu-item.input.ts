@@ -1,7 +1,7 @@
 import { type Deps } from '../../deps.js';
 import { mergeMeta } from '../../registry/meta.js';
 import { findPostType } from '../../registry/post-types.js';
-import { defineRestError, RestError } from '../../rest/errors.js';
+import { combinedErrors, defineRestError, type RestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { postsCollection } from '../posts/post.model.js';
 import { termsCollection } from '../terms/index.js';
@@ -16,12 +16,6 @@ const UrlRequired = defineRestError('rest_url_required', 'The url is required wh
 const InvalidMenuId = defineRestError('invalid_menu_id', 'Invalid menu ID.', 400);
 const OwnParent = defineRestError('invalid_menu_item_parent', 'Menu Item cannot be its own parent.', 400);
 const InvalidParent = defineRestError('invalid_menu_item_parent', 'Invalid menu item parent.', 400);
-
-/** Several refusals at once, as a `WP_Error` with more than one code: the first, and the rest in `additional_errors`. */
-function together(errors: RestError[]): RestError {
-  const [first, ...rest] = errors;
-  return new RestError(first.code, first.message, first.status, first.data, { additional_errors: rest.map((error) => error.toBody()) });
-}
 
 const textOf = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : typeof value === 'object' && value !== null && typeof (value as { raw?: unknown }).raw === 'string' ? (value as { raw: string }).raw : undefined;
@@ -75,8 +69,8 @@ export async function menuItemInput(req: RestRequest, deps: Deps, current: MenuI
   if (next.type === 'custom') {
     next.object = 'custom';
     next.objectId = 0;
-    const errors = [...(next.title === '' ? [new TitleRequired()] : []), ...(next.url === '' ? [new UrlRequired()] : [])];
-    if (errors.length) throw together(errors);
+    const errors: RestError[] = [...(next.title === '' ? [new TitleRequired()] : []), ...(next.url === '' ? [new UrlRequired()] : [])];
+    if (errors.length) throw combinedErrors(errors as [RestError, ...RestError[]]);
   } else {
     next.url = '';
   }
