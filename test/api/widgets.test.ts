@@ -340,6 +340,24 @@ describe('GET /cms/v2/widgets', () => {
     expect(all.filter((widget) => widget.sidebar === 'footer-1').map((widget) => widget.id)).toEqual(footer);
   });
 
+  it('keeps a widget in a sidebar no theme registers, after the known ones, rendering nothing', async () => {
+    const widget = await createWidget({ id_base: 'search', sidebar: 'elsewhere' });
+    expect(widget).toMatchObject({ sidebar: 'elsewhere', rendered: '' });
+    const all = (await app.api('GET', '/cms/v2/widgets', { headers: app.admin })).body as { id: string }[];
+    expect(all.at(-1)!.id).toBe(widget.id);
+    expect(await widgetIds('elsewhere')).toEqual([widget.id]);
+    const sidebars = (await app.api('GET', '/cms/v2/sidebars', { headers: app.admin })).body as { id: string; widgets: string[] }[];
+    expect(sidebars.some((sidebar) => sidebar.widgets.includes(widget.id))).toBe(false);
+    const moved = await app.api('POST', `/cms/v2/widgets/${widget.id}`, { json: { sidebar: 'footer-1' }, headers: app.admin });
+    expect(moved.body.rendered).toContain(`<div id="${widget.id}" class="widget_search">`);
+  });
+
+  it('embeds the widget type', async () => {
+    const widget = await createWidget({ id_base: 'block', sidebar: 'sidebar-1' });
+    const { body } = await app.api('GET', `/cms/v2/widgets/${widget.id}`, { query: { _embed: 'about' }, headers: app.admin });
+    expect(body._embedded.about).toEqual([expect.objectContaining({ id: 'block', name: 'Block', classname: 'widget_block' })]);
+  });
+
   it('shows instance and form only in edit context', async () => {
     const widget = await createWidget({ id_base: 'search', sidebar: 'sidebar-1', instance: { raw: { title: 'S' } } });
     const view = await app.api('GET', `/cms/v2/widgets/${widget.id}`, { headers: app.admin });
