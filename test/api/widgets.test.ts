@@ -325,6 +325,14 @@ describe('POST /cms/v2/widgets', () => {
     expect(saved.instance.raw.number).toBe(4);
     expect(await sidebarOf('recent-posts-40')).toBe('sidebar-1');
     expect((await createWidget({ id_base: 'recent-posts' })).id).toBe('recent-posts-41');
+    expect((await createWidget({ id: 'recent-posts-041' })).id).toBe('recent-posts-41');
+    const concurrent = await Promise.all([1, 2, 3].map(() => app.api('POST', '/cms/v2/widgets', { json: { id: 'recent-posts-50', sidebar: 'footer-1' }, headers: app.admin })));
+    expect(concurrent.map((response) => [response.status, response.body.id])).toEqual(Array(3).fill([201, 'recent-posts-50']));
+    for (const id of ['recent-posts-0', 'recent-posts-99999999999999999999', 'recent-posts']) {
+      const refused = await app.api('POST', '/cms/v2/widgets', { json: { id }, headers: app.admin });
+      expect(refused.status, id).toBe(400);
+      expect(refused.body).toEqual(refusal('rest_invalid_widget', 'The provided widget type (id_base) cannot be updated.', 400));
+    }
   });
 });
 

@@ -9,21 +9,26 @@ const isDuplicateKey = (error: unknown) => (error as { code?: number }).code ===
 /**
  * A new widget at the end of `sidebar`. Its number is 1 + the highest of its type
  * (`next_widget_id_number`), claimed by inserting it: the unique `_id` decides between two
- * concurrent creates, and the loser takes the next number. With `number`, that id is used.
+ * concurrent creates, and the loser takes the next number.
  */
-export async function insertWidget(deps: Deps, idBase: string, sidebar: string, instance: string, number?: number): Promise<WidgetDoc> {
-  const widgets = widgetsCollection(deps.store.db);
-  const position = await endOfSidebar(deps, sidebar);
-  let candidate = number ?? (await highestNumber(deps, idBase)) + 1;
+export async function insertWidget(deps: Deps, idBase: string, sidebar: string, instance: string): Promise<WidgetDoc> {
+  let candidate = (await highestNumber(deps, idBase)) + 1;
   for (;;) {
-    const doc: WidgetDoc = { _id: `${idBase}-${candidate}`, idBase, number: candidate, sidebar, position, instance };
-    try {
-      await widgets.insertOne(doc);
-      return doc;
-    } catch (error) {
-      if (!isDuplicateKey(error) || number !== undefined) throw error;
-      candidate = Math.max(candidate, await highestNumber(deps, idBase)) + 1;
-    }
+    const doc = await insertNumbered(deps, idBase, candidate, sidebar, instance);
+    if (doc) return doc;
+    candidate = Math.max(candidate, await highestNumber(deps, idBase)) + 1;
+  }
+}
+
+/** A new widget with the given number at the end of `sidebar`; null when that id is taken. */
+export async function insertNumbered(deps: Deps, idBase: string, number: number, sidebar: string, instance: string): Promise<WidgetDoc | null> {
+  const doc: WidgetDoc = { _id: `${idBase}-${number}`, idBase, number, sidebar, position: await endOfSidebar(deps, sidebar), instance };
+  try {
+    await widgetsCollection(deps.store.db).insertOne(doc);
+    return doc;
+  } catch (error) {
+    if (isDuplicateKey(error)) return null;
+    throw error;
   }
 }
 

@@ -5,7 +5,7 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
 import { canManageWidgets, formDataInstance, InvalidWidget, requestedInstance, updateInstance, WIDGET_TYPES, type WidgetTypeDef } from '../widget-types/index.js';
-import { deleteWidget, insertWidget, moveWidget, saveInstance } from './widget.commands.js';
+import { deleteWidget, insertNumbered, insertWidget, moveWidget, saveInstance } from './widget.commands.js';
 import { WidgetNotFound } from './widget.errors.js';
 import { INACTIVE_SIDEBAR, parseWidgetId, type WidgetDoc } from './widget.model.js';
 import { findWidget, listWidgets } from './widget.queries.js';
@@ -47,14 +47,18 @@ async function createWidget(req: RestRequest, deps: Deps): Promise<RestResponse>
   if (typeof req.params.id === 'string' && req.params.id !== '') {
     const { idBase, number } = parseWidgetId(req.params.id);
     const type = widgetType(idBase);
-    if (number === undefined) throw new InvalidWidget('notUpdatable');
+    if (number === undefined || number < 1 || !Number.isSafeInteger(number)) throw new InvalidWidget('notUpdatable');
     const instance = await submittedInstance(req, deps, type, number);
-    const existing = await findWidget(deps, req.params.id);
-    if (existing) {
+    const id = `${idBase}-${number}`;
+    const inserted = (await findWidget(deps, id)) ? null : await insertNumbered(deps, idBase, number, sidebar, instance ?? '{}');
+    if (inserted) {
+      doc = inserted;
+    } else {
+      // It exists, or was created meanwhile: saved and moved as WordPress saves a widget it has.
+      const existing = await findWidget(deps, id);
+      if (!existing) throw new WidgetNotFound();
       doc = instance === undefined ? existing : await saveInstance(deps, existing, instance);
       doc = await moveWidget(deps, doc, sidebar);
-    } else {
-      doc = await insertWidget(deps, idBase, sidebar, instance ?? '{}', number);
     }
   } else if (typeof req.params.id_base === 'string' && req.params.id_base !== '') {
     const type = widgetType(req.params.id_base);
