@@ -39,7 +39,15 @@ export const themeSchema: ItemSchema = {
     name: rawRendered('The name of the theme.'),
     requires_runtime: { description: 'The minimum runtime version required for the theme to work.', type: 'string', readonly: true, context: ALL },
     requires_cms: { description: 'The minimum version required for the theme to work.', type: 'string', readonly: true, context: ALL },
-    screenshot: { description: "The theme's screenshot URL.", type: 'string', format: 'uri', readonly: true, context: ALL },
+    screenshot: {
+      description: "The theme's screenshot URL.",
+      type: 'string',
+      format: 'uri',
+      readonly: true,
+      context: ALL,
+      // A theme without a screenshot shows an empty string, as WordPress does.
+      response: { format: undefined, anyOf: [{ format: 'uri' }, { enum: [''] }] },
+    },
     tags: {
       description: 'Tags indicating styles and features of the theme.',
       type: 'object',
