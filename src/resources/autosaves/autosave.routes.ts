@@ -5,16 +5,15 @@ import { defineAuthError, defineRestError } from '../../rest/errors.js';
 import { contextArg } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { CREATABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
-import { type ItemSchema } from '../../rest/schema.js';
-import { autosavePost, findPostOfType, postTypeSchema, postWriteArgs } from '../posts/index.js';
+import { autosavePost, PostInvalidId, postWriteArgs } from '../posts/index.js';
 import { changesFromRequest } from '../posts/post.input.js';
-import { type PostDoc, type PostFields } from '../posts/post.model.js';
-import { canEditPost } from '../posts/post.permissions.js';
+import { type PostDoc } from '../posts/post.model.js';
 import { afterPostWrite } from '../posts/post.side-effects.js';
 import { CannotEditParent, canReadRevisions } from '../revisions/revision.permissions.js';
 import { autosavesOf, parentOf, newestAutosave } from '../revisions/revision.queries.js';
 import { parentArg } from '../revisions/revision.schema.js';
 import { itemAsRevisionRecord, revisionRecord, type RevisionRecord } from '../revisions/revision.serializer.js';
+import { postRevisions, type RevisionedItem, type RevisionedType } from '../revisions/revisioned-type.js';
 import { autosaveSchema } from './autosave.schema.js';
 import { prepareAutosave } from './autosave.serializer.js';
 
@@ -23,22 +22,28 @@ const InvalidItemId = defineRestError('rest_post_invalid_id', 'Invalid item ID.'
 const InvalidParentId = defineRestError('rest_post_invalid_id', 'Invalid post parent ID.', 404);
 const NoAutosave = defineRestError('rest_post_no_autosave', 'There is no autosave revision for this post.', 404);
 
-/**
- * What autosaves borrow from the parent type's own controller: its schema (for the text fields),
- * its update arguments (which an autosave accepts), and how an update request becomes changes.
- */
-export interface AutosaveParent {
-  schema: ItemSchema;
-  updateArgs: ArgSpecs<RestRequest>;
-  changes(req: RestRequest, deps: Deps, current: PostDoc): Promise<Partial<PostFields>>;
+/** A revisioned type whose items take autosaves: what it accepts, and how it saves one. */
+export interface AutosavingType<Item extends RevisionedItem = RevisionedItem> extends RevisionedType<Item> {
+  /** What a POST accepts: the type's own update arguments. */
+  readonly updateArgs: ArgSpecs<RestRequest>;
+  /**
+   * Saves the request as the caller's autosave of `item`, or, where the type says so (a draft of
+   * its own author), into the item itself; answers with what was saved, as a revision record.
+   */
+  autosave(deps: Deps, item: Item, req: RestRequest): Promise<{ record: RevisionRecord; inPlace: boolean }>;
 }
 
-/** The posts controller as the parent: posts and pages. */
-export function postAutosaveParent(type: PostTypeDef): AutosaveParent {
+/** Posts and pages: WordPress's autosave through the posts controller. */
+export function postAutosaves(type: PostTypeDef): AutosavingType<PostDoc> {
   return {
-    schema: postTypeSchema(type),
+    ...postRevisions(type),
     updateArgs: postWriteArgs(type, 'update'),
-    changes: (req, deps, current) => changesFromRequest(req, deps, type, current),
+    async autosave(deps, item, req) {
+      const result = await autosavePost(deps, item._id, await changesFromRequest(req, deps, type, item), req.user.id);
+      if (!result.inPlace) return { record: revisionRecord(result.autosave, deps.siteUrl), inPlace: false };
+      await afterPostWrite(deps, item, result.doc);
+      return { record: itemAsRevisionRecord(result.doc), inPlace: true };
+    },
   };
 }
 
@@ -47,14 +52,14 @@ export function postAutosaveParent(type: PostTypeDef): AutosaveParent {
  * `WP_REST_Autosaves_Controller` registers them. Composed from the revisions' parts rather than
  * inheriting them: the same parent lookup, read check, record shape and serializer.
  */
-export function autosaveRoutes(type: PostTypeDef, parent: AutosaveParent = postAutosaveParent(type)): RouteSpec<Deps>[] {
-  const schema = autosaveSchema(type, parent.schema);
-  const base = `/${type.rest_base}`;
+export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType<Item>): RouteSpec<Deps>[] {
+  const schema = autosaveSchema(type);
+  const base = `/${type.postType.rest_base}`;
   const autosaveParent = parentArg('The ID for the parent of the autosave.');
   const prepare = (req: RestRequest, deps: Deps, record: RevisionRecord, itemId: number, inPlace: boolean) =>
     prepareAutosave(record, req, type, schema, { itemId, inPlace }, deps);
 
-  return defineRoutes<Deps>(type.rest_namespace, [
+  return defineRoutes<Deps>(type.postType.rest_namespace, [
     {
       path: `${base}/(?P<id>[\\d]+)/autosaves`,
       schema,
@@ -75,24 +80,19 @@ export function autosaveRoutes(type: PostTypeDef, parent: AutosaveParent = postA
         {
           // The parent's update arguments win over the route's `parent` (pages: the page's parent).
           methods: CREATABLE,
-          args: { parent: autosaveParent, ...parent.updateArgs },
+          args: { parent: autosaveParent, ...type.updateArgs },
           permission: async (req, deps) => {
             if (!Number(req.params.id)) throw new InvalidItemId();
-            const doc = await findPostOfType(deps, type, req.params.id);
-            if (!canEditPost(req.user, doc)) throw new CannotEditParent(req);
+            const item = await type.findItem(deps, req.params.id, PostInvalidId);
+            if (!type.canEdit(req.user, item)) throw new CannotEditParent(req);
             return true;
           },
           handler: async (req, deps) => {
             const current = await parentOf(req, deps, type, 'id');
-            const changes = await parent.changes(req, deps, current);
-            const result = await autosavePost(deps, current._id, changes, req.user.id);
+            const { record, inPlace } = await type.autosave(deps, current, req);
             req.context = 'edit';
             // WordPress answers 200, not 201: an autosave is saved over, never created as a resource.
-            if (result.inPlace) {
-              await afterPostWrite(deps, current, result.doc);
-              return prepare(req, deps, itemAsRevisionRecord(result.doc), result.doc._id, true);
-            }
-            return prepare(req, deps, revisionRecord(result.autosave, deps.siteUrl), current._id, false);
+            return prepare(req, deps, record, current._id, inPlace);
           },
         },
       ],

@@ -4,6 +4,7 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { permalink } from '../posts/post.serializer.js';
 import { prepareRevision, type RevisionRecord } from '../revisions/revision.serializer.js';
+import { type RevisionedType } from '../revisions/revisioned-type.js';
 
 /** What `preview_link` is built from: the item, and whether the record is the item itself (a draft saved in place). */
 export interface PreviewOf {
@@ -39,7 +40,7 @@ export function previewLink(type: PostTypeDef, preview: PreviewOf, req: RestRequ
 export function prepareAutosave(
   record: RevisionRecord,
   req: RestRequest,
-  type: PostTypeDef,
+  type: RevisionedType,
   schema: ItemSchema,
   preview: PreviewOf,
   deps: { siteUrl: string; clock: () => Date },
@@ -47,7 +48,7 @@ export function prepareAutosave(
   const data = prepareRevision(record, req, type, schema);
   if (req.context === 'edit' && req.wants('preview_link')) {
     const { _links: links, ...fields } = data;
-    return { ...fields, preview_link: previewLink(type, preview, req, deps.siteUrl, deps.clock()), ...(links ? { _links: links } : {}) };
+    return { ...fields, preview_link: previewLink(type.postType, preview, req, deps.siteUrl, deps.clock()), ...(links ? { _links: links } : {}) };
   }
   return data;
 }

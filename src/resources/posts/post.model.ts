@@ -87,6 +87,8 @@ export interface RevisionDoc {
   slug: string;
   /** The seq of the event that last wrote it. */
   version: number;
+  /** Every field of the item as the revision kept it, for types that revision more than text (menu items). */
+  item?: Record<string, unknown>;
 }
 
 export const postsCollection = (db: Db) => db.collection<PostDoc>('posts');

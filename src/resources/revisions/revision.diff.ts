@@ -1,5 +1,6 @@
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
-import { REVISIONED_FIELDS, type RevisionDoc, type RevisionedField } from '../posts/post.model.js';
+import { type RevisionDoc } from '../posts/post.model.js';
+import { type RevisionedType } from './revisioned-type.js';
 
 export interface FieldDiff {
   changed: boolean;
@@ -9,7 +10,7 @@ export interface FieldDiff {
 export interface RevisionDiff {
   from: number | null;
   to: number;
-  fields: Record<RevisionedField, FieldDiff>;
+  fields: Record<string, FieldDiff>;
 }
 
 /**
@@ -25,8 +26,8 @@ function diffText(before: string, after: string): FieldDiff {
   };
 }
 
-/** How `to` differs from `from` (null: from nothing, as for the oldest revision) in each revisioned field. */
-export function diffRevisions(from: RevisionDoc | null, to: RevisionDoc): RevisionDiff {
-  const fields = Object.fromEntries(REVISIONED_FIELDS.map((field) => [field, diffText(from?.[field] ?? '', to[field])])) as Record<RevisionedField, FieldDiff>;
+/** How `to` differs from `from` (null: from nothing, as for the oldest revision) in each of the type's revisioned fields. */
+export function diffRevisions(type: RevisionedType, from: RevisionDoc | null, to: RevisionDoc): RevisionDiff {
+  const fields = Object.fromEntries(type.diffFields.map((field) => [field, diffText(from ? type.fieldText(from, field) : '', type.fieldText(to, field))]));
   return { from: from?._id ?? null, to: to._id, fields };
 }

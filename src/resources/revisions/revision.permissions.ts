@@ -1,9 +1,8 @@
 import { type Deps } from '../../deps.js';
-import { type PostTypeDef } from '../../registry/post-types.js';
 import { defineAuthError, type AuthErrorClass } from '../../rest/errors.js';
 import { type Permission } from '../../rest/route.js';
-import { canDeletePost, canEditPost } from '../posts/post.permissions.js';
 import { parentOf, findRevision } from './revision.queries.js';
+import { type RevisionedType } from './revisioned-type.js';
 
 export const CannotReadRevisions = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
 export const CannotDeleteRevisions = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete revisions of this post.');
@@ -15,10 +14,10 @@ export const CannotEditParent = defineAuthError('rest_cannot_edit', 'Sorry, you 
  * `param` names the URL parameter holding the parent: `parent`, or `id` on an autosave list.
  */
 export const canReadRevisions =
-  (type: PostTypeDef, param = 'parent', denied: AuthErrorClass = CannotReadRevisions): Permission<Deps> =>
+  (type: RevisionedType, param = 'parent', denied: AuthErrorClass = CannotReadRevisions): Permission<Deps> =>
   async (req, deps) => {
     const parent = await parentOf(req, deps, type, param);
-    if (!canEditPost(req.user, parent)) throw new denied(req);
+    if (!type.canEdit(req.user, parent)) throw new denied(req);
     return true;
   };
 
@@ -29,20 +28,20 @@ export const canReadRevisions =
  * delete its revisions instead (CONTRACT.md).
  */
 export const canDeleteRevision =
-  (type: PostTypeDef): Permission<Deps> =>
+  (type: RevisionedType): Permission<Deps> =>
   async (req, deps) => {
     const parent = await parentOf(req, deps, type);
-    if (!canDeletePost(req.user, parent)) throw new CannotDeleteRevisions(req);
+    if (!type.canDelete(req.user, parent)) throw new CannotDeleteRevisions(req);
     await findRevision(deps, req.params.id);
-    if (!canEditPost(req.user, parent)) throw new CannotReadRevisions(req);
+    if (!type.canEdit(req.user, parent)) throw new CannotReadRevisions(req);
     return true;
   };
 
 /** Restoring a revision changes the parent, so it takes `edit_post` on it, as an update does. */
 export const canRestoreRevision =
-  (type: PostTypeDef): Permission<Deps> =>
+  (type: RevisionedType): Permission<Deps> =>
   async (req, deps) => {
     const parent = await parentOf(req, deps, type);
-    if (!canEditPost(req.user, parent)) throw new CannotEditParent(req);
+    if (!type.canEdit(req.user, parent)) throw new CannotEditParent(req);
     return true;
   };

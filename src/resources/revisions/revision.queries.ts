@@ -1,12 +1,11 @@
 import { type Filter, type FindCursor } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
-import { type PostTypeDef } from '../../registry/post-types.js';
 import { defineRestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { findPostOfType } from '../posts/index.js';
-import { revisionsCollection, type PostDoc, type RevisionDoc } from '../posts/post.model.js';
+import { revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
 import { NoSearchTerm, OrderbyIncludeMissing } from '../posts/post.queries.js';
+import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 
 export const InvalidParent = defineRestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
 export const InvalidRevision = defineRestError('rest_post_invalid_id', 'Invalid revision ID.', 404);
@@ -18,15 +17,15 @@ export const InvalidOffset = defineRestError(
 export const InvalidPage = defineRestError('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
 
 /** The parent named in the URL: an item of the route's type, or 404 `rest_post_invalid_parent` (`get_parent`). */
-export function findParent(deps: Deps, type: PostTypeDef, id: unknown): Promise<PostDoc> {
-  return findPostOfType(deps, type, id, InvalidParent);
+export function findParent<Item extends RevisionedItem>(deps: Deps, type: RevisionedType<Item>, id: unknown): Promise<Item> {
+  return type.findItem(deps, id, InvalidParent);
 }
 
 /**
  * The parent the URL parameter `param` names, read once per request: the permission check, the
  * handler and the `Allow` header all need it.
  */
-export function parentOf(req: RestRequest, deps: Deps, type: PostTypeDef, param = 'parent'): Promise<PostDoc> {
+export function parentOf<Item extends RevisionedItem>(req: RestRequest, deps: Deps, type: RevisionedType<Item>, param = 'parent'): Promise<Item> {
   return req.memo(`parent:${param}`, () => findParent(deps, type, req.params[param]));
 }
 
@@ -107,7 +106,7 @@ export interface RevisionPage {
  * index from a cursor. Filtered or otherwise ordered, one pass reads the sort keys of the
  * matching rows, which gives both the count and the page's ids; only the page's rows are read.
  */
-export async function revisionPage(deps: Deps, parent: PostDoc, params: RevisionListParams, projection: Record<string, 0>): Promise<RevisionPage> {
+export async function revisionPage(deps: Deps, parent: RevisionedItem, params: RevisionListParams, projection: Record<string, 0>): Promise<RevisionPage> {
   const filter = listFilter(parent._id, params);
   if (params.orderby === 'relevance' && !params.search) throw new NoSearchTerm();
   if (params.orderby === 'include' && params.include.length === 0) throw new OrderbyIncludeMissing();

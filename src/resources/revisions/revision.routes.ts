@@ -1,19 +1,17 @@
 import { type Deps } from '../../deps.js';
-import { type PostTypeDef } from '../../registry/post-types.js';
-import { ifMatchOf } from '../../rest/conditional.js';
 import { defineRestError, defineRestErrorWith } from '../../rest/errors.js';
 import { contextArg, filterByContext } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
 import { CONTEXTS, type Context, type ItemSchema } from '../../rest/schema.js';
-import { deleteRevision, postEtag, postTypeSchema, prepareOne, restoreRevision } from '../posts/index.js';
-import { REVISIONED_FIELDS, revisionsCollection, type PostDoc, type RevisionDoc } from '../posts/post.model.js';
+import { REVISIONED_FIELDS, revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
 import { diffRevisions } from './revision.diff.js';
 import { canDeleteRevision, canReadRevisions, canRestoreRevision } from './revision.permissions.js';
 import { parentOf, findRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
 import { parentArg, revisionDiffSchema, revisionIdArg, revisionListArgs, revisionSchema } from './revision.schema.js';
 import { prepareRevision, revisionRecord, wantsField } from './revision.serializer.js';
+import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 
 const TrashNotSupported = defineRestError('rest_trash_not_supported', "Revisions do not support trashing. Set 'force=true' to delete.", 501);
 
@@ -25,7 +23,7 @@ const ParentIdMismatch = defineRestErrorWith(
 );
 
 /** The parent and the revision a `.../revisions/<id>` URL names, the revision belonging to that parent. */
-async function parentAndRevision(deps: Deps, type: PostTypeDef, req: RestRequest): Promise<{ parent: PostDoc; revision: RevisionDoc }> {
+async function parentAndRevision<Item extends RevisionedItem>(deps: Deps, type: RevisionedType<Item>, req: RestRequest): Promise<{ parent: Item; revision: RevisionDoc }> {
   const parent = await parentOf(req, deps, type);
   const revision = await findRevision(deps, req.params.id);
   if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
@@ -53,7 +51,7 @@ function listParams(req: RestRequest): RevisionListParams {
   };
 }
 
-async function listRevisions(type: PostTypeDef, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<RestResponse> {
+async function listRevisions(type: RevisionedType, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const parent = await parentOf(req, deps, type);
   const params = listParams(req);
   const { docs, total, totalPages } = await revisionPage(deps, parent, params, projectionFor(req, schema));
@@ -68,7 +66,7 @@ async function listRevisions(type: PostTypeDef, schema: ItemSchema, req: RestReq
  * parameter names, `view` by default. Unlike WordPress, a revision of another item is refused
  * (404), so deleting through one item's URL cannot reach another item's history.
  */
-async function deleteOne(type: PostTypeDef, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
+async function deleteOne(type: RevisionedType, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
   const parent = await parentOf(req, deps, type);
   const revision = await findRevision(deps, req.params.id);
   if (req.params.force !== true) throw new TrashNotSupported();
@@ -76,20 +74,18 @@ async function deleteOne(type: PostTypeDef, schema: ItemSchema, req: RestRequest
   const asked = req.params.context;
   req.context = CONTEXTS.includes(asked as Context) ? (asked as Context) : 'view';
   const { _links: _ignored, ...previous } = prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema);
-  await deleteRevision(deps, parent._id, revision, req.user.id);
+  await type.deleteRevision(deps, parent, revision, req.user.id);
   return { deleted: true, previous: filterByContext(schema, previous, req.context) };
 }
 
-/** Makes the revision's title, content and excerpt current; answers with the item as an update does. */
-async function restoreOne(type: PostTypeDef, req: RestRequest, deps: Deps): Promise<RestResponse> {
+/** Makes the revision current; answers with the item as an update does. */
+async function restoreOne<Item extends RevisionedItem>(type: RevisionedType<Item>, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const { parent, revision } = await parentAndRevision(deps, type, req);
-  const doc = await restoreRevision(deps, parent._id, revision, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
-  req.context = 'edit';
-  return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
+  return type.restore(deps, parent, revision, req);
 }
 
 /** Compares a revision with `against` (a revision of the same item) or, by default, with the one before it. */
-async function diffOne(req: RestRequest, type: PostTypeDef, deps: Deps): Promise<unknown> {
+async function diffOne(req: RestRequest, type: RevisionedType, deps: Deps): Promise<unknown> {
   const { parent, revision } = await parentAndRevision(deps, type, req);
   let from: RevisionDoc | null;
   if (req.params.against !== undefined) {
@@ -98,20 +94,20 @@ async function diffOne(req: RestRequest, type: PostTypeDef, deps: Deps): Promise
   } else {
     from = await predecessorOf(deps, revision);
   }
-  return diffRevisions(from, revision);
+  return diffRevisions(type, from, revision);
 }
 
 /**
  * `/<rest_base>/<parent>/revisions` of a post type, as `WP_REST_Revisions_Controller` registers
  * them, plus `restore` and `diff`, which WordPress keeps to its admin screens.
  */
-export function revisionRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
+export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType<Item>): RouteSpec<Deps>[] {
   const schema = revisionSchema(type);
-  const base = `/${type.rest_base}/(?P<parent>[\\d]+)/revisions`;
+  const base = `/${type.postType.rest_base}/(?P<parent>[\\d]+)/revisions`;
   const parent = parentArg('The ID for the parent of the revision.');
   const read = canReadRevisions(type);
 
-  return defineRoutes<Deps>(type.rest_namespace, [
+  return defineRoutes<Deps>(type.postType.rest_namespace, [
     {
       path: base,
       schema,
@@ -146,12 +142,12 @@ export function revisionRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
     },
     {
       path: `${base}/(?P<id>[\\d]+)/restore`,
-      schema: postTypeSchema(type),
+      schema: type.itemSchema,
       endpoints: [{ methods: CREATABLE, args: { parent, id: revisionIdArg }, permission: canRestoreRevision(type), handler: (req, deps) => restoreOne(type, req, deps) }],
     },
     {
       path: `${base}/(?P<id>[\\d]+)/diff`,
-      schema: revisionDiffSchema(type),
+      schema: revisionDiffSchema(type, type.diffFields),
       endpoints: [
         {
           methods: READABLE,

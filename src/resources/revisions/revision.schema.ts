@@ -1,9 +1,8 @@
-import { type PostTypeDef } from '../../registry/post-types.js';
 import { type ArgSpec, type ArgSpecs } from '../../rest/args.js';
 import { contextArg } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
-import { postTypeSchema } from '../posts/post.schema.js';
+import { type RevisionedType } from './revisioned-type.js';
 
 const ALL = ['view', 'edit', 'embed'] as const;
 const VIEW_EDIT = ['view', 'edit'] as const;
@@ -14,9 +13,10 @@ const BORROWED = ['guid', 'title', 'content', 'excerpt'] as const;
 /**
  * A revision of `type` (`WP_REST_Revisions_Controller::get_item_schema`): its own fields, with
  * the parent's `guid`, `title`, `content` and `excerpt` definitions borrowed as they are.
- * `parentSchema` lets a type whose items have their own controller (menu items) lend its fields.
+ * A type whose items have their own controller (menu items) lends its own schema, and may add more.
  */
-export function revisionSchema(type: PostTypeDef, parentSchema: ItemSchema = postTypeSchema(type)): ItemSchema {
+export function revisionSchema(type: RevisionedType): ItemSchema {
+  const parentSchema = type.itemSchema;
   const properties: Record<string, FieldSchema> = {
     author: { description: 'The ID for the author of the revision.', type: 'integer', context: [...ALL] },
     // An autosave saved over a draft answers with the draft, whose dates may not be set yet.
@@ -32,7 +32,8 @@ export function revisionSchema(type: PostTypeDef, parentSchema: ItemSchema = pos
   for (const field of BORROWED) {
     if (parentSchema.properties[field]) properties[field] = parentSchema.properties[field];
   }
-  return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${type.slug}-revision`, type: 'object', properties };
+  Object.assign(properties, type.extraProperties);
+  return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${type.postType.slug}-revision`, type: 'object', properties };
 }
 
 export const parentArg = (description: string): ArgSpec<RestRequest> => ({ description, type: 'integer' });
@@ -87,10 +88,10 @@ const fieldDiffSchema = (field: string): FieldSchema => ({
 });
 
 /** The differences between two revisions of an item (not in WordPress, whose diffs are an admin screen). */
-export function revisionDiffSchema(type: PostTypeDef): ItemSchema {
+export function revisionDiffSchema(type: RevisionedType, fields: readonly string[]): ItemSchema {
   return {
     $schema: 'http://json-schema.org/draft-04/schema#',
-    title: `${type.slug}-revision-diff`,
+    title: `${type.postType.slug}-revision-diff`,
     type: 'object',
     properties: {
       from: { description: 'The older revision compared, or null when the revision is the oldest.', type: ['integer', 'null'], context: [...ALL], readonly: true },
@@ -100,7 +101,7 @@ export function revisionDiffSchema(type: PostTypeDef): ItemSchema {
         type: 'object',
         context: [...ALL],
         readonly: true,
-        properties: { title: fieldDiffSchema('title'), content: fieldDiffSchema('content'), excerpt: fieldDiffSchema('excerpt') },
+        properties: Object.fromEntries(fields.map((field) => [field, fieldDiffSchema(field)])),
       },
     },
   };

@@ -1,9 +1,9 @@
 import { renderContent, renderExcerpt, renderTitle } from '../../lib/content-render.js';
-import { type PostTypeDef } from '../../registry/post-types.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { type PostDoc, type RevisionDoc } from '../posts/post.model.js';
+import { type RevisionedType } from './revisioned-type.js';
 
 /**
  * What a revision response is made of. A revision row gives it, and so does a draft saved in
@@ -25,6 +25,8 @@ export interface RevisionRecord {
   title?: string;
   content?: string;
   excerpt?: string;
+  /** The item's fields the revision kept, for types that revision more than text (menu items). */
+  item?: Record<string, unknown>;
 }
 
 /**
@@ -45,6 +47,7 @@ export function revisionRecord(doc: RevisionDoc, siteUrl: string): RevisionRecor
     title: doc.title,
     content: doc.content,
     excerpt: doc.excerpt,
+    ...(doc.item ? { item: doc.item } : {}),
   };
 }
 
@@ -78,7 +81,7 @@ export function wantsField(req: RestRequest, schema: ItemSchema, field: string):
  * alone (never generated from the content), and a `parent` link as the only link. Fields the
  * request does not want are not computed.
  */
-export function prepareRevision(record: RevisionRecord, req: RestRequest, type: PostTypeDef, schema: ItemSchema): Record<string, unknown> {
+export function prepareRevision(record: RevisionRecord, req: RestRequest, type: RevisionedType, schema: ItemSchema): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   const want = (field: string) => wantsField(req, schema, field);
   const text = (field: 'title' | 'content' | 'excerpt', render: (raw: string) => string) => {
@@ -101,8 +104,12 @@ export function prepareRevision(record: RevisionRecord, req: RestRequest, type: 
   text('content', renderContent);
   // `the_excerpt` on the raw excerpt: an empty one stays empty.
   text('excerpt', (raw) => renderExcerpt(raw, ''));
+  if (type.extraFields) {
+    for (const [field, value] of Object.entries(type.extraFields(record.item, req))) if (want(field)) data[field] = value;
+  }
   if (want('_links') && record.parent) {
-    data._links = { parent: [{ href: req.url(`/${type.rest_namespace}/${type.rest_base}/${record.parent}`) }] } satisfies Links;
+    const { rest_namespace, rest_base } = type.postType;
+    data._links = { parent: [{ href: req.url(`/${rest_namespace}/${rest_base}/${record.parent}`) }] } satisfies Links;
   }
   return data;
 }

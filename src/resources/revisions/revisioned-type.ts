@@ -1,0 +1,62 @@
+import { type Principal } from '../../auth/capabilities.js';
+import { type Deps } from '../../deps.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { ifMatchOf } from '../../rest/conditional.js';
+import { type RestErrorClass } from '../../rest/errors.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { RestResponse } from '../../rest/rest-response.js';
+import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
+import { deleteRevision, findPostOfType, postEtag, postTypeSchema, prepareOne, restoreRevision } from '../posts/index.js';
+import { REVISIONED_FIELDS, type PostDoc, type RevisionDoc, type RevisionedField } from '../posts/post.model.js';
+import { canDeletePost, canEditPost } from '../posts/post.permissions.js';
+
+/** What the revision routes need of an item: its id, and how many revisions and autosaves it has. */
+export interface RevisionedItem {
+  _id: number;
+  revisionCount: number;
+}
+
+/**
+ * A type whose items keep revisions, as the revision and autosave routes see it: posts and pages
+ * through the posts controller, menu items through their own. Each brings its item lookup, who
+ * may edit and delete its items, how a revision is made current again or deleted, and what a
+ * revision row shows beyond the shared shape.
+ */
+export interface RevisionedType<Item extends RevisionedItem = RevisionedItem> {
+  readonly postType: PostTypeDef;
+  /** The items' own schema, which lends revisions its `guid`, `title`, `content` and `excerpt`. */
+  readonly itemSchema: ItemSchema;
+  /** Properties a revision shows beyond the shared shape (menu items: every item field, in `edit`). */
+  readonly extraProperties?: Record<string, FieldSchema>;
+  findItem(deps: Deps, id: unknown, NotFound: RestErrorClass): Promise<Item>;
+  canEdit(user: Principal, item: Item): boolean;
+  canDelete(user: Principal, item: Item): boolean;
+  /** Makes `revision` current again (a new revision records it); answers as an update of the item does. */
+  restore(deps: Deps, item: Item, revision: RevisionDoc, req: RestRequest): Promise<RestResponse>;
+  /** Deletes the revision and erases from the log what only it held. */
+  deleteRevision(deps: Deps, item: Item, revision: RevisionDoc, actor: number): Promise<void>;
+  /** The fields a diff compares, and each one's text in a revision. */
+  readonly diffFields: readonly string[];
+  fieldText(revision: RevisionDoc, field: string): string;
+  /** What a revision shows of `extraProperties`, from the item's fields it kept (`RevisionDoc.item`). */
+  extraFields?(kept: Record<string, unknown> | undefined, req: RestRequest): Record<string, unknown>;
+}
+
+/** Posts and pages: the items of one post type of the posts controller. */
+export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
+  return {
+    postType: type,
+    itemSchema: postTypeSchema(type),
+    findItem: (deps, id, NotFound) => findPostOfType(deps, type, id, NotFound),
+    canEdit: canEditPost,
+    canDelete: canDeletePost,
+    async restore(deps, item, revision, req) {
+      const doc = await restoreRevision(deps, item._id, revision, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
+      req.context = 'edit';
+      return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
+    },
+    deleteRevision: (deps, item, revision, actor) => deleteRevision(deps, item._id, revision, actor),
+    diffFields: REVISIONED_FIELDS,
+    fieldText: (revision, field) => revision[field as RevisionedField],
+  };
+}
