@@ -32,8 +32,8 @@ interface Fixtures {
   menu: number;
   menuItem: number;
   user: number;
-  revision: { posts: number; pages: number };
-  autosave: { posts: number; pages: number };
+  revision: Record<'posts' | 'pages' | 'menu-items', number>;
+  autosave: Record<'posts' | 'pages' | 'menu-items', number>;
   appPassword: string;
   plugin: string;
   globalStyles: number;
@@ -108,6 +108,9 @@ async function createFixtures(label: string): Promise<Fixtures> {
   const tag = await created('/cms/v2/tags', { name: `${label} tag` });
   const menu = await created('/cms/v2/menus', { name: `${label} menu`, locations: label === 'keep' ? ['primary'] : [] });
   const menuItem = await created('/cms/v2/menu-items', { title: `${label} item`, url: 'https://example.org/', menus: menu.id });
+  await created(`/cms/v2/menu-items/${menuItem.id}`, { title: `${label} item, renamed` }, 200);
+  const menuItemRevision = (await send('GET', `/cms/v2/menu-items/${menuItem.id}/revisions`, { headers: app.admin })).body[0];
+  const menuItemAutosave = await created(`/cms/v2/menu-items/${menuItem.id}/autosaves`, { title: `${label} item, autosaved` }, 200);
   const user = await app.asRole('subscriber');
   const appPassword = await created(`/cms/v2/users/${user.id}/application-passwords`, { name: `${label} app` });
   const plugin = await created('/cms/v2/plugins', { slug: label === 'keep' ? 'hello-blocks' : 'reading-time' });
@@ -122,8 +125,8 @@ async function createFixtures(label: string): Promise<Fixtures> {
     menu: menu.id,
     menuItem: menuItem.id,
     user: user.id,
-    revision: { posts: post.revision, pages: page.revision },
-    autosave: { posts: post.autosave, pages: page.autosave },
+    revision: { posts: post.revision, pages: page.revision, 'menu-items': menuItemRevision.id },
+    autosave: { posts: post.autosave, pages: page.autosave, 'menu-items': menuItemAutosave.id },
     appPassword: appPassword.uuid,
     plugin: plugin.plugin,
     globalStyles,
@@ -146,8 +149,8 @@ function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
   const resource = pattern.split('/')[3] ?? '';
   const items: Record<string, number> = { posts: fixtures.post, pages: fixtures.page, categories: fixtures.category, tags: fixtures.tag, menus: fixtures.menu, 'menu-items': fixtures.menuItem, users: fixtures.user };
   const path = fillPattern(pattern, (name, before) => {
-    if (name === 'id' && before.endsWith('/revisions/')) return fixtures.revision[resource as 'posts' | 'pages'];
-    if (name === 'id' && before.endsWith('/autosaves/')) return fixtures.autosave[resource as 'posts' | 'pages'];
+    if (name === 'id' && before.endsWith('/revisions/')) return fixtures.revision[resource as keyof Fixtures['revision']];
+    if (name === 'id' && before.endsWith('/autosaves/')) return fixtures.autosave[resource as keyof Fixtures['autosave']];
     if (name === 'id' && resource === 'templates') return 'cornerstone//index';
     if (name === 'id' && resource === 'template-parts') return 'cornerstone//header';
     if (name === 'id' && resource === 'global-styles') return fixtures.globalStyles;

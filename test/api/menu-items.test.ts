@@ -208,3 +208,81 @@ describe('menu item history', () => {
     expect(stream.text.trim().split('\n').map((line) => JSON.parse(line).seq)).toEqual([1, 2]);
   });
 });
+
+describe('menu item revisions and autosaves', () => {
+  it('keeps a revision of every field at each change, with diff and restore', async () => {
+    const item = await createItem({ title: 'Shop', url: 'https://example.org/shop', classes: ['a'] });
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { title: 'Store', url: 'https://example.org/store' } });
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { classes: ['a', 'b'], target: '_blank' } });
+    const list = await app.api('GET', `/cms/v2/menu-items/${item.id}/revisions`, { headers: app.admin, query: { context: 'edit' } });
+    expect(list.status).toBe(200);
+    expect(list.body).toHaveLength(2);
+    const [newest, older] = list.body;
+    expect(newest).toMatchObject({ parent: item.id, title: { raw: 'Store' }, url: 'https://example.org/store', classes: ['a', 'b'], target: '_blank', menus: menu, type: 'custom' });
+    expect(older).toMatchObject({ title: { raw: 'Store' }, classes: ['a'], target: '' });
+    expect(newest._links.parent).toEqual([{ href: `${app.apiRoot}/cms/v2/menu-items/${item.id}` }]);
+    const view = await app.api('GET', `/cms/v2/menu-items/${item.id}/revisions/${older.id}`, { headers: app.admin });
+    expect(view.body.url).toBeUndefined();
+
+    const diff = await app.api('GET', `/cms/v2/menu-items/${item.id}/revisions/${newest.id}/diff`, { headers: app.admin });
+    expect(diff.status).toBe(200);
+    expect(diff.body.from).toBe(older.id);
+    expect(diff.body.fields.classes.changed).toBe(true);
+    expect(diff.body.fields.target.changed).toBe(true);
+    expect(diff.body.fields.url.changed).toBe(false);
+
+    const restored = await app.api('POST', `/cms/v2/menu-items/${item.id}/revisions/${older.id}/restore`, { headers: app.admin });
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ id: item.id, classes: ['a'], target: '', title: { raw: 'Store' } });
+    const history = await app.api('GET', `/cms/v2/menu-items/${item.id}/history`, { headers: app.admin });
+    expect(history.body.map((entry: Json) => entry.type)).toEqual(['created', 'updated', 'updated', 'restored']);
+    expect((await app.api('GET', `/cms/v2/menu-items/${item.id}/revisions`, { headers: app.admin })).body).toHaveLength(3);
+
+    expect((await app.api('GET', `/cms/v2/menu-items/${item.id}/revisions`, { headers: editor })).status).toBe(403);
+    expect((await app.api('GET', '/cms/v2/menu-items/999999/revisions', { headers: app.admin })).body.code).toBe('rest_post_invalid_parent');
+  });
+
+  it('keeps every field an autosave sends, in edit context, and the rest from the earlier autosave', async () => {
+    const item = await createItem({ title: 'Blog', url: 'https://example.org/blog' });
+    const first = await app.api('POST', `/cms/v2/menu-items/${item.id}/autosaves`, { headers: app.admin, json: { title: 'Journal', classes: ['highlight'] } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ parent: item.id, title: { raw: 'Journal' }, classes: ['highlight'], url: 'https://example.org/blog' });
+    const second = await app.api('POST', `/cms/v2/menu-items/${item.id}/autosaves`, { headers: app.admin, json: { url: 'https://example.org/journal' } });
+    expect(second.body).toMatchObject({ id: first.body.id, title: { raw: 'Journal' }, classes: ['highlight'], url: 'https://example.org/journal' });
+    expect((await getItem(item.id)).title.raw).toBe('Blog');
+
+    const listed = await app.api('GET', `/cms/v2/menu-items/${item.id}/autosaves`, { headers: app.admin, query: { context: 'edit' } });
+    expect(listed.body.map((autosave: Json) => [autosave.id, autosave.url])).toEqual([[first.body.id, 'https://example.org/journal']]);
+    const one = await app.api('GET', `/cms/v2/menu-items/${item.id}/autosaves/${first.body.id}`, { headers: app.admin, query: { context: 'edit' } });
+    expect(one.body.classes).toEqual(['highlight']);
+    expect((await app.api('GET', `/cms/v2/menu-items/${item.id}/autosaves/${first.body.id}`, { headers: app.admin })).body.classes).toBeUndefined();
+
+    const applied = await app.api('POST', `/cms/v2/menu-items/${item.id}/revisions/${first.body.id}/restore`, { headers: app.admin });
+    expect(applied.body).toMatchObject({ title: { raw: 'Journal' }, url: 'https://example.org/journal', classes: ['highlight'] });
+
+    const refused = await app.api('POST', `/cms/v2/menu-items/${item.id}/autosaves`, { headers: app.admin, json: { type: 'post_type', object_id: 999999 } });
+    expect(refused.body.code).toBe('rest_post_invalid_id');
+    expect((await app.api('POST', `/cms/v2/menu-items/${item.id}/autosaves`, { headers: editor, json: { title: 'x' } })).status).toBe(403);
+  });
+
+  it("saves its author's draft in place", async () => {
+    const draft = await createItem({ title: 'Draft link', url: 'https://example.org/d', status: 'draft' });
+    const saved = await app.api('POST', `/cms/v2/menu-items/${draft.id}/autosaves`, { headers: app.admin, json: { title: 'Draft link, edited' } });
+    expect(saved.body).toMatchObject({ id: draft.id, parent: 0, title: { raw: 'Draft link, edited' } });
+    expect((await getItem(draft.id)).title.raw).toBe('Draft link, edited');
+    expect((await app.api('GET', `/cms/v2/menu-items/${draft.id}/revisions`, { headers: app.admin })).body).toEqual([]);
+  });
+
+  it('erases from the log the words only a deleted revision held', async () => {
+    const item = await createItem({ title: 'Plain', url: 'https://example.org/plain' });
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { title: 'Secret launch name' } });
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { title: 'Plain again' } });
+    const revisions = (await app.api('GET', `/cms/v2/menu-items/${item.id}/revisions`, { headers: app.admin })).body;
+    const secret = revisions.find((revision: Json) => revision.title.rendered === 'Secret launch name');
+    const deleted = await app.api('DELETE', `/cms/v2/menu-items/${item.id}/revisions/${secret.id}`, { headers: app.admin, query: { force: true } });
+    expect(deleted.status).toBe(200);
+    const events = await changeLog(app.deps.store.db).readStream(item.id);
+    expect(JSON.stringify(events)).not.toContain('Secret launch name');
+    expect(JSON.stringify(events)).toContain('Plain again');
+  });
+});

@@ -1,9 +1,12 @@
 import { can } from '../../auth/capabilities.js';
+import { autosaveRoutes } from '../autosaves/index.js';
 import { historyRoutes, type HistorySubject } from '../history/index.js';
+import { revisionRoutes } from '../revisions/index.js';
 import { type ResourceManifest } from '../manifest.js';
 import { findMenuItem } from './menu-item.commands.js';
 import { menuItemIndexes } from './menu-item.model.js';
 import { menuItemsProjection } from './menu-item.projection.js';
+import { menuItemRevisions } from './menu-item.revisions.js';
 import { menuItemRoutes } from './menu-item.routes.js';
 
 export { deleteItemsOfMenu, taggedMenuItem } from './menu-item.commands.js';
@@ -15,9 +18,12 @@ const menuItemHistorySubject: HistorySubject = {
   mayRead: (req) => can(req.user, 'edit_theme_options'),
 };
 
-/** Menu items: their own read model, kept from the change log by the kernel posts and pages use, and its history. */
+/**
+ * Menu items: their own read model, kept from the change log by the kernel posts and pages use,
+ * with autosaves, revisions (diff and restore) and history through the same routes as posts.
+ */
 export const menuItemsResource: ResourceManifest = {
-  routes: [...menuItemRoutes, ...historyRoutes(menuItemHistorySubject)],
+  routes: [...menuItemRoutes, ...autosaveRoutes(menuItemRevisions), ...revisionRoutes(menuItemRevisions), ...historyRoutes(menuItemHistorySubject)],
   indexes: menuItemIndexes,
   projections: [menuItemsProjection],
 };

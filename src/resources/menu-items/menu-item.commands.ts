@@ -1,8 +1,10 @@
 import { type Deps } from '../../deps.js';
 import { type TaggedPost } from '../terms/term.queries.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
-import { createItem, loadItem, runCommand } from '../../store/kernel.js';
-import { type MenuItemUpdated } from './menu-item.events.js';
+import { createItem, loadItem, runCommand, type Decision } from '../../store/kernel.js';
+import { siteNow } from '../posts/post.commands.js';
+import { revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
+import { type MenuItemAutosaved, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
 import { menuItemHistory } from './menu-item.history.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 import { MENU_ITEM_STREAM_TYPE } from './menu-item.projection.js';
@@ -13,28 +15,105 @@ export function createMenuItem(deps: Deps, fields: MenuItemFields, actor: number
   return deps.ids.next('content').then((id) => createItem(deps, menuItemHistory, MENU_ITEM_STREAM_TYPE, id, actor, { type: 'created', data: { fields } }));
 }
 
-/** Changes an item; nothing is appended when nothing changes. */
+/** Runs the kernel's command cycle on a menu item, with the client's `If-Match`. */
+function commit<D>(deps: Deps, id: number, actor: number, decide: (doc: MenuItemDoc) => Promise<Decision<D>>, ifMatch?: IfMatch) {
+  return runCommand(deps, menuItemHistory, id, actor, decide, ifMatch ? { precondition: (etag) => ifMatchPasses(ifMatch, etag) } : {});
+}
+
+export interface MenuItemUpdateOptions {
+  ifMatch?: IfMatch;
+  /** A revision's fields made current again. */
+  fromRevision?: number;
+}
+
+/**
+ * Changes an item; every change makes a revision holding every field (a menu item has no field
+ * that is not revisioned), and nothing is appended when nothing changes.
+ */
 export async function updateMenuItem(
   deps: Deps,
   id: number,
   changes: (doc: MenuItemDoc) => Partial<MenuItemFields>,
   actor: number,
-  ifMatch?: IfMatch,
+  options: MenuItemUpdateOptions = {},
 ): Promise<MenuItemDoc> {
-  const { state } = await runCommand<MenuItemDoc, MenuItemUpdated>(
+  const { state } = await commit<MenuItemUpdated>(
     deps,
-    menuItemHistory,
     id,
     actor,
     async (doc) => {
-      const wanted = changes(doc);
-      const changed = Object.fromEntries(Object.entries(wanted).filter(([field, value]) => doc[field as keyof MenuItemFields] !== value));
+      const changed = Object.fromEntries(Object.entries(changes(doc)).filter(([field, value]) => !sameField(doc[field as keyof MenuItemFields], value)));
       if (!Object.keys(changed).length) return null;
-      return { type: 'updated', data: { changes: { ...changed, modified: deps.clock().toISOString() } } };
+      const [revisionId, savedAt] = await Promise.all([deps.ids.next('content'), siteNow(deps)]);
+      const data: MenuItemUpdated = { changes: { ...changed, modified: deps.clock().toISOString() }, revisionId, savedAt: { local: savedAt.local, gmt: savedAt.gmt } };
+      if (options.fromRevision !== undefined) data.fromRevision = options.fromRevision;
+      return { type: options.fromRevision !== undefined ? 'restored' : 'updated', data };
     },
-    ifMatch ? { precondition: (etag) => ifMatchPasses(ifMatch, etag) } : {},
+    options.ifMatch,
   );
   return state!;
+}
+
+const sameField = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The fields a revision kept that are made current again by restoring it: all but who made the item and when. */
+export function restoreMenuItemRevision(deps: Deps, id: number, revision: RevisionDoc, actor: number, ifMatch?: IfMatch): Promise<MenuItemDoc> {
+  const { author: _author, date: _date, modified: _modified, ...kept } = (revision.item ?? {}) as Partial<MenuItemFields>;
+  return updateMenuItem(deps, id, () => kept, actor, { ifMatch, fromRevision: revision._id });
+}
+
+/** The caller's autosave of an item, if any (the newest, should there be more). */
+export function callersAutosave(deps: Deps, id: number, actor: number): Promise<RevisionDoc | null> {
+  return revisionsCollection(deps.store.db).findOne({ parent: id, kind: 'autosave', author: actor }, { sort: { date: -1, _id: -1 } });
+}
+
+export type MenuItemAutosave = { inPlace: true; doc: MenuItemDoc } | { inPlace: false; autosave: RevisionDoc };
+
+/**
+ * A menu item's autosave keeps every field (WordPress's keeps none): its author's draft is saved
+ * in place, with no revision; anyone else's is their one autosave of the item, written when it
+ * is new or differs from the item, and otherwise left as it is.
+ */
+export async function autosaveMenuItem(deps: Deps, id: number, wanted: MenuItemFields, actor: number): Promise<MenuItemAutosave> {
+  const revisions = revisionsCollection(deps.store.db);
+  let autosaveId = 0;
+  const { state, event, documents } = await commit<MenuItemUpdated | MenuItemAutosaved>(deps, id, actor, async (doc) => {
+    autosaveId = 0;
+    if (doc.status === 'draft' && doc.author === actor) {
+      const changes = Object.fromEntries(Object.entries(wanted).filter(([field, value]) => !sameField(doc[field as keyof MenuItemFields], value)));
+      return Object.keys(changes).length ? { type: 'updated', data: { changes: { ...changes, modified: deps.clock().toISOString() } } } : null;
+    }
+    const existing = await callersAutosave(deps, id, actor);
+    const differs = (Object.keys(wanted) as (keyof MenuItemFields)[]).some((field) => !['date', 'modified'].includes(field) && !sameField(doc[field], wanted[field]));
+    if (existing && (!differs || sameField(existing.item, wanted))) {
+      autosaveId = existing._id;
+      return null;
+    }
+    autosaveId = existing?._id ?? (await deps.ids.next('content'));
+    const now = await siteNow(deps);
+    return { type: 'autosaved', data: { autosaveId, isNew: !existing, fields: wanted, savedAt: { local: now.local, gmt: now.gmt } } };
+  });
+  if (autosaveId === 0) return { inPlace: true, doc: state! };
+  const written = event ? (documents as RevisionDoc[]).find((row) => row._id === autosaveId) : undefined;
+  return { inPlace: false, autosave: written ?? (await revisions.findOne({ _id: autosaveId }))! };
+}
+
+// The kept fields whose words a deleted revision takes out of the log, unless the item or another revision still shows them.
+const ERASABLE: readonly (keyof MenuItemFields)[] = ['title', 'url', 'description', 'attrTitle'];
+
+/** Deletes a revision or autosave and erases from the log the words only it held. */
+export async function deleteMenuItemRevision(deps: Deps, id: number, revision: RevisionDoc, actor: number): Promise<void> {
+  const revisions = revisionsCollection(deps.store.db);
+  await commit<MenuItemRevisionDeleted>(deps, id, actor, async (doc) => {
+    const gone: Partial<Record<keyof MenuItemFields, unknown[]>> = {};
+    for (const field of ERASABLE) {
+      const value = revision.item?.[field];
+      if (!value || doc[field] === value) continue;
+      if (await revisions.findOne({ parent: id, _id: { $ne: revision._id }, [`item.${field}`]: value }, { projection: { _id: 1 } })) continue;
+      gone[field] = [value];
+    }
+    return { type: 'revision_deleted', data: { revisionId: revision._id }, erase: gone };
+  });
 }
 
 /**
@@ -42,7 +121,7 @@ export async function updateMenuItem(
  * (as `wp_delete_post` does for menu items).
  */
 export async function deleteMenuItem(deps: Deps, doc: MenuItemDoc, actor: number, ifMatch?: IfMatch): Promise<void> {
-  await runCommand(deps, menuItemHistory, doc._id, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' as const }), ifMatch ? { precondition: (etag) => ifMatchPasses(ifMatch, etag) } : {});
+  await commit(deps, doc._id, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' as const }), ifMatch);
   const children = await menuItemsCollection(deps.store.db).find({ parent: doc._id }, { projection: { _id: 1 } }).toArray();
   for (const child of children) await updateMenuItem(deps, child._id, () => ({ parent: doc.parent }), actor);
 }
@@ -55,7 +134,7 @@ export function itemsOfMenu(deps: Deps, menu: number): Promise<MenuItemDoc[]> {
 /** Every item of a deleted menu goes with it. */
 export async function deleteItemsOfMenu(deps: Deps, menu: number, actor: number): Promise<void> {
   for (const { _id } of await itemsOfMenu(deps, menu)) {
-    await runCommand(deps, menuItemHistory, _id, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' as const }));
+    await commit(deps, _id, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' as const }));
   }
 }
 

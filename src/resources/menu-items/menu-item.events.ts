@@ -1,12 +1,35 @@
 import { type MenuItemFields } from './menu-item.model.js';
 
 /** The change log's event types for menu items (DESIGN.md, "The change log"). */
-export const MENU_ITEM_EVENT_TYPES = ['created', 'updated', 'deleted'] as const;
+export const MENU_ITEM_EVENT_TYPES = ['created', 'updated', 'restored', 'autosaved', 'revision_deleted', 'deleted'] as const;
+
+/** When a revision or autosave was saved, in the site's timezone and in GMT. */
+export interface SavedAt {
+  local: string;
+  gmt: string;
+}
 
 export interface MenuItemCreated {
   fields: MenuItemFields;
 }
 
+/** `updated` and `restored`: the fields that changed and the revision that records the item after them. */
 export interface MenuItemUpdated {
   changes: Partial<MenuItemFields>;
+  revisionId?: number;
+  savedAt?: SavedAt;
+  /** `restored` only: the revision whose fields were made current. */
+  fromRevision?: number;
+}
+
+/** The caller's one autosave of the item, holding every field (those not sent as the item has them). */
+export interface MenuItemAutosaved {
+  autosaveId: number;
+  isNew: boolean;
+  fields: MenuItemFields;
+  savedAt: SavedAt;
+}
+
+export interface MenuItemRevisionDeleted {
+  revisionId: number;
 }

@@ -37,6 +37,8 @@ export interface MenuItemDoc extends MenuItemFields {
   _id: number;
   /** The seq of the last event applied. */
   version: number;
+  /** Its revisions and autosaves. */
+  revisionCount: number;
 }
 
 /** The fields whose content a force delete erases from the log. */

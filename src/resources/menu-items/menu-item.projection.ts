@@ -1,43 +1,118 @@
 import { type Db } from 'mongodb';
 import { type StoredEvent } from '../../store/change-log.js';
 import { defineProjection } from '../../store/projections.js';
-import { MENU_ITEM_EVENT_TYPES, type MenuItemCreated, type MenuItemUpdated } from './menu-item.events.js';
-import { menuItemsCollection, type MenuItemDoc } from './menu-item.model.js';
+import { revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
+import { writeRevision } from '../posts/post.projection.js';
+import {
+  MENU_ITEM_EVENT_TYPES,
+  type MenuItemAutosaved,
+  type MenuItemCreated,
+  type MenuItemRevisionDeleted,
+  type MenuItemUpdated,
+  type SavedAt,
+} from './menu-item.events.js';
+import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 
 export const MENU_ITEM_STREAM_TYPE = 'nav_menu_item';
 
-/** The pure fold: the item before `event` (null before `created`) to the item after it (null: deleted). */
-export function evolveMenuItem(doc: MenuItemDoc | null, event: StoredEvent): MenuItemDoc | null {
+/** What one event does to the read models: the next item (null: gone) and the revision rows it writes or removes. */
+export interface MenuItemEffects {
+  item: MenuItemDoc | null;
+  upsertRevisions: RevisionDoc[];
+  deleteRevisions: number[];
+  deleteAllRevisions: boolean;
+}
+
+/**
+ * A revision or autosave row of a menu item: the shared revision columns (a menu item's
+ * description and title attribute are WordPress's content and excerpt) and every field kept.
+ */
+function revisionRow(parent: number, id: number, kind: RevisionDoc['kind'], actor: number, item: MenuItemFields, savedAt: SavedAt, version: number): RevisionDoc {
+  return {
+    _id: id,
+    parent,
+    kind,
+    author: actor,
+    title: item.title,
+    content: item.description,
+    excerpt: item.attrTitle,
+    date: savedAt.local,
+    dateGmt: savedAt.gmt,
+    modified: savedAt.local,
+    modifiedGmt: savedAt.gmt,
+    slug: `${parent}-${kind}-v1`,
+    version,
+    item: { ...item },
+  };
+}
+
+const fieldsOf = ({ _id: _omitted, version: _version, revisionCount: _count, ...fields }: MenuItemDoc): MenuItemFields => fields;
+
+/** The pure fold: the item before `event` (null before `created`) to its effects. */
+export function evolveMenuItem(doc: MenuItemDoc | null, event: StoredEvent): MenuItemEffects {
+  const effects: MenuItemEffects = { item: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
   switch (event.type) {
     case 'created':
-      return { _id: event.stream, ...(event.data as unknown as MenuItemCreated).fields, version: event.seq };
+      effects.item = { _id: event.stream, ...(event.data as unknown as MenuItemCreated).fields, version: event.seq, revisionCount: 0 };
+      return effects;
     case 'updated':
-      return doc && { ...doc, ...(event.data as unknown as MenuItemUpdated).changes, version: event.seq };
+    case 'restored': {
+      if (!doc) return effects;
+      const { changes, revisionId, savedAt } = event.data as unknown as MenuItemUpdated;
+      const next: MenuItemDoc = { ...doc, ...changes, version: event.seq };
+      if (revisionId !== undefined && savedAt) {
+        next.revisionCount++;
+        effects.upsertRevisions.push(revisionRow(doc._id, revisionId, 'revision', event.actor, fieldsOf(next), savedAt, event.seq));
+      }
+      effects.item = next;
+      return effects;
+    }
+    case 'autosaved': {
+      if (!doc) return effects;
+      const { autosaveId, isNew, fields, savedAt } = event.data as unknown as MenuItemAutosaved;
+      effects.item = { ...doc, revisionCount: doc.revisionCount + (isNew ? 1 : 0), version: event.seq };
+      effects.upsertRevisions.push(revisionRow(doc._id, autosaveId, 'autosave', event.actor, fields, savedAt, event.seq));
+      return effects;
+    }
+    case 'revision_deleted': {
+      effects.deleteRevisions.push((event.data as unknown as MenuItemRevisionDeleted).revisionId);
+      if (doc) effects.item = { ...doc, revisionCount: Math.max(0, doc.revisionCount - 1), version: event.seq };
+      return effects;
+    }
     case 'deleted':
-      return null;
+      effects.item = null;
+      effects.deleteAllRevisions = true;
+      return effects;
   }
-  return doc && { ...doc, version: event.seq };
+  if (doc) effects.item = { ...doc, version: event.seq };
+  return effects;
 }
 
 export function foldMenuItem(doc: MenuItemDoc | null, event: StoredEvent): { state: MenuItemDoc | null; documents: object[] } {
-  const state = evolveMenuItem(doc, event);
-  return { state, documents: state ? [state] : [] };
+  const effects = evolveMenuItem(doc, event);
+  return { state: effects.item, documents: [...(effects.item ? [effects.item] : []), ...effects.upsertRevisions] };
 }
 
-/** Applies one event to `menu_items`, unless the item has reached it already (its `version` is the guard). */
+/**
+ * Applies one event to `menu_items` and `revisions`: revision rows first and by id (a retry
+ * rewrites them alike), then the item, unless it has reached this event (its `version` is the guard).
+ */
 async function applyMenuItemEvent(db: Db, event: StoredEvent): Promise<void> {
   const items = menuItemsCollection(db);
   const current = await items.findOne({ _id: event.stream });
   if (current && current.version >= event.seq) return;
-  const next = evolveMenuItem(current, event);
-  if (next === null) {
+  const effects = evolveMenuItem(current, event);
+  for (const revision of effects.upsertRevisions) await writeRevision(db, revision);
+  if (effects.deleteRevisions.length) await revisionsCollection(db).deleteMany({ _id: { $in: effects.deleteRevisions } });
+  if (effects.deleteAllRevisions) await revisionsCollection(db).deleteMany({ parent: event.stream });
+  if (effects.item === null) {
     await items.deleteOne({ _id: event.stream });
   } else if (!current) {
-    await items.insertOne(next).catch((error: { code?: number }) => {
+    await items.insertOne(effects.item).catch((error: { code?: number }) => {
       if (error.code !== 11000) throw error;
     });
   } else {
-    await items.replaceOne({ _id: event.stream, version: current.version }, next);
+    await items.replaceOne({ _id: event.stream, version: current.version }, effects.item);
   }
 }
 
@@ -52,10 +127,21 @@ export const menuItemsProjection = defineProjection({
     return new Map(docs.map((doc) => [doc._id, doc.version]));
   },
   async rebuildStream(db, events) {
-    const item = events.reduce<MenuItemDoc | null>(evolveMenuItem, null);
+    let item: MenuItemDoc | null = null;
+    const rows = new Map<number, RevisionDoc>();
+    for (const event of events) {
+      const effects = evolveMenuItem(item, event);
+      if (effects.deleteAllRevisions) rows.clear();
+      for (const id of effects.deleteRevisions) rows.delete(id);
+      for (const revision of effects.upsertRevisions) rows.set(revision._id, revision);
+      item = effects.item;
+    }
     if (item) await menuItemsCollection(db).insertOne(item);
+    if (rows.size) await revisionsCollection(db).insertMany([...rows.values()]);
   },
   async clear(db) {
+    const ids = (await menuItemsCollection(db).find({}, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id);
+    if (ids.length) await revisionsCollection(db).deleteMany({ parent: { $in: ids } });
     await menuItemsCollection(db).deleteMany({});
   },
 });

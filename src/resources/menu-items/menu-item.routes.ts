@@ -3,26 +3,20 @@ import { ifMatchOf } from '../../rest/conditional.js';
 import { defineRestError } from '../../rest/errors.js';
 import { contextArg, filterByContext } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
-import { type RestRequest } from '../../rest/rest-request.js';
 import { created } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
 import { type Context } from '../../rest/schema.js';
 import { PostInvalidPage } from '../posts/post.queries.js';
 import { createMenuItem, deleteMenuItem, findMenuItem, updateMenuItem } from './menu-item.commands.js';
 import { menuItemInput } from './menu-item.input.js';
-import { type MenuItemDoc } from './menu-item.model.js';
 import { canCreateMenuItems, canDeleteMenuItems, canEditMenuItems, canReadMenuItems } from './menu-item.permissions.js';
 import { listMenuItems } from './menu-item.queries.js';
 import { menuItemListArgs, menuItemSchema, menuItemWriteArgs } from './menu-item.schema.js';
-import { linkedObjects, prepareMenuItem } from './menu-item.serializer.js';
+import { linkedObjects, prepareMenuItem, prepareOne } from './menu-item.serializer.js';
 
 const TrashNotSupported = defineRestError('rest_trash_not_supported', "Menu items do not support trashing. Set 'force=true' to delete.", 501);
 
 const idArg = { id: { description: 'Unique identifier for the post.', type: 'integer' as const } };
-
-async function prepareOne(doc: MenuItemDoc, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
-  return prepareMenuItem(doc, req, deps, await linkedObjects(deps, [doc]));
-}
 
 /** `/menu-items` and `/menu-items/<id>` (WordPress's menu items controller), on the change-log kernel. */
 export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
@@ -72,7 +66,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
         handler: async (req, deps) => {
           const current = await findMenuItem(deps, Number(req.params.id));
           const fields = await menuItemInput(req, deps, current);
-          const doc = await updateMenuItem(deps, current._id, () => fields, req.user.id, ifMatchOf(req));
+          const doc = await updateMenuItem(deps, current._id, () => fields, req.user.id, { ifMatch: ifMatchOf(req) });
           return prepareOne(doc, req, deps);
         },
       },

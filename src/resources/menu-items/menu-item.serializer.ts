@@ -99,6 +99,11 @@ export function prepareMenuItem(doc: MenuItemDoc, req: RestRequest, deps: Deps, 
   return data;
 }
 
+/** One item, its linked object read for it alone. */
+export async function prepareOne(doc: MenuItemDoc, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
+  return prepareMenuItem(doc, req, deps, await linkedObjects(deps, [doc]));
+}
+
 function menuItemLinks(doc: MenuItemDoc, req: RestRequest): Links {
   const links: Links = {
     self: [{ href: req.url(`/cms/v2/menu-items/${doc._id}`) }],

@@ -133,7 +133,7 @@ export function foldPost(doc: PostDoc | null, event: StoredEvent): { state: Post
  * race for the `_id`, FerretDB 1.24 answers it with a duplicate key, which here means the row
  * is there already, written by this event or a later one.
  */
-async function writeRevision(db: Db, revision: RevisionDoc): Promise<void> {
+export async function writeRevision(db: Db, revision: RevisionDoc): Promise<void> {
   await revisionsCollection(db)
     .replaceOne({ _id: revision._id, version: { $lt: revision.version } }, revision, { upsert: true })
     .catch((error: { code?: number }) => {

@@ -105,7 +105,7 @@ export function prepareRevision(record: RevisionRecord, req: RestRequest, type: 
   // `the_excerpt` on the raw excerpt: an empty one stays empty.
   text('excerpt', (raw) => renderExcerpt(raw, ''));
   if (type.extraFields) {
-    for (const [field, value] of Object.entries(type.extraFields(record.item, req))) if (want(field)) data[field] = value;
+    for (const [field, value] of Object.entries(type.extraFields(record.item, req))) if (want(field) && !Object.hasOwn(data, field)) data[field] = value;
   }
   if (want('_links') && record.parent) {
     const { rest_namespace, rest_base } = type.postType;
