@@ -165,11 +165,15 @@ describe('menu items', () => {
   it('keeps every change in the change log, and a rebuild from it equals the live items', async () => {
     const pages: number[] = [];
     for (let i = 0; i < 3; i++) pages.push((await app.api('POST', '/cms/v2/pages', { headers: app.admin, json: { title: `Rebuild page ${i}`, status: 'publish' } })).body.id);
+    const category = (await app.api('POST', '/cms/v2/categories', { headers: app.admin, json: { name: 'Rebuild category' } })).body.id;
     const items: number[] = [];
     for (let step = 0; step < 30; step++) {
       const roll = (step * 7919) % 10;
+      const linked = [{ type: 'post_type', object_id: pages[step % 3] }, { type: 'taxonomy', object_id: category }, { title: `Step ${step}`, url: `https://example.org/${step}`, menu_order: step + 1 }];
       if (roll < 4 || items.length === 0) {
-        items.push((await createItem(step % 2 ? { type: 'post_type', object_id: pages[step % 3] } : { title: `Step ${step}`, url: `https://example.org/${step}`, menu_order: step + 1 })).id);
+        items.push((await createItem(linked[step % 3])).id);
+      } else if (roll === 4) {
+        await app.api('POST', `/cms/v2/menu-items/${items[step % items.length]}/autosaves`, { headers: app.admin, json: { description: `autosaved ${step}` } });
       } else if (roll < 8) {
         await app.api('POST', `/cms/v2/menu-items/${items[step % items.length]}`, { headers: app.admin, json: { menu_order: step + 1, classes: [`c${step}`], description: `d${step}` } });
       } else {
@@ -178,12 +182,16 @@ describe('menu items', () => {
       }
     }
     await app.api('DELETE', `/cms/v2/pages/${pages[0]}`, { headers: app.admin, query: { force: true } });
+    await app.api('DELETE', `/cms/v2/categories/${category}`, { headers: app.admin, query: { force: true } });
     const db = app.deps.store.db;
     const live = async () => ({
       items: await db.collection('menu_items').find({}).sort({ _id: 1 }).toArray(),
       posts: await db.collection('posts').find({}).sort({ _id: 1 }).toArray(),
+      revisions: await db.collection('revisions').find({}).sort({ _id: 1 }).toArray(),
     });
     const before = await live();
+    expect(before.revisions.some((row) => row.kind === 'autosave' && row.item)).toBe(true);
+    expect(before.items.some((item) => item.type === 'taxonomy')).toBe(true);
     const events = await changeLog(db).readStream(items[0]);
     expect(events.map((event) => event.streamType)).toContain('nav_menu_item');
     await rebuildProjections(db, changeLog(db), projectionsOf(resources));
