@@ -317,6 +317,23 @@ describe('POST /cms/v2/widgets', () => {
     expect((await app.api('GET', '/cms/v2/widgets', { headers: app.admin })).body.length).toBe(before);
   });
 
+  it('refuses with 413 what the database could not store, changing nothing', async () => {
+    const widget = await createWidget({ id_base: 'text', sidebar: 'sidebar-1', instance: { raw: { title: 'Small' } } });
+    const huge = 'x'.repeat(9 * 1024 * 1024);
+    const writes = [
+      () => app.api('POST', '/cms/v2/widgets', { json: { id_base: 'custom_html', instance: { raw: { content: huge } } }, headers: app.admin }),
+      () => app.api('POST', '/cms/v2/widgets', { json: { id_base: 'text', sidebar: 's'.repeat(600) }, headers: app.admin }),
+      () => app.api('POST', `/cms/v2/widgets/${widget.id}`, { json: { instance: { raw: { title: 'Changed' } }, sidebar: 's'.repeat(600) }, headers: app.admin }),
+    ];
+    for (const write of writes) {
+      const response = await write();
+      expect(response.status).toBe(413);
+      expect(response.body.code).toBe('rest_item_too_large');
+    }
+    const after = await app.api('GET', `/cms/v2/widgets/${widget.id}`, { query: { context: 'edit' }, headers: app.admin });
+    expect(after.body).toMatchObject({ sidebar: 'sidebar-1', instance: { raw: { title: 'Small' } } });
+  });
+
   it('saves a widget named by id, creating it when it does not exist', async () => {
     const created = await createWidget({ id: 'recent-posts-40', sidebar: 'footer-1', instance: { raw: { number: 3 } } });
     expect(created).toMatchObject({ id: 'recent-posts-40', id_base: 'recent-posts', sidebar: 'footer-1' });

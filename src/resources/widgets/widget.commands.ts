@@ -1,10 +1,20 @@
-import { type AnyBulkWriteOperation } from 'mongodb';
 import { type Deps } from '../../deps.js';
+import { ItemTooLarge } from '../../rest/errors.js';
 import { WidgetNotFound } from './widget.errors.js';
 import { INACTIVE_SIDEBAR, widgetsCollection, type WidgetDoc } from './widget.model.js';
 import { endOfSidebar, highestNumber } from './widget.queries.js';
 
 const isDuplicateKey = (error: unknown) => (error as { code?: number }).code === 11000;
+
+// Well under a document's 16 MB; a sidebar id is an index key, kept short enough for any server's key limit.
+const MAX_INSTANCE_BYTES = 8 * 1024 * 1024;
+const MAX_SIDEBAR_BYTES = 512;
+
+/** Refuses, before anything is written, what the database could not store. */
+export function checkSize(fields: { instance?: string; sidebar?: string }): void {
+  if (fields.instance !== undefined && Buffer.byteLength(fields.instance) > MAX_INSTANCE_BYTES) throw new ItemTooLarge();
+  if (fields.sidebar !== undefined && Buffer.byteLength(fields.sidebar) > MAX_SIDEBAR_BYTES) throw new ItemTooLarge();
+}
 
 /**
  * A new widget at the end of `sidebar`. Its number is 1 + the highest of its type
@@ -12,6 +22,7 @@ const isDuplicateKey = (error: unknown) => (error as { code?: number }).code ===
  * concurrent creates, and the loser takes the next number.
  */
 export async function insertWidget(deps: Deps, idBase: string, sidebar: string, instance: string): Promise<WidgetDoc> {
+  checkSize({ instance, sidebar });
   let candidate = (await highestNumber(deps, idBase)) + 1;
   for (;;) {
     const doc = await insertNumbered(deps, idBase, candidate, sidebar, instance);
@@ -22,6 +33,7 @@ export async function insertWidget(deps: Deps, idBase: string, sidebar: string, 
 
 /** A new widget with the given number at the end of `sidebar`; null when that id is taken. */
 export async function insertNumbered(deps: Deps, idBase: string, number: number, sidebar: string, instance: string): Promise<WidgetDoc | null> {
+  checkSize({ instance, sidebar });
   const doc: WidgetDoc = { _id: `${idBase}-${number}`, idBase, number, sidebar, position: await endOfSidebar(deps, sidebar), instance };
   try {
     await widgetsCollection(deps.store.db).insertOne(doc);
@@ -34,6 +46,7 @@ export async function insertNumbered(deps: Deps, idBase: string, number: number,
 
 /** Replaces a widget's settings; the widget must still exist. */
 export async function saveInstance(deps: Deps, doc: WidgetDoc, instance: string): Promise<WidgetDoc> {
+  checkSize({ instance });
   const result = await widgetsCollection(deps.store.db).updateOne({ _id: doc._id }, { $set: { instance } });
   if (result.matchedCount === 0) throw new WidgetNotFound();
   return { ...doc, instance };
@@ -41,6 +54,7 @@ export async function saveInstance(deps: Deps, doc: WidgetDoc, instance: string)
 
 /** `wp_assign_widget_to_sidebar`: the widget leaves wherever it is for the end of `sidebar`, in one write. */
 export async function moveWidget(deps: Deps, doc: WidgetDoc, sidebar: string): Promise<WidgetDoc> {
+  checkSize({ sidebar });
   const position = await endOfSidebar(deps, sidebar);
   const result = await widgetsCollection(deps.store.db).updateOne({ _id: doc._id }, { $set: { sidebar, position } });
   if (result.matchedCount === 0) throw new WidgetNotFound();
@@ -63,16 +77,13 @@ export async function deleteWidget(deps: Deps, doc: WidgetDoc): Promise<void> {
 export async function assignSidebar(deps: Deps, sidebar: string, ids: readonly string[]): Promise<void> {
   const widgets = widgetsCollection(deps.store.db);
   const listed = [...new Set(ids)];
-  if (listed.length) {
-    const moves: AnyBulkWriteOperation<WidgetDoc>[] = listed.map((id, position) => ({ updateOne: { filter: { _id: id }, update: { $set: { sidebar, position } } } }));
-    await widgets.bulkWrite(moves, { ordered: false });
-  }
+  // One update at a time: FerretDB 1.24 was seen to stall on a batch of them.
+  for (const [position, id] of listed.entries()) await widgets.updateOne({ _id: id }, { $set: { sidebar, position } });
   const keep = new Set(listed);
   const left = (await widgets.find({ sidebar }, { sort: { position: 1, _id: 1 }, projection: { _id: 1 } }).toArray()).filter((doc) => !keep.has(doc._id));
   if (!left.length) return;
   const start = Math.max(await endOfSidebar(deps, INACTIVE_SIDEBAR), sidebar === INACTIVE_SIDEBAR ? listed.length : 0);
-  const away: AnyBulkWriteOperation<WidgetDoc>[] = left.map((doc, i) => ({
-    updateOne: { filter: { _id: doc._id, sidebar }, update: { $set: { sidebar: INACTIVE_SIDEBAR, position: start + i } } },
-  }));
-  await widgets.bulkWrite(away, { ordered: false });
+  for (const [i, doc] of left.entries()) {
+    await widgets.updateOne({ _id: doc._id, sidebar }, { $set: { sidebar: INACTIVE_SIDEBAR, position: start + i } });
+  }
 }

@@ -5,7 +5,7 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
 import { canManageWidgets, formDataInstance, InvalidWidget, requestedInstance, updateInstance, WIDGET_TYPES, type WidgetTypeDef } from '../widget-types/index.js';
-import { deleteWidget, insertNumbered, insertWidget, moveWidget, saveInstance } from './widget.commands.js';
+import { checkSize, deleteWidget, insertNumbered, insertWidget, moveWidget, saveInstance } from './widget.commands.js';
 import { WidgetNotFound } from './widget.errors.js';
 import { INACTIVE_SIDEBAR, parseWidgetId, type WidgetDoc } from './widget.model.js';
 import { findWidget, listWidgets } from './widget.queries.js';
@@ -49,6 +49,7 @@ async function createWidget(req: RestRequest, deps: Deps): Promise<RestResponse>
     const type = widgetType(idBase);
     if (number === undefined || number < 1 || !Number.isSafeInteger(number)) throw new InvalidWidget('notUpdatable');
     const instance = await submittedInstance(req, deps, type, number);
+    checkSize({ instance, sidebar });
     const id = `${idBase}-${number}`;
     const inserted = (await findWidget(deps, id)) ? null : await insertNumbered(deps, idBase, number, sidebar, instance ?? '{}');
     if (inserted) {
@@ -75,8 +76,9 @@ async function updateWidget(req: RestRequest, deps: Deps): Promise<Record<string
   let doc = await requestedWidget(req, deps);
   const type = widgetType(doc.idBase);
   const instance = await submittedInstance(req, deps, type, doc.number);
-  if (instance !== undefined) doc = await saveInstance(deps, doc, instance);
   const sidebar = req.params.sidebar;
+  checkSize({ instance, sidebar: typeof sidebar === 'string' ? sidebar : undefined });
+  if (instance !== undefined) doc = await saveInstance(deps, doc, instance);
   if (typeof sidebar === 'string' && sidebar !== doc.sidebar) doc = await moveWidget(deps, doc, sidebar);
   req.context = 'edit';
   return prepareWidget(doc, req, deps);
