@@ -9,6 +9,7 @@ import { type Credentials } from './auth/authenticate.js';
 import { RestServer } from './rest/rest-server.js';
 import { type ResourceManifest } from './resources/manifest.js';
 import { readSiteIdentity } from './resources/settings/index.js';
+import { mediaFileUrl } from './resources/media/index.js';
 import { isDatabaseUp } from './store/mongo.js';
 import { projectionFaults } from './store/projections.js';
 
@@ -41,7 +42,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
         timezone_string: site.timezone_string,
         site_logo: site.site_logo,
         site_icon: site.site_icon,
-        site_icon_url: '',
+        site_icon_url: await mediaFileUrl(deps.store.db, deps.siteUrl, Number(site.site_icon)),
       };
     }),
   );
@@ -51,6 +52,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
       ? new AnonymousResponseCache({ maxBytes: responseCacheBytes, syncMs: CACHE_SYNC_MS, entryTtlMs: CACHE_ENTRY_TTL_MS, changes: siteChanges(deps.store.db) })
       : undefined,
     server,
+    siteRoutes: resources.flatMap((resource) => (resource.siteRoutes ? [resource.siteRoutes(deps)] : [])),
     siteUrl: deps.siteUrl,
     siteName: SITE_NAME,
     bodyLimitBytes: deps.config.bodyLimitBytes,

@@ -1,3 +1,4 @@
+import { type Router } from 'express';
 import { type Deps } from '../deps.js';
 import { type RouteSpec } from '../rest/route.js';
 import { type IndexSpec } from '../store/mongo.js';
@@ -9,6 +10,8 @@ export interface ResourceManifest {
   readonly indexes?: readonly IndexSpec[];
   /** Read models kept from the change log, each naming the stream types it folds. */
   readonly projections?: readonly Projection[];
+  /** Pages of the site outside the API (media files under `/uploads/`), as plain Express routes. */
+  readonly siteRoutes?: (deps: Deps) => Router;
   /** Records the resource needs before serving (the first administrator, the default category). */
   readonly seed?: (deps: Deps) => Promise<void>;
 }

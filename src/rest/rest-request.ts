@@ -1,3 +1,4 @@
+import { type Readable } from 'node:stream';
 import { type Logger } from '../logger.js';
 import { isFieldIncluded } from './fields.js';
 import { type Context } from './schema.js';
@@ -30,6 +31,8 @@ export interface IncomingRequest {
   log: Logger;
   /** Set when the body claimed to be JSON and did not parse. */
   jsonError?: string;
+  /** The unread body, for an endpoint that takes it as a stream. */
+  stream?: Readable;
 }
 
 export class RestRequest {
@@ -41,6 +44,15 @@ export class RestRequest {
   readonly headers: Record<string, string | undefined>;
   readonly user: RestUser;
   readonly log: Logger;
+  /** The unread body, for an endpoint that takes it as a stream (`body: 'stream'`); null otherwise. */
+  readonly stream: Readable | null;
+  /**
+   * Adds form fields read from a streamed body to the parameters, checked by the endpoint's args
+   * as a parsed body would have been (set by the server for streamed endpoints).
+   */
+  acceptFields: (fields: readonly (readonly [string, string])[]) => Promise<void> = async () => {
+    throw new Error('This endpoint does not take its body as a stream');
+  };
   /** Merged parameters: body over query over URL, then argument defaults (`WP_REST_Request::get_param`). */
   readonly params: Record<string, unknown>;
   /** The matched route's pattern, e.g. `/cms/v2/posts/(?P<id>[\d]+)`. */
@@ -65,6 +77,7 @@ export class RestRequest {
     this.headers = incoming.headers;
     this.user = incoming.user;
     this.log = incoming.log;
+    this.stream = incoming.stream ?? null;
     // Without a prototype: a parameter named `__proto__` or `constructor` is only a parameter.
     this.params = Object.assign(Object.create(null) as Record<string, unknown>, urlParams, incoming.query, incoming.body);
   }

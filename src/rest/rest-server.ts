@@ -1,5 +1,6 @@
 import { type Ajv } from 'ajv';
 import { applyArgs, compileArgs, type CompiledArgs } from './args.js';
+import { clientInput, parseQueryString } from './client-input.js';
 import { embedLinks } from './embed.js';
 import { asRestError, Forbidden, InvalidJson, NoRoute, RestError } from './errors.js';
 import { filterFields, parseFieldList } from './fields.js';
@@ -80,6 +81,16 @@ export class RestServer<D> {
     return found;
   }
 
+  /** Whether the endpoint `method` reaches on `path` reads the body itself (no body parser may read it first). */
+  takesStream(method: string, path: string): boolean {
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    for (const { route } of this.match(normalizePath(path))) {
+      const endpoint = route.endpoints.find((e) => e.spec.methods.includes(wanted as never));
+      if (endpoint) return endpoint.spec.body === 'stream';
+    }
+    return false;
+  }
+
   /** Serves a request from the outside: dispatch, then links, `_embed`, `_fields`, pagination headers and `_envelope`. */
   async serve(incoming: IncomingRequest, apiRoot: string): Promise<RestResult> {
     const embed = parseEmbed(incoming.query._embed);
@@ -154,6 +165,14 @@ export class RestServer<D> {
         if (perPage && request.params.per_page === undefined) request.params.per_page = perPage.maximum ?? 100;
       }
       await applyArgs(endpoint.args, request.params, request);
+      if (endpoint.spec.body === 'stream') {
+        request.acceptFields = async (fields) => {
+          // Read as a form body is: `meta[key]=...` nests, and the same checks apply.
+          const form = clientInput(parseQueryString(new URLSearchParams(fields.map(([k, v]) => [k, v])).toString()), 'form');
+          Object.assign(request.params, form);
+          await applyArgs(endpoint.args, request.params, request);
+        };
+      }
       request.context = (request.params.context as Context | undefined) ?? (isRead(request.method) ? 'view' : 'edit');
       request.fields = options.embedded ? null : parseFieldList(request.params._fields);
 

@@ -42,6 +42,12 @@ export interface EndpointSpec<D> {
   handler: Handler<D>;
   /** Describes the answer; read only by the OpenAPI document. */
   response?: ResponseSpec;
+  /**
+   * `stream`: the endpoint reads the request body itself, as it arrives (an upload that must not
+   * be held in memory): no body parser runs first, the handler reads `request.stream`, and the
+   * form fields it finds in the body go through the endpoint's args by `request.acceptFields`.
+   */
+  body?: 'stream';
 }
 
 export interface RouteSpec<D> {

@@ -42,6 +42,8 @@ export interface HttpOptions<D> {
   faults?: () => Promise<readonly object[]>;
   /** Keeps anonymous GET answers; absent, nothing is kept. */
   cache?: AnonymousResponseCache;
+  /** Pages of the site outside the API (media files), served before the site's 404. */
+  siteRoutes?: readonly express.Router[];
 }
 
 type ApiRequest = Request & { jsonError?: string };
@@ -108,8 +110,16 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     res.json(openApiDocument(server, apiRoot));
   });
 
-  const parseBody = bodyParsers(options.bodyLimitBytes);
+  // An endpoint that reads its body as it arrives (an upload) gets the request unread.
+  const streamed = new WeakSet<Request>();
+  const parseBody = bodyParsers(options.bodyLimitBytes).map(
+    (parse) => (req: Request, res: Response, next: NextFunction) => (streamed.has(req) ? next() : parse(req, res, next)),
+  );
   const apiRouter = (routeOf: (req: Request) => string) => express.Router().use(
+    (req: Request, _res: Response, next: NextFunction) => {
+      if (server.takesStream(req.method, routeOf(req))) streamed.add(req);
+      next();
+    },
     ...parseBody,
     (error: unknown, req: ApiRequest, res: Response, next: NextFunction) => {
       if ((error as { type?: string }).type === 'entity.parse.failed') {
@@ -137,7 +147,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     let body: ClientParams;
     try {
       query = clientInput(req.query, 'query');
-      body = clientInput(req.body, req.is('json') ? 'json' : 'form');
+      body = streamed.has(req) ? Object.create(null) : clientInput(req.body, req.is('json') ? 'json' : 'form');
     } catch (error) {
       if (!(error instanceof RestError)) throw error;
       return refuse(req, res, error);
@@ -169,6 +179,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
       user,
       log: logger.child({ reqId: req.id, userId: user.id }),
       jsonError: req.jsonError,
+      ...(streamed.has(req) ? { stream: req } : {}),
     };
     const { cache } = options;
     const reads = incoming.method === 'GET' || incoming.method === 'HEAD';
@@ -191,6 +202,8 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
       computed?.();
     }
     if (override && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
+    // A streamed body refused before its end is not read further: the connection ends with the answer.
+    if (streamed.has(req) && !req.complete) result.headers = { ...result.headers, Connection: 'close' };
     // A write may have changed what any cached answer shows (one refused with a 4xx changed nothing).
     if (cache && !reads && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await cache.changed();
     await writeResult(req, res, result, user);
@@ -208,6 +221,8 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   app.use(API_PREFIX, apiRouter((req) => safeDecode(req.path)));
   const restRouteApi = apiRouter((req) => String(req.query.rest_route));
   app.use((req, res, next) => (req.query.rest_route === undefined ? next() : restRouteApi(req, res, next)));
+
+  for (const router of options.siteRoutes ?? []) app.use(router);
 
   app.get('/', (_req, res) => {
     res
