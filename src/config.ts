@@ -19,6 +19,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Largest request body accepted, in bytes. */
   readonly bodyLimitBytes: number;
+  /** Largest media file accepted by an upload (`CMS_MAX_UPLOAD_BYTES`), counted as it streams in. */
+  readonly maxUploadBytes: number;
   /** How long a shutdown waits for requests in flight. */
   readonly shutdownTimeoutMs: number;
   /** The administrator created on first start, when there are no users. */
@@ -57,6 +59,7 @@ export function loadConfig(env: Env): Config {
     cacheDir: path.resolve(text(env, 'CMS_CACHE_DIR', defaultCacheDir(env))),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     bodyLimitBytes: integer(env, 'CMS_BODY_LIMIT_BYTES', 64 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
+    maxUploadBytes: integer(env, 'CMS_MAX_UPLOAD_BYTES', 1024 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     shutdownTimeoutMs: integer(env, 'CMS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     adminUser: text(env, 'CMS_ADMIN_USER', 'admin'),
     adminPassword: env.CMS_ADMIN_PASSWORD || undefined,

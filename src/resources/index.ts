@@ -10,6 +10,7 @@ import { typesResource } from './types/index.js';
 import { taxonomiesResource } from './taxonomies/index.js';
 import { settingsResource } from './settings/index.js';
 import { postsResource } from './posts/index.js';
+import { mediaResource } from './media/index.js';
 import { historyResource } from './history/index.js';
 import { revisionsResource } from './revisions/index.js';
 import { autosavesResource } from './autosaves/index.js';
@@ -35,6 +36,7 @@ const served: readonly ResourceManifest[] = [
   taxonomiesResource,
   settingsResource,
   postsResource,
+  mediaResource,
   revisionsResource,
   autosavesResource,
   historyResource,

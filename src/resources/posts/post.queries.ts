@@ -58,10 +58,12 @@ export async function postListQuery(
   req: RestRequest,
   deps: Pick<Deps, 'store'>,
   type: PostTypeDef,
+  /** For types listed by another controller (media): its own status rule, and its own filters. */
+  hooks: { status?: Filter<PostDoc>; filters?: Filter<PostDoc>[] } = {},
 ): Promise<{ filter: Filter<PostDoc>; sort: Sort; include?: number[]; slugs?: string[] }> {
   const p = req.params;
   let timezone: string | undefined;
-  const and: Filter<PostDoc>[] = [{ type: type.slug }, statusFilter(req, type)];
+  const and: Filter<PostDoc>[] = [{ type: type.slug }, hooks.status ?? statusFilter(req, type), ...(hooks.filters ?? [])];
   const ids = (name: string) => (p[name] as number[] | undefined) ?? [];
   if (ids('include').length) and.push({ _id: { $in: ids('include') } });
   if (ids('exclude').length) and.push({ _id: { $nin: ids('exclude') } });

@@ -1,0 +1,20 @@
+import { type Db } from 'mongodb';
+import { type ResourceManifest } from '../manifest.js';
+import { mediaIndexes } from './media.model.js';
+import { mediaRoutes } from './media.routes.js';
+import { uploadUrl } from './media.serializer.js';
+import { uploadsRouter } from './media.serve.js';
+
+/** The media library: `/media` routes, files in GridFS served under `/uploads/`. */
+export const mediaResource: ResourceManifest = {
+  routes: mediaRoutes,
+  indexes: mediaIndexes,
+  siteRoutes: uploadsRouter,
+};
+
+/** The URL of a media item's file (for the site icon), or '' when `id` names none. */
+export async function mediaFileUrl(db: Db, siteUrl: string, id: number): Promise<string> {
+  if (!id) return '';
+  const doc = await db.collection<{ _id: number; type: string; file?: string }>('posts').findOne({ _id: id, type: 'attachment' }, { projection: { file: 1 } });
+  return doc?.file ? uploadUrl(siteUrl, doc.file) : '';
+}

@@ -1,0 +1,32 @@
+import { defineAuthError, defineRestError, defineRestErrorWith } from '../../rest/errors.js';
+
+export { PostInvalidId as AttachmentInvalidId } from '../posts/index.js';
+export const UploadNoData = defineRestError('rest_upload_no_data', 'No data supplied.', 400);
+export const UploadNoContentType = defineRestError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
+export const UploadNoDisposition = defineRestError('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
+export const UploadInvalidDisposition = defineRestError(
+  'rest_upload_invalid_disposition',
+  'Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as `attachment; filename="image.png"` or similar.',
+  400,
+);
+export const UploadHashMismatch = defineRestError('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
+/** WordPress answers 500 for these; they are the client's file, so 400 (CONTRACT: 5xx is the service's fault). */
+export const SideloadError = defineRestErrorWith('rest_upload_sideload_error', 400, (message: string) => message);
+export const UploadUnknownError = defineRestErrorWith('rest_upload_unknown_error', 400, (message: string) => message);
+export const UploadTooBig = defineRestErrorWith('rest_upload_file_too_big', 413, (limit: number) => `This file is too big. Files must be less than ${Math.floor(limit / 1024)} KB in size.`);
+export const UploadNameTaken = defineRestError('rest_upload_name_taken', 'Another upload took this file name at the same moment; send the file again.', 409);
+export const InvalidParentType = defineRestError('rest_invalid_param', 'Invalid parent type.', 400);
+export const TrashNotSupported = defineRestError('rest_trash_not_supported', "The post does not support trashing. Set 'force=true' to delete.", 501);
+
+export const CannotCreate = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
+export const CannotUploadToPost = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to upload media to this post.');
+export const CannotEdit = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
+export const CannotDelete = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.');
+export const ForbiddenListContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
+export const ForbiddenStatus = defineAuthError('rest_forbidden_status', 'Status is forbidden.');
+
+export const NOT_ALLOWED_TYPE = 'Sorry, you are not allowed to upload this file type.';
+export const NOT_PERMITTED = 'Sorry, this file type is not permitted for security reasons.';
+export const EMPTY_FILE =
+  'File is empty. Please upload something more substantial. This error could also be caused by uploads being disabled in your php.ini or by post_max_size being defined as smaller than upload_max_filesize in php.ini.';
+export const NOT_AN_IMAGE = 'The uploaded file is not a valid image. Please try again.';
