@@ -38,6 +38,7 @@ interface Fixtures {
   plugin: string;
   globalStyles: number;
   widget: string;
+  media: number;
 }
 interface Hostile {
   label: string;
@@ -117,6 +118,12 @@ async function createFixtures(label: string): Promise<Fixtures> {
   const themes = await send('GET', '/cms/v2/themes', { headers: app.admin, query: { status: ['active'] } });
   const globalStyles = Number(themes.body[0]._links['wp:user-global-styles'][0].href.split('/').pop());
   const widget = await created('/cms/v2/widgets', { id_base: 'text', sidebar: 'sidebar-1', instance: { raw: { title: `${label} widget` } } });
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  const media = await send('POST', '/cms/v2/media', {
+    headers: { ...app.admin, 'Content-Disposition': `attachment; filename="${label}.png"` },
+    raw: { body: new Uint8Array(png), contentType: 'image/png' },
+  });
+  expect(media.status, media.text).toBe(201);
   return {
     post: post.id,
     page: page.id,
@@ -131,6 +138,7 @@ async function createFixtures(label: string): Promise<Fixtures> {
     plugin: plugin.plugin,
     globalStyles,
     widget: widget.id,
+    media: media.body.id,
   };
 }
 
@@ -147,7 +155,7 @@ function fillPattern(pattern: string, value: (name: string, before: string) => s
 
 function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
   const resource = pattern.split('/')[3] ?? '';
-  const items: Record<string, number> = { posts: fixtures.post, pages: fixtures.page, categories: fixtures.category, tags: fixtures.tag, menus: fixtures.menu, 'menu-items': fixtures.menuItem, users: fixtures.user };
+  const items: Record<string, number> = { posts: fixtures.post, pages: fixtures.page, categories: fixtures.category, tags: fixtures.tag, menus: fixtures.menu, 'menu-items': fixtures.menuItem, users: fixtures.user, media: fixtures.media };
   const path = fillPattern(pattern, (name, before) => {
     if (name === 'id' && before.endsWith('/revisions/')) return fixtures.revision[resource as keyof Fixtures['revision']];
     if (name === 'id' && before.endsWith('/autosaves/')) return fixtures.autosave[resource as keyof Fixtures['autosave']];
