@@ -26,7 +26,7 @@ export async function benchDatabase(): Promise<{ database: DatabaseServer; uri: 
 }
 
 /** Runs the built service as its own process, so the load generator does not share its event loop. */
-export async function startBenchService(uri: string, env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startBenchService(uri: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     env: { ...process.env, MONGODB_URI: uri, PORT: String(port), LOG_LEVEL: 'warn', CMS_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, ...env },
@@ -40,6 +40,7 @@ export async function startBenchService(uri: string, env: Record<string, string>
   }
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
