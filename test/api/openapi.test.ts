@@ -78,6 +78,24 @@ describe('the OpenAPI document describes what the service sends', () => {
     expect(problems()).toEqual([]);
   });
 
+  it('for menus, menu items and their revisions, templates trashed and deleted', async () => {
+    const { asAdmin, problems } = recorder();
+    const menu = (await asAdmin('POST', '/cms/v2/menus', { json: { name: 'Documented', locations: ['primary'] } })).body;
+    const item = (await asAdmin('POST', '/cms/v2/menu-items', { json: { title: 'Docs', url: 'https://example.org/', menus: menu.id } })).body;
+    await asAdmin('POST', `/cms/v2/menu-items/${item.id}`, { json: { classes: ['a'] } });
+    await asAdmin('POST', `/cms/v2/menu-items/${item.id}/autosaves`, { json: { title: 'Docs, autosaved' } });
+    const [revision] = (await asAdmin('GET', `/cms/v2/menu-items/${item.id}/revisions`, { query: { context: 'edit' } })).body;
+    await asAdmin('GET', `/cms/v2/menu-items/${item.id}/revisions/${revision.id}/diff`);
+    await asAdmin('GET', '/cms/v2/menu-items', { query: { menus: [menu.id], context: 'edit' } });
+    await asAdmin('GET', '/cms/v2/menu-locations');
+    await asAdmin('DELETE', `/cms/v2/menu-items/${item.id}`, { query: { force: true } });
+    const template = (await asAdmin('POST', '/cms/v2/templates', { json: { slug: 'documented', title: 'Documented' } })).body;
+    const route = `/cms/v2/templates/${encodeURIComponent(template.id)}`;
+    expect((await asAdmin('DELETE', route)).body.status).toBe('trash');
+    expect((await asAdmin('DELETE', route, { query: { force: true } })).body.deleted).toBe(true);
+    expect(problems()).toEqual([]);
+  });
+
   it('for users and application passwords', async () => {
     const { send, asAdmin, problems } = recorder();
     const user = (await asAdmin('POST', '/cms/v2/users', { json: { username: 'openapi', email: 'openapi@example.test', password: 'a password' } })).body;

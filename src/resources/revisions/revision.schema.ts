@@ -22,7 +22,16 @@ export function revisionSchema(type: RevisionedType): ItemSchema {
     // An autosave saved over a draft answers with the draft, whose dates may not be set yet.
     date: { description: "The date the revision was published, in the site's timezone.", type: 'string', format: 'date-time', context: [...ALL], response: { type: ['string', 'null'] } },
     date_gmt: { description: 'The date the revision was published, as GMT.', type: 'string', format: 'date-time', context: [...VIEW_EDIT], response: { type: ['string', 'null'] } },
-    guid: { description: 'GUID for the revision, as it exists in the database.', type: 'string', context: [...VIEW_EDIT] },
+    guid: {
+      description: 'The globally unique identifier for the revision.',
+      type: 'object',
+      context: [...VIEW_EDIT],
+      readonly: true,
+      properties: {
+        raw: { description: 'GUID for the revision, as it exists in the database.', type: 'string', context: ['edit'], readonly: true },
+        rendered: { description: 'GUID for the revision, transformed for display.', type: 'string', context: [...VIEW_EDIT], readonly: true },
+      },
+    },
     id: { description: 'Unique identifier for the revision.', type: 'integer', context: [...ALL] },
     modified: { description: "The date the revision was last modified, in the site's timezone.", type: 'string', format: 'date-time', context: [...VIEW_EDIT] },
     modified_gmt: { description: 'The date the revision was last modified, as GMT.', type: 'string', format: 'date-time', context: [...VIEW_EDIT] },

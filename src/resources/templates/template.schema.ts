@@ -40,7 +40,7 @@ export function templateSchema(kind: TemplateKind): ItemSchema {
         },
       },
       description: { description: 'Description of template.', type: 'string', default: '', context: ALL },
-      status: { description: 'Status of template.', type: 'string', enum: TEMPLATE_STATUSES, default: 'publish', context: ALL, response: { type: 'string' } },
+      status: { description: 'Status of template.', type: 'string', enum: TEMPLATE_STATUSES, default: 'publish', context: ALL, response: { enum: [...TEMPLATE_STATUSES, 'trash'] } },
       cms_id: { description: 'Post ID.', type: 'integer', context: ALL, readonly: true },
       has_theme_file: { description: 'Theme file exists.', type: 'boolean', context: ALL, readonly: true },
       author: { description: 'The ID for the author of the template.', type: 'integer', context: ['view', 'edit', 'embed'] },
