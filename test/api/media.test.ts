@@ -52,9 +52,34 @@ function uploadForm(body: Buffer, filename: string, type: string, fields: Record
   return app.api('POST', '/cms/v2/media', { raw: { body: form }, headers });
 }
 
-async function gridCounts(): Promise<{ files: number; chunks: number }> {
+async function gridCounts(): Promise<{ files: number; chunks: number; names: number }> {
   const db = app.deps.store.db;
-  return { files: await db.collection('uploads.files').estimatedDocumentCount(), chunks: await db.collection('uploads.chunks').estimatedDocumentCount() };
+  return {
+    files: await db.collection('uploads.files').estimatedDocumentCount(),
+    chunks: await db.collection('uploads.chunks').estimatedDocumentCount(),
+    names: await db.collection('upload_names').estimatedDocumentCount(),
+  };
+}
+
+/** One second of a 440 Hz tone, 8 kHz mono 16-bit PCM, as a WAV file. */
+function wav(): Buffer {
+  const rate = 8000;
+  const samples = Buffer.alloc(rate * 2);
+  for (let i = 0; i < rate; i++) samples.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 10000), i * 2);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + samples.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(samples.length, 40);
+  return Buffer.concat([header, samples]);
 }
 
 function sitePath(url: string): string {
@@ -145,6 +170,24 @@ describe('uploading images', () => {
     expect(traversal.body.media_details.file).toMatch(/^\d{4}\/\d{2}\/hidden\.png$/);
     const leading = await uploadRaw(png, '...dots.png', 'image/png');
     expect(leading.body.media_details.file).toMatch(/\/dots\.png$/);
+  });
+});
+
+describe('other files', () => {
+  it('reads what it can of audio', async () => {
+    const sound = wav();
+    const res = await uploadRaw(sound, 'tone.wav', 'audio/wav');
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ media_type: 'file', mime_type: 'audio/wav', media_details: { filesize: sound.length, length: 1, length_formatted: '0:01', sample_rate: 8000, channels: 1, bits_per_sample: 16 } });
+  });
+
+  it('gives concurrent uploads of one name distinct files', async () => {
+    const png = await image(200, 200, 'png');
+    const results = await Promise.all(Array.from({ length: 4 }, () => uploadRaw(png, 'race.png', 'image/png')));
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    const files = results.map((r) => r.body.media_details.file.replace(/^\d{4}\/\d{2}\//, '')).sort();
+    expect(files).toEqual(['race-1.png', 'race-2.png', 'race-3.png', 'race.png']);
+    for (const r of results) expect((await fetch(r.body.media_details.sizes.thumbnail.source_url)).status).toBe(200);
   });
 });
 

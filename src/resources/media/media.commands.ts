@@ -13,7 +13,7 @@ import { canEditPost } from '../posts/post.permissions.js';
 import { changesFromRequest, rawText } from '../posts/post.input.js';
 import { describeFile, NotAnImage } from './media.details.js';
 import { NOT_AN_IMAGE, CannotUploadToPost, InvalidParentType, SideloadError, UploadNameTaken, UploadNoData, UploadUnknownError } from './media.errors.js';
-import { filesOf, removeFiles } from './media.files.js';
+import { filesOf, releaseName, removeFiles } from './media.files.js';
 import { type AttachmentDoc } from './media.model.js';
 import { attachmentType } from './media.schema.js';
 import { uploadUrl } from './media.serializer.js';
@@ -68,7 +68,12 @@ export async function createAttachment(req: RestRequest, deps: Deps): Promise<At
   const now = await siteNow(deps);
   const folder = `${now.local.slice(0, 4)}/${now.local.slice(5, 7)}`;
   const multipart = /^multipart\//i.test(req.headers['content-type'] ?? '');
-  const received = await receiveUpload(req.stream, req.headers, { db, attachment: id, folder, limit: deps.config.maxUploadBytes });
+  let received;
+  try {
+    received = await receiveUpload(req.stream, req.headers, { db, attachment: id, folder, limit: deps.config.maxUploadBytes });
+  } catch (error) {
+    throw nameTaken(error) ? new UploadNameTaken() : error;
+  }
   const stored: ObjectId[] = [received.file.id];
   try {
     await req.acceptFields(received.fields);
@@ -129,12 +134,15 @@ export async function createAttachment(req: RestRequest, deps: Deps): Promise<At
     await postsCollection(db).insertOne(doc);
     return doc;
   } catch (error) {
-    await removeFiles(db, stored).catch((cleanup: unknown) => req.log.error({ err: cleanup, attachment: id }, 'files of a refused upload not removed'));
-    // Another upload stored a file of the same name between our check and our write.
-    if ((error as { code?: number }).code === 11000 && !(error instanceof RestError)) throw new UploadNameTaken();
-    throw error;
+    await removeFiles(db, stored)
+      .then(() => releaseName(db, received.stem))
+      .catch((cleanup: unknown) => req.log.error({ err: cleanup, attachment: id }, 'files of a refused upload not removed'));
+    throw nameTaken(error) ? new UploadNameTaken() : error;
   }
 }
+
+/** A stored name already used by a size of another item (names are claimed per upload, sizes follow them). */
+const nameTaken = (error: unknown) => !(error instanceof RestError) && (error as { code?: number }).code === 11000;
 
 /** Changes a media item's fields; its file stays. */
 export async function updateAttachment(req: RestRequest, deps: Deps, current: AttachmentDoc): Promise<AttachmentDoc> {
@@ -155,7 +163,9 @@ export async function deleteAttachment(req: RestRequest, deps: Deps, current: At
   const db = deps.store.db;
   const files = await filesOf(db, current._id);
   await postsCollection(db).deleteOne({ _id: current._id, type: 'attachment' });
-  await removeFiles(db, files).catch((error: unknown) => req.log.error({ err: error, attachment: current._id }, 'files of a deleted media item not removed'));
+  await removeFiles(db, files)
+    .then(() => releaseName(db, current.file.replace(/\.[^.]*$/, '')))
+    .catch((error: unknown) => req.log.error({ err: error, attachment: current._id }, 'files of a deleted media item not removed'));
   // Posts showing it as their featured image no longer do (`wp_delete_attachment` drops their `_thumbnail_id`).
   const featuring = await postsCollection(db).find({ featured_media: current._id }, { projection: { _id: 1 } }).toArray();
   for (const post of featuring) {

@@ -150,7 +150,21 @@ export async function filesOf(db: Db, attachment: number): Promise<ObjectId[]> {
   return docs.map((doc) => doc._id as ObjectId);
 }
 
-/** Whether any stored file already uses the name `stem` (`YYYY/MM/<name>` without extension). */
-export async function stemTaken(db: Db, stem: string): Promise<boolean> {
-  return (await db.collection('uploads.files').findOne({ 'metadata.stem': stem }, { projection: { _id: 1 } })) !== null;
+/**
+ * Claims the name `stem` (`YYYY/MM/<name>` without extension) for an item, before anything is
+ * stored under it: the unique `_id` decides between uploads of one name at the same moment.
+ */
+export async function claimName(db: Db, stem: string, attachment: number): Promise<boolean> {
+  try {
+    await db.collection<{ _id: string; attachment: number }>('upload_names').insertOne({ _id: stem, attachment });
+    return true;
+  } catch (error) {
+    if ((error as { code?: number }).code === 11000) return false;
+    throw error;
+  }
+}
+
+/** Frees a name claimed by an upload that was refused, or by an item deleted with its files. */
+export async function releaseName(db: Db, stem: string): Promise<void> {
+  await db.collection<{ _id: string }>('upload_names').deleteOne({ _id: stem });
 }

@@ -49,7 +49,5 @@ export const mediaIndexes: IndexSpec[] = [
   // Two uploads can never store one name: the later one's write is refused.
   { collection: 'uploads.files', key: { filename: 1 }, name: 'filename_unique', unique: true },
   { collection: 'uploads.files', key: { 'metadata.attachment': 1 }, name: 'metadata_attachment' },
-  { collection: 'uploads.files', key: { 'metadata.stem': 1 }, name: 'metadata_stem' },
-  { collection: 'posts', key: { type: 1, mime_type: 1, date: -1 }, name: 'type_mime_date' },
   { collection: 'posts', key: { featured_media: 1 }, name: 'featured_media' },
 ];

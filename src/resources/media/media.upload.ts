@@ -4,7 +4,7 @@ import busboy from 'busboy';
 import { parse as parseDisposition } from 'content-disposition';
 import { type Db, type ObjectId } from 'mongodb';
 import { RestError } from '../../rest/errors.js';
-import { FileRefused, removeFiles, storeStream, stemTaken, type StoredFile } from './media.files.js';
+import { claimName, FileRefused, releaseName, removeFiles, storeStream, type StoredFile } from './media.files.js';
 import {
   EMPTY_FILE,
   NOT_ALLOWED_TYPE,
@@ -122,7 +122,10 @@ function receiveMultipart(stream: Readable, headers: Record<string, string | und
       const stored = outcome && 'file' in outcome ? outcome : undefined;
       const failure = broken ?? (outcome && 'error' in outcome ? outcome.error : undefined);
       if (failure !== undefined || !stored) {
-        if (stored) await removeStored(target.db, stored.file.id);
+        if (stored) {
+          await removeStored(target.db, stored.file.id);
+          await releaseName(target.db, stored.named.stem);
+        }
         return reject(failure ?? new UploadNoData());
       }
       try {
@@ -149,7 +152,7 @@ async function nameFor(target: UploadTarget, clientName: string, fail: (message:
   const type = allowedTypeOf(clean.extension);
   if (!type) throw fail(NOT_ALLOWED_TYPE);
   let stem = `${target.folder}/${clean.stem}`;
-  for (let suffix = 1; await stemTaken(target.db, stem); suffix++) stem = `${target.folder}/${clean.stem}-${suffix}`;
+  for (let suffix = 1; !(await claimName(target.db, stem, target.attachment)); suffix++) stem = `${target.folder}/${clean.stem}-${suffix}`;
   const title = clientName.split(/[\\/]/).pop()!.replace(/\.[^.]*$/, '');
   return { title, stem, extension: clean.extension, mime: type.mime };
 }
@@ -171,6 +174,7 @@ async function store(source: Readable, target: UploadTarget, named: Named, fail:
       },
     );
   } catch (error) {
+    await releaseName(target.db, named.stem);
     if (!(error instanceof FileRefused)) throw error;
     if (error.reason === 'too-big') throw new UploadTooBig(target.limit);
     if (error.reason === 'empty') throw fail(EMPTY_FILE);
@@ -182,6 +186,7 @@ async function store(source: Readable, target: UploadTarget, named: Named, fail:
 async function checkHash(db: Db, file: StoredFile, expected: string | undefined): Promise<void> {
   if (expected === undefined || expected.trim().toLowerCase() === file.md5) return;
   await removeStored(db, file.id);
+  await releaseName(db, file.filename.replace(/\.[^.]*$/, ''));
   throw new UploadHashMismatch();
 }
 

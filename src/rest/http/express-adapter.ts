@@ -222,7 +222,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   const restRouteApi = apiRouter((req) => String(req.query.rest_route));
   app.use((req, res, next) => (req.query.rest_route === undefined ? next() : restRouteApi(req, res, next)));
 
-  for (const router of options.siteRoutes ?? []) app.use(router);
+  for (const router of options.siteRoutes ?? []) app.use((req, res, next) => asServiceWork('request', () => router(req, res, next)));
 
   app.get('/', (_req, res) => {
     res
