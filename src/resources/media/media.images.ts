@@ -1,4 +1,7 @@
 import sharp, { type FormatEnum } from 'sharp';
+
+// Every image is read once per upload: libvips' operation cache would only hold memory.
+sharp.cache(false);
 import { type ImageSize } from './media.model.js';
 
 /** WordPress's default image sizes (`thumbnail_size_w` ... and `wp_get_registered_image_subsizes`). */

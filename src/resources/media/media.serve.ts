@@ -1,8 +1,10 @@
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type Response, type Router } from 'express';
 import { type ObjectId } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { ifNoneMatchHits } from '../../rest/conditional.js';
+import { readWhole } from './media.files.js';
 import { uploadsBucket, type StoredFileMeta } from './media.model.js';
 
 interface StoredFileDoc {
@@ -22,18 +24,54 @@ const CACHE_CONTROL = 'public, max-age=31536000, immutable';
  */
 export function uploadsRouter(deps: Deps): Router {
   const router = express.Router();
+  const small = new SmallFiles(SMALL_FILES_BYTES);
   router.get('/uploads/:year/:month/:name', async (req: Request, res: Response, next) => {
     const { year, month, name } = req.params as Record<string, string>;
     if (!/^\d{4}$/.test(year) || !/^\d{2}$/.test(month) || name.includes('/') || name.startsWith('.')) return next();
     const files = deps.store.db.collection<StoredFileDoc>('uploads.files');
     const file = await files.findOne({ filename: `${year}/${month}/${name}` }, { projection: { _id: 1, length: 1, uploadDate: 1, metadata: 1 } });
     if (!file) return next();
-    await sendFile(deps, req, res, file);
+    await sendFile(deps, req, res, file, small);
   });
   return router;
 }
 
-async function sendFile(deps: Deps, req: Request, res: Response, file: StoredFileDoc): Promise<void> {
+/** Files of at most this size (one GridFS chunk: thumbnails, icons) are kept in memory once read. */
+const SMALL_FILE_BYTES = 255 * 1024;
+const SMALL_FILES_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The bytes of small files by GridFS id, least recently used dropped first. A stored file never
+ * changes (a new upload is a new id), so what is kept is never stale; the name is still looked
+ * up on every request, so a deleted file is not served.
+ */
+class SmallFiles {
+  private readonly files = new Map<string, Buffer>();
+  private bytes = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  async read(deps: Deps, id: ObjectId): Promise<Buffer> {
+    const key = id.toHexString();
+    const kept = this.files.get(key);
+    if (kept) {
+      this.files.delete(key);
+      this.files.set(key, kept);
+      return kept;
+    }
+    const data = await readWhole(deps.store.db, id);
+    this.files.set(key, data);
+    this.bytes += data.length;
+    for (const [oldest, buffer] of this.files) {
+      if (this.bytes <= this.capacity) break;
+      this.files.delete(oldest);
+      this.bytes -= buffer.length;
+    }
+    return data;
+  }
+}
+
+async function sendFile(deps: Deps, req: Request, res: Response, file: StoredFileDoc, small: SmallFiles): Promise<void> {
   const etag = `"${file._id.toHexString()}"`;
   const lastModified = new Date(Math.floor(file.uploadDate.getTime() / 1000) * 1000);
   res.setHeader('ETag', etag);
@@ -69,7 +107,9 @@ async function sendFile(deps: Deps, req: Request, res: Response, file: StoredFil
     res.end();
     return;
   }
-  const download = uploadsBucket(deps.store.db).openDownloadStream(file._id, { start, end: end + 1 });
+  const download = file.length <= SMALL_FILE_BYTES
+    ? Readable.from([(await small.read(deps, file._id)).subarray(start, end + 1)])
+    : uploadsBucket(deps.store.db).openDownloadStream(file._id, { start, end: end + 1 });
   try {
     await pipeline(download, res);
   } catch (error) {
