@@ -213,15 +213,27 @@ function describeOperation<D>(operation: Operation<D>, all: Operation<D>[], comp
   // WordPress's `rest_trash_not_supported`: an item that cannot be trashed is deleted only with `force=true`.
   if (method === 'DELETE' && body === 'deleted' && argOf('force')) responses['501'] = errorResponse('This resource cannot be trashed: set `force=true`.');
 
+  // A streamed body (an upload) is the file itself, or a form with it; its other fields may also come in the query string.
+  const streamed = spec.body === 'stream';
   const described: Json = {
     operationId: operation.operationId,
     parameters: [
       ...parameters.map((p) => pathParameter(p, argOf(p.name))),
-      ...(inQuery ? bodyArgs.map(([name, arg]) => queryParameter(name, arg)) : []),
+      ...(inQuery || streamed ? bodyArgs.map(([name, arg]) => queryParameter(name, arg)) : []),
     ],
     responses,
   };
-  if (!inQuery && bodyArgs.length) {
+  if (streamed) {
+    const properties = Object.fromEntries(bodyArgs.map(([name, arg]) => [name, toJsonSchema(documentFormats(arg))]));
+    described.requestBody = {
+      required: true,
+      description: 'The file as the raw body, named by `Content-Disposition: attachment; filename="<name>"`; or a form whose `file` field is the file.',
+      content: {
+        'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+        'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' }, ...properties }, required: ['file'] } },
+      },
+    };
+  } else if (!inQuery && bodyArgs.length) {
     const properties = Object.fromEntries(bodyArgs.map(([name, arg]) => [name, toJsonSchema(documentFormats(arg))]));
     const required = bodyArgs.filter(([, arg]) => arg.required).map(([name]) => name);
     const bodySchema = { type: 'object', properties, ...(required.length ? { required } : {}) };
