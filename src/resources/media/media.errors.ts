@@ -23,7 +23,6 @@ export const CannotUploadToPost = defineAuthError('rest_cannot_edit', 'Sorry, yo
 export const CannotEdit = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
 export const CannotDelete = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.');
 export const ForbiddenListContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
-export const ForbiddenStatus = defineAuthError('rest_forbidden_status', 'Status is forbidden.');
 
 export const NOT_ALLOWED_TYPE = 'Sorry, you are not allowed to upload this file type.';
 export const NOT_PERMITTED = 'Sorry, this file type is not permitted for security reasons.';

@@ -2,16 +2,17 @@ import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type ArgSpecs } from '../../rest/args.js';
 import { ForbiddenContext } from '../../rest/errors.js';
-import { collectionArgs, contextArg } from '../../rest/item-schema.js';
+import { contextArg } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
 import { siteTimezone } from '../settings/index.js';
 import { PostInvalidPage } from '../posts/post.queries.js';
+import { postListArgs } from '../posts/post.schema.js';
 import { canDeletePost, canEditPost } from '../posts/post.permissions.js';
 import { attachableParent, createAttachment, deleteAttachment, updateAttachment } from './media.commands.js';
-import { CannotCreate, CannotDelete, CannotEdit, ForbiddenListContext, ForbiddenStatus, TrashNotSupported } from './media.errors.js';
+import { CannotCreate, CannotDelete, CannotEdit, ForbiddenListContext, TrashNotSupported } from './media.errors.js';
 import { attachments, canReadAttachment, findAttachment, mediaListQuery, parentsOf } from './media.queries.js';
 import { attachmentType, MEDIA_TYPE_ENUM, mediaSchema, mediaWriteArgs } from './media.schema.js';
 import { prepareAttachment } from './media.serializer.js';
@@ -20,39 +21,12 @@ const routeItem = (req: RestRequest, deps: Deps) => req.memo('item', () => findA
 
 const ids = (description: string) => ({ description, type: 'array', items: { type: 'integer' }, default: [] }) as const;
 
-/** `WP_REST_Attachments_Controller::get_collection_params`: the posts list's, with media's filters and statuses. */
+/** `WP_REST_Attachments_Controller::get_collection_params`: the posts list's, with media's statuses, parents and types. */
 const listArgs: ArgSpecs<RestRequest> = {
+  ...postListArgs(attachmentType, { allowed: ['inherit', 'private', 'trash'], public: 'inherit' }),
   context: contextArg(mediaSchema),
-  ...collectionArgs(),
-  search: { description: 'Limit results to those matching a string.', type: 'string' },
-  after: { description: 'Limit response to posts published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-  modified_after: { description: 'Limit response to posts modified after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-  author: ids('Limit result set to posts assigned to specific authors.'),
-  author_exclude: ids('Ensure result set excludes posts assigned to specific authors.'),
-  before: { description: 'Limit response to posts published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-  modified_before: { description: 'Limit response to posts modified before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-  exclude: ids('Ensure result set excludes specific IDs.'),
-  include: ids('Limit result set to specific IDs.'),
-  order: { description: 'Order sort attribute ascending or descending.', type: 'string', enum: ['asc', 'desc'], default: 'desc' },
-  orderby: {
-    description: 'Sort collection by post attribute.',
-    type: 'string',
-    enum: ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title'],
-    default: 'date',
-  },
   parent: ids('Limit result set to items with particular parent IDs.'),
   parent_exclude: ids('Limit result set to all items except those of a particular parent ID.'),
-  search_columns: { description: 'Array of column names to be searched.', type: 'array', items: { type: 'string', enum: ['post_title', 'post_content', 'post_excerpt'] }, default: [] },
-  slug: { description: 'Limit result set to posts with one or more specific slugs.', type: 'array', items: { type: 'string' } },
-  status: {
-    description: 'Limit result set to posts assigned one or more statuses.',
-    type: 'array',
-    items: { type: 'string', enum: ['inherit', 'private', 'trash'] },
-    default: ['inherit'],
-    validate: (value, req) => {
-      if ((value as string[]).some((status) => status !== 'inherit') && !can(req.user, attachmentType.caps.edit_posts)) throw new ForbiddenStatus(req);
-    },
-  },
   media_type: { description: 'Limit result set to attachments of a particular media type.', type: 'string', enum: MEDIA_TYPE_ENUM },
   mime_type: { description: 'Limit result set to attachments of a particular MIME type.', type: 'string' },
 };

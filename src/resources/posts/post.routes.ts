@@ -2,10 +2,9 @@ import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
-import { type ArgSpecs } from '../../rest/args.js';
 import { ifMatchOf } from '../../rest/conditional.js';
 import { defineAuthError, defineRestError, ForbiddenContext } from '../../rest/errors.js';
-import { argsFromSchema, collectionArgs, contextArg } from '../../rest/item-schema.js';
+import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
@@ -17,7 +16,7 @@ import { changesFromRequest } from './post.input.js';
 import { postsCollection, type PostFields } from './post.model.js';
 import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 import { postListQuery, PostInvalidPage } from './post.queries.js';
-import { postTypeSchema, postWriteArgs, POST_FORMATS } from './post.schema.js';
+import { postListArgs, postTypeSchema, postWriteArgs } from './post.schema.js';
 import { permalink, prepareMany, prepareOne } from './post.serializer.js';
 import { publishDuePosts, afterPostWrite } from './post.side-effects.js';
 
@@ -28,7 +27,6 @@ const CannotDelete = defineAuthError('rest_cannot_delete', 'Sorry, you are not a
 const ForbiddenListContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
 const AlreadyTrashed = defineRestError('rest_already_trashed', 'The post has already been deleted.', 410);
 const IncorrectPassword = defineRestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
-const ForbiddenStatus = defineAuthError('rest_forbidden_status', 'Status is forbidden.');
 
 /** The route's item as it was when the request arrived, read once for permission, handler and `Allow`. */
 const routeItem = (req: RestRequest, deps: Deps, type: PostTypeDef) => req.memo('item', () => findPostOfType(deps, type, req.params.id));
@@ -77,61 +75,6 @@ async function newPostFields(req: RestRequest, deps: Deps, type: PostTypeDef, id
   return fields;
 }
 
-function listArgs(type: PostTypeDef): ArgSpecs<RestRequest> {
-  const schema = postTypeSchema(type);
-  const ids = (description: string) => ({ description, type: 'array', items: { type: 'integer' }, default: [] }) as const;
-  const args: ArgSpecs<RestRequest> = {
-    context: contextArg(schema),
-    ...collectionArgs(),
-    search: { description: 'Limit results to those matching a string.', type: 'string' },
-    after: { description: 'Limit response to posts published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-    modified_after: { description: 'Limit response to posts modified after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-    author: ids('Limit result set to posts assigned to specific authors.'),
-    author_exclude: ids('Ensure result set excludes posts assigned to specific authors.'),
-    before: { description: 'Limit response to posts published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-    modified_before: { description: 'Limit response to posts modified before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-    exclude: ids('Ensure result set excludes specific IDs.'),
-    include: ids('Limit result set to specific IDs.'),
-    order: { description: 'Order sort attribute ascending or descending.', type: 'string', enum: ['asc', 'desc'], default: 'desc' },
-    orderby: {
-      description: 'Sort collection by post attribute.',
-      type: 'string',
-      enum: ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', ...(type.supports['page-attributes'] ? ['menu_order'] : [])],
-      default: 'date',
-    },
-    search_columns: { description: 'Array of column names to be searched.', type: 'array', items: { type: 'string', enum: ['post_title', 'post_content', 'post_excerpt'] }, default: [] },
-    slug: { description: 'Limit result set to posts with one or more specific slugs.', type: 'array', items: { type: 'string' } },
-    status: {
-      description: 'Limit result set to posts assigned one or more statuses.',
-      type: 'array',
-      items: { type: 'string', enum: ['publish', 'future', 'draft', 'pending', 'private', 'trash', 'any'] },
-      default: ['publish'],
-      validate: (value, req) => {
-        const statuses = value as string[];
-        if (statuses.some((status) => status !== 'publish') && !can(req.user, type.caps.edit_posts)) {
-          throw new ForbiddenStatus(req);
-        }
-      },
-    },
-  };
-  if (type.hierarchical) {
-    args.parent = ids('Limit result set to items with particular parent IDs.');
-    args.parent_exclude = ids('Limit result set to all items except those of a particular parent ID.');
-  }
-  if (type.supports['page-attributes']) args.menu_order = { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' };
-  const taxonomies = TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug));
-  if (taxonomies.length) args.tax_relation = { description: 'Limit result set based on relationship between multiple taxonomies.', type: 'string', enum: ['AND', 'OR'] };
-  for (const taxonomy of taxonomies) {
-    args[taxonomy.rest_base] = ids(`Limit result set to items with specific terms assigned in the ${taxonomy.slug} taxonomy.`);
-    args[`${taxonomy.rest_base}_exclude`] = ids(`Limit result set to items except those with specific terms assigned in the ${taxonomy.slug} taxonomy.`);
-  }
-  if (type.slug === 'post') {
-    args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
-    args.format = { description: 'Limit result set to items assigned one or more given formats.', type: 'array', items: { type: 'string', enum: [...POST_FORMATS] } };
-  }
-  return args;
-}
-
 /** The routes of one post type (`/posts`, `/pages`), generated from the registry as WordPress does. */
 export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
   const schema = postTypeSchema(type);
@@ -145,7 +88,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
       endpoints: [
         {
           methods: READABLE,
-          args: listArgs(type),
+          args: postListArgs(type),
           response: { body: 'items' },
           permission: (req) => {
             if (req.context === 'edit' && !can(req.user, type.caps.edit_posts)) throw new ForbiddenListContext(req);

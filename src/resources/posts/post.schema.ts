@@ -1,8 +1,10 @@
 import { SETTABLE_STATUSES } from '../../registry/post-statuses.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
+import { can } from '../../auth/capabilities.js';
 import { type ArgSpecs } from '../../rest/args.js';
-import { argsFromSchema } from '../../rest/item-schema.js';
+import { defineAuthError } from '../../rest/errors.js';
+import { argsFromSchema, collectionArgs, contextArg } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
 import { metaSchema } from '../../registry/meta.js';
@@ -111,3 +113,70 @@ export function postWriteArgs(type: PostTypeDef, mode: 'create' | 'update'): Arg
   delete args.class_list;
   return args;
 }
+
+export const ForbiddenStatus = defineAuthError('rest_forbidden_status', 'Status is forbidden.');
+
+/** The statuses a list may ask for, and the one anybody may (the default). */
+export interface ListedStatuses {
+  allowed: readonly string[];
+  public: string;
+}
+
+const POST_LIST_STATUSES: ListedStatuses = { allowed: ['publish', 'future', 'draft', 'pending', 'private', 'trash', 'any'], public: 'publish' };
+
+/**
+ * The list arguments of a post type (`WP_REST_Posts_Controller::get_collection_params`): other
+ * statuses than the public one are for those who edit the type's items.
+ */
+export function postListArgs(type: PostTypeDef, statuses: ListedStatuses = POST_LIST_STATUSES): ArgSpecs<RestRequest> {
+  const schema = postTypeSchema(type);
+  const ids = (description: string) => ({ description, type: 'array', items: { type: 'integer' }, default: [] }) as const;
+  const args: ArgSpecs<RestRequest> = {
+    context: contextArg(schema),
+    ...collectionArgs(),
+    search: { description: 'Limit results to those matching a string.', type: 'string' },
+    after: { description: 'Limit response to posts published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    modified_after: { description: 'Limit response to posts modified after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    author: ids('Limit result set to posts assigned to specific authors.'),
+    author_exclude: ids('Ensure result set excludes posts assigned to specific authors.'),
+    before: { description: 'Limit response to posts published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    modified_before: { description: 'Limit response to posts modified before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    exclude: ids('Ensure result set excludes specific IDs.'),
+    include: ids('Limit result set to specific IDs.'),
+    order: { description: 'Order sort attribute ascending or descending.', type: 'string', enum: ['asc', 'desc'], default: 'desc' },
+    orderby: {
+      description: 'Sort collection by post attribute.',
+      type: 'string',
+      enum: ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', ...(type.supports['page-attributes'] ? ['menu_order'] : [])],
+      default: 'date',
+    },
+    search_columns: { description: 'Array of column names to be searched.', type: 'array', items: { type: 'string', enum: ['post_title', 'post_content', 'post_excerpt'] }, default: [] },
+    slug: { description: 'Limit result set to posts with one or more specific slugs.', type: 'array', items: { type: 'string' } },
+    status: {
+      description: 'Limit result set to posts assigned one or more statuses.',
+      type: 'array',
+      items: { type: 'string', enum: [...statuses.allowed] },
+      default: [statuses.public],
+      validate: (value, req) => {
+        if ((value as string[]).some((status) => status !== statuses.public) && !can(req.user, type.caps.edit_posts)) throw new ForbiddenStatus(req);
+      },
+    },
+  };
+  if (type.hierarchical) {
+    args.parent = ids('Limit result set to items with particular parent IDs.');
+    args.parent_exclude = ids('Limit result set to all items except those of a particular parent ID.');
+  }
+  if (type.supports['page-attributes']) args.menu_order = { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' };
+  const taxonomies = TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug));
+  if (taxonomies.length) args.tax_relation = { description: 'Limit result set based on relationship between multiple taxonomies.', type: 'string', enum: ['AND', 'OR'] };
+  for (const taxonomy of taxonomies) {
+    args[taxonomy.rest_base] = ids(`Limit result set to items with specific terms assigned in the ${taxonomy.slug} taxonomy.`);
+    args[`${taxonomy.rest_base}_exclude`] = ids(`Limit result set to items except those with specific terms assigned in the ${taxonomy.slug} taxonomy.`);
+  }
+  if (type.slug === 'post') {
+    args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
+    args.format = { description: 'Limit result set to items assigned one or more given formats.', type: 'array', items: { type: 'string', enum: [...POST_FORMATS] } };
+  }
+  return args;
+}
+
