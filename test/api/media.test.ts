@@ -474,3 +474,41 @@ describe('media in posts and settings', () => {
     expect((await app.api('POST', '/cms/v2/settings', { json: { site_icon: 999999 }, headers: app.admin })).status).toBe(400);
   });
 });
+
+describe('uploads a crash interrupted', () => {
+  it('are removed at the next start: their files, chunks and name, unless their item was written', async () => {
+    const { GridFSBucket } = await import('mongodb');
+    const { startServiceOn } = await import('../support/test-app.js');
+    const db = app.deps.store.db;
+    const longAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    const interrupted = await app.deps.ids.next('content');
+    const bucket = new GridFSBucket(db, { bucketName: 'uploads' });
+    await new Promise<void>((resolve, reject) => {
+      bucket.openUploadStream(`2026/01/interrupted-${interrupted}.jpg`, { metadata: { attachment: interrupted } }).on('finish', () => resolve()).on('error', reject).end(Buffer.alloc(300 * 1024, 7));
+    });
+    await db.collection('upload_names').insertOne({ _id: `2026/01/interrupted-${interrupted}` as never, attachment: interrupted });
+    await db.collection('pending_uploads').insertOne({ _id: interrupted as never, at: longAgo });
+    const written = (await uploadRaw(await image(20, 20, 'png'), 'kept-after-crash.png', 'image/png')).body;
+    await db.collection('pending_uploads').insertOne({ _id: written.id as never, at: longAgo });
+    const recent = await app.deps.ids.next('content');
+    await db.collection('pending_uploads').insertOne({ _id: recent as never, at: new Date() });
+    expect(await db.collection('uploads.chunks').countDocuments({})).toBeGreaterThan(0);
+
+    const restarted = await startServiceOn(app.databaseName);
+    await restarted.stop();
+    expect(await db.collection('uploads.files').countDocuments({ 'metadata.attachment': interrupted })).toBe(0);
+    expect(await db.collection('upload_names').countDocuments({ attachment: interrupted })).toBe(0);
+    const orphanChunks = await db.collection('uploads.chunks').aggregate([{ $group: { _id: '$files_id' } }]).toArray();
+    const files = new Set((await db.collection('uploads.files').find({}, { projection: { _id: 1 } }).toArray()).map((file) => String(file._id)));
+    expect(orphanChunks.filter((chunk) => !files.has(String(chunk._id)))).toEqual([]);
+    expect(await db.collection('uploads.files').countDocuments({ 'metadata.attachment': written.id })).toBeGreaterThan(0);
+    expect((await db.collection('pending_uploads').find({}).toArray()).map((entry) => entry._id)).toEqual([recent]);
+    await db.collection('pending_uploads').deleteOne({ _id: recent as never });
+  });
+
+  it('leaves no journal entry behind a finished or refused upload', async () => {
+    await uploadRaw(await image(20, 20, 'png'), 'journal.png', 'image/png');
+    await uploadRaw('<html></html>', 'journal.png', 'image/png');
+    expect(await app.deps.store.db.collection('pending_uploads').countDocuments({})).toBe(0);
+  });
+});

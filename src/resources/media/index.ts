@@ -1,5 +1,6 @@
 import { type Db } from 'mongodb';
 import { type ResourceManifest } from '../manifest.js';
+import { sweepInterruptedUploads } from './media.files.js';
 import { mediaIndexes } from './media.model.js';
 import { mediaRoutes } from './media.routes.js';
 import { uploadUrl } from './media.serializer.js';
@@ -10,6 +11,10 @@ export const mediaResource: ResourceManifest = {
   routes: mediaRoutes,
   indexes: mediaIndexes,
   siteRoutes: uploadsRouter,
+  seed: async (deps) => {
+    const swept = await sweepInterruptedUploads(deps.store.db, deps.clock());
+    if (swept > 0) deps.logger.warn({ swept }, 'files of uploads a crash interrupted were removed');
+  },
 };
 
 /** The URL of a media item's file (for the site icon), or '' when `id` names none. */

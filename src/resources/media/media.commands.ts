@@ -13,7 +13,7 @@ import { canEditPost } from '../posts/post.permissions.js';
 import { changesFromRequest, rawText } from '../posts/post.input.js';
 import { describeFile, NotAnImage } from './media.details.js';
 import { NOT_AN_IMAGE, CannotUploadToPost, InvalidParentType, SideloadError, UploadNameTaken, UploadNoData, UploadUnknownError } from './media.errors.js';
-import { filesOf, releaseName, removeFiles } from './media.files.js';
+import { beginUpload, endUpload, filesOf, releaseName, removeFiles } from './media.files.js';
 import { type AttachmentDoc } from './media.model.js';
 import { attachmentType } from './media.schema.js';
 import { uploadUrl } from './media.serializer.js';
@@ -68,13 +68,16 @@ export async function createAttachment(req: RestRequest, deps: Deps): Promise<At
   const now = await siteNow(deps);
   const folder = `${now.local.slice(0, 4)}/${now.local.slice(5, 7)}`;
   const multipart = /^multipart\//i.test(req.headers['content-type'] ?? '');
+  await beginUpload(db, id, deps.clock());
   let received;
   try {
     received = await receiveUpload(req.stream, req.headers, { db, attachment: id, folder, limit: deps.config.maxUploadBytes });
   } catch (error) {
+    await endUpload(db, id).catch(() => {});
     throw nameTaken(error) ? new UploadNameTaken() : error;
   }
   const stored: ObjectId[] = [received.file.id];
+  let doc: AttachmentDoc;
   try {
     await req.acceptFields(received.fields);
     const changes = await attachmentChanges(req, deps, null);
@@ -115,7 +118,7 @@ export async function createAttachment(req: RestRequest, deps: Deps): Promise<At
       guid: uploadUrl(deps.siteUrl, file),
     };
     const { meta, alt_text: altText, ...rest } = { ...fields, ...changes };
-    const doc: AttachmentDoc = {
+    doc = {
       ...rest,
       _id: id,
       meta: JSON.stringify(meta ?? {}),
@@ -132,13 +135,16 @@ export async function createAttachment(req: RestRequest, deps: Deps): Promise<At
       missing_sizes: [],
     };
     await postsCollection(db).insertOne(doc);
-    return doc;
   } catch (error) {
     await removeFiles(db, stored)
       .then(() => releaseName(db, received.stem))
-      .catch((cleanup: unknown) => req.log.error({ err: cleanup, attachment: id }, 'files of a refused upload not removed'));
+      .then(() => endUpload(db, id))
+      .catch((cleanup: unknown) => req.log.error({ err: cleanup, attachment: id }, 'files of a refused upload not removed; the next start removes them'));
     throw nameTaken(error) ? new UploadNameTaken() : error;
   }
+  // Written: the upload is whole whatever happens here (an entry left is only forgotten at the next start).
+  await endUpload(db, id).catch(() => {});
+  return doc;
 }
 
 /** A stored name already used by a size of another item (names are claimed per upload, sizes follow them). */

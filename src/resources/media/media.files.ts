@@ -168,3 +168,45 @@ export async function claimName(db: Db, stem: string, attachment: number): Promi
 export async function releaseName(db: Db, stem: string): Promise<void> {
   await db.collection<{ _id: string }>('upload_names').deleteOne({ _id: stem });
 }
+
+/** An upload under way: its item's id, and when it began. */
+interface PendingUpload {
+  _id: number;
+  at: Date;
+}
+
+const pendingUploads = (db: Db) => db.collection<PendingUpload>('pending_uploads');
+
+/**
+ * An upload is journaled before anything of it is stored and forgotten once its item is written
+ * or everything it stored is removed, so that what a crash in between leaves (files, a claimed
+ * name) is found and removed at the next start.
+ */
+export async function beginUpload(db: Db, attachment: number, at: Date): Promise<void> {
+  await pendingUploads(db).insertOne({ _id: attachment, at });
+}
+
+export async function endUpload(db: Db, attachment: number): Promise<void> {
+  await pendingUploads(db).deleteOne({ _id: attachment });
+}
+
+/** An upload still under way after this long was interrupted (the largest upload takes well under a minute). */
+const INTERRUPTED_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * At start-up: removes the files and names of uploads a crash interrupted before their item was
+ * written; an upload whose item was written (the crash came after) is only forgotten.
+ */
+export async function sweepInterruptedUploads(db: Db, now: Date): Promise<number> {
+  let swept = 0;
+  for (const pending of await pendingUploads(db).find({ at: { $lt: new Date(now.getTime() - INTERRUPTED_AFTER_MS) } }).toArray()) {
+    const written = await db.collection<{ _id: number }>('posts').findOne({ _id: pending._id }, { projection: { _id: 1 } });
+    if (!written) {
+      await removeFiles(db, await filesOf(db, pending._id));
+      await db.collection('upload_names').deleteMany({ attachment: pending._id });
+      swept++;
+    }
+    await endUpload(db, pending._id);
+  }
+  return swept;
+}

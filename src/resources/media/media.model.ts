@@ -49,5 +49,6 @@ export const mediaIndexes: IndexSpec[] = [
   // Two uploads can never store one name: the later one's write is refused.
   { collection: 'uploads.files', key: { filename: 1 }, name: 'filename_unique', unique: true },
   { collection: 'uploads.files', key: { 'metadata.attachment': 1 }, name: 'metadata_attachment' },
+  { collection: 'upload_names', key: { attachment: 1 }, name: 'attachment' },
   { collection: 'posts', key: { featured_media: 1 }, name: 'featured_media' },
 ];
