@@ -1,5 +1,5 @@
 /** `utf8_uri_encode($title, 200)` in `sanitize_title_with_dashes`: a slug is at most 200 octets, percent-encoded. */
-const MAX_SLUG_OCTETS = 200;
+export const MAX_SLUG_OCTETS = 200;
 
 /**
  * WordPress's `sanitize_title`: lower case, accents removed, anything but letters, digits,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/index.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
@@ -292,5 +293,16 @@ describe('menu item revisions and autosaves', () => {
     const events = await changeLog(app.deps.store.db).readStream(item.id);
     expect(JSON.stringify(events)).not.toContain('Secret launch name');
     expect(JSON.stringify(events)).toContain('Plain again');
+  });
+});
+
+describe('long values', () => {
+  it('keeps an item whose title is longer than a database index entry, visible and in title order', async () => {
+    const title = randomBytes(3000).toString('hex');
+    const item = await createItem({ title, url: 'https://example.org/long' });
+    expect((await getItem(item.id)).title.raw).toBe(title);
+    const byTitle = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { orderby: 'title', menus: [menu], per_page: 100 } });
+    expect(byTitle.status).toBe(200);
+    expect(byTitle.body.map((entry: Json) => entry.id)).toContain(item.id);
   });
 });

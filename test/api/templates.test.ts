@@ -265,3 +265,11 @@ describe('permissions', () => {
     expect(await app.deps.store.db.collection('templates').countDocuments({ slug: { $in: ['not-mine', 'index'] } })).toBe(0);
   });
 });
+
+describe('long slugs', () => {
+  it('refuses a slug longer than a slug may be with 400, storing nothing', async () => {
+    const response = await app.api('POST', '/cms/v2/templates', { headers: app.admin, json: { slug: 'a1b2'.repeat(300) } });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('rest_invalid_param');
+  });
+});

@@ -46,11 +46,12 @@ export const MENU_ITEM_CONTENT_FIELDS: readonly (keyof MenuItemFields)[] = ['tit
 
 export const menuItemsCollection = (db: Db) => db.collection<MenuItemDoc>('menu_items');
 
+// Titles are not indexed: PostgreSQL (under FerretDB) refuses an index entry over about 2.7 KB,
+// and a title may be longer.
 export const menuItemIndexes: IndexSpec[] = [
   { collection: 'menu_items', key: { menu: 1, status: 1, menuOrder: 1, _id: 1 }, name: 'menu_status_order' },
   { collection: 'menu_items', key: { status: 1, menuOrder: 1, _id: 1 }, name: 'status_order' },
   { collection: 'menu_items', key: { status: 1, _id: 1 }, name: 'status_id' },
-  { collection: 'menu_items', key: { status: 1, title: 1, _id: 1 }, name: 'status_title' },
   { collection: 'menu_items', key: { status: 1, date: 1, _id: 1 }, name: 'status_date' },
   { collection: 'menu_items', key: { parent: 1 }, name: 'parent' },
 ];

@@ -3,6 +3,7 @@ import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { plainFilter } from '../../store/filters.js';
+import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { type PageWindow } from '../../rest/pagination.js';
 import { SETTABLE_STATUSES } from '../../registry/post-statuses.js';
 import { menuItemsCollection, type MenuItemDoc } from './menu-item.model.js';
@@ -32,7 +33,8 @@ export async function listMenuItems(req: RestRequest, deps: Deps, window: PageWi
   const field = SORT_FIELDS[String(p.orderby)] ?? '_id';
   const sort: Sort = field === '_id' ? { _id: direction } : { [field]: direction, _id: direction };
   const items = menuItemsCollection(deps.store.db);
-  const [docs, total] = await Promise.all([items.find(filter).sort(sort).skip(window.skip).limit(window.perPage).toArray(), items.countDocuments(filter)]);
+  const byTitle = field === 'title' ? { comment: `${FULL_SCAN_COMMENT} menu items in title order (titles are not indexed)` } : {};
+  const [docs, total] = await Promise.all([items.find(filter, byTitle).sort(sort).skip(window.skip).limit(window.perPage).toArray(), items.countDocuments(filter)]);
   if (p.orderby === 'include' && ids('include').length) {
     const position = new Map(ids('include').map((id, index) => [id, index]));
     docs.sort((a, b) => (position.get(a._id)! - position.get(b._id)!) * direction);

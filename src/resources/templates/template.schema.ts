@@ -1,3 +1,4 @@
+import { MAX_SLUG_OCTETS } from '../../lib/slugs.js';
 import { type ArgSpecs } from '../../rest/args.js';
 import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
 import { type ItemSchema } from '../../rest/schema.js';
@@ -14,7 +15,7 @@ export function templateSchema(kind: TemplateKind): ItemSchema {
     type: 'object',
     properties: {
       id: { description: 'ID of template.', type: 'string', context: ALL, readonly: true },
-      slug: { description: 'Unique slug identifying the template.', type: 'string', context: ALL, required: true, minLength: 1, pattern: '^[a-zA-Z0-9_%-]+$' },
+      slug: { description: 'Unique slug identifying the template.', type: 'string', context: ALL, required: true, minLength: 1, maxLength: MAX_SLUG_OCTETS, pattern: '^[a-zA-Z0-9_%-]+$' },
       theme: { description: 'Theme identifier for the template.', type: 'string', context: ALL, pattern: '^[\\w-]+$' },
       type: { description: 'Type of template.', type: 'string', context: ALL },
       source: { description: 'Source of template', type: 'string', context: ALL, readonly: true },
