@@ -8,10 +8,14 @@ export const MAX_JSON_DEPTH = 512;
 
 export type ClientParams = Record<string, unknown>;
 
-/** A query string (or form body) as WordPress's PHP reads it: `a[b][]=1`, keys nested at most 64 deep. */
-export function parseQueryString(text: string): ClientParams {
+/**
+ * A query string (or form body) as WordPress's PHP reads it: `a[b][]=1`, keys nested at most 64
+ * deep; without `indexedArrays`, `a[2]` keeps `2` as a key (`parse_str` of a widget form).
+ */
+export function parseQueryString(text: string, { indexedArrays = true } = {}): ClientParams {
   try {
-    return qs.parse(text, { depth: MAX_PARAM_DEPTH, strictDepth: true, plainObjects: true, arrayLimit: 1000, parameterLimit: 10_000 });
+    const arrays = indexedArrays ? { arrayLimit: 1000 } : { parseArrays: false };
+    return qs.parse(text, { depth: MAX_PARAM_DEPTH, strictDepth: true, plainObjects: true, parameterLimit: 10_000, ...arrays });
   } catch (error) {
     if (error instanceof RangeError) throw new InputTooDeep();
     throw error;

@@ -1,9 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type Db } from 'mongodb';
 import { loadSiteKey } from '../../auth/site-key.js';
-import qs from 'qs';
-import { clientInput, MAX_PARAM_DEPTH } from '../../rest/client-input.js';
-import { InputTooDeep } from '../../rest/errors.js';
+import { clientInput, parseQueryString } from '../../rest/client-input.js';
 import { InvalidWidget } from './widget-type.errors.js';
 import { type WidgetTypeDef } from './widget-type.registry.js';
 
@@ -65,23 +63,13 @@ export async function requestedInstance(db: Db, type: WidgetTypeDef, instance: R
   throw new InvalidWidget('invalid');
 }
 
-/** A form as PHP's `parse_str` reads it: `widget-text[2][title]` keeps `2` as a key, never an array index. */
-function parseForm(text: string): Record<string, unknown> {
-  try {
-    return qs.parse(text, { depth: MAX_PARAM_DEPTH, strictDepth: true, plainObjects: true, parseArrays: false, parameterLimit: 10_000 });
-  } catch (error) {
-    if (error instanceof RangeError) throw new InputTooDeep();
-    throw error;
-  }
-}
-
 /**
  * The settings an admin-form submission (`form_data`, URL-encoded) gives a widget:
  * `widget-<id_base>[<number>][<field>]`, read for `number`, or for the one widget it names when the
  * client could not know the number yet. Undefined when it carries nothing for this type.
  */
 export function formDataInstance(type: WidgetTypeDef, formData: string, number?: number): Record<string, unknown> | undefined {
-  const form = clientInput(parseForm(formData), 'form');
+  const form = clientInput(parseQueryString(formData, { indexedArrays: false }), 'form');
   const key = `widget-${type.id}`;
   const byNumber = Object.hasOwn(form, key) ? form[key] : undefined;
   if (!isObject(byNumber)) return undefined;
