@@ -271,5 +271,8 @@ describe('long slugs', () => {
     const response = await app.api('POST', '/cms/v2/templates', { headers: app.admin, json: { slug: 'a1b2'.repeat(300) } });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('rest_invalid_param');
+    const theme = await app.api('POST', '/cms/v2/templates', { headers: app.admin, json: { slug: 'short', theme: 'c3d4'.repeat(300) } });
+    expect(theme.status).toBe(400);
+    expect(theme.body.code).toBe('rest_invalid_param');
   });
 });

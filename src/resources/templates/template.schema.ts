@@ -16,7 +16,7 @@ export function templateSchema(kind: TemplateKind): ItemSchema {
     properties: {
       id: { description: 'ID of template.', type: 'string', context: ALL, readonly: true },
       slug: { description: 'Unique slug identifying the template.', type: 'string', context: ALL, required: true, minLength: 1, maxLength: MAX_SLUG_OCTETS, pattern: '^[a-zA-Z0-9_%-]+$' },
-      theme: { description: 'Theme identifier for the template.', type: 'string', context: ALL, pattern: '^[\\w-]+$' },
+      theme: { description: 'Theme identifier for the template.', type: 'string', context: ALL, maxLength: MAX_SLUG_OCTETS, pattern: '^[\\w-]+$' },
       type: { description: 'Type of template.', type: 'string', context: ALL },
       source: { description: 'Source of template', type: 'string', context: ALL, readonly: true },
       origin: { description: 'Source of a customized template', type: 'string', context: ALL, readonly: true, response: { type: ['string', 'null'] } },
