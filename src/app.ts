@@ -14,8 +14,6 @@ import { isDatabaseUp } from './store/mongo.js';
 import { projectionFaults } from './store/projections.js';
 
 export const SITE_NAME = 'CMS';
-/** A write through another process reaches this one's cached anonymous answers within this long. */
-export const CACHE_SYNC_MS = 500;
 /** A cached answer lives at most this long: what no write announces (a scheduled item's time) shows within it. */
 export const CACHE_ENTRY_TTL_MS = 10_000;
 
@@ -47,10 +45,10 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     }),
   );
   const { responseCacheBytes } = deps.config;
+  const changes = siteChanges(deps.store.db);
   return createHttpApp({
-    cache: responseCacheBytes > 0
-      ? new AnonymousResponseCache({ maxBytes: responseCacheBytes, syncMs: CACHE_SYNC_MS, entryTtlMs: CACHE_ENTRY_TTL_MS, changes: siteChanges(deps.store.db) })
-      : undefined,
+    cache: responseCacheBytes > 0 ? new AnonymousResponseCache({ maxBytes: responseCacheBytes, entryTtlMs: CACHE_ENTRY_TTL_MS, changes }) : undefined,
+    changes,
     server,
     siteRoutes: resources.flatMap((resource) => (resource.siteRoutes ? [resource.siteRoutes(deps)] : [])),
     siteUrl: deps.siteUrl,

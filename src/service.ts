@@ -7,6 +7,7 @@ import { indexesOf, type ResourceManifest } from './resources/manifest.js';
 import { ensureIndexes, openStore, type StoreOptions } from './store/mongo.js';
 import { sequences } from './store/sequences.js';
 import { asServiceWork } from './store/service-work.js';
+import { siteChanges } from './store/site-changes.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { loginThrottle } from './auth/login-throttle.js';
 import { type Deps } from './deps.js';
@@ -70,6 +71,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     cacheMs: config.authCacheSeconds * 1000,
     throttle: loginThrottle(store.db, { maxFailures: config.loginMaxFailures, windowSeconds: config.loginWindowSeconds }, clock),
   });
+  siteChanges(store.db).onChange(auth.forgetUsers);
   const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, themes };
   await asServiceWork('start-up', async () => {
     for (const resource of resources) await resource.seed?.(deps);

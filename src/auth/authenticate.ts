@@ -59,11 +59,13 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   // Checks of the same credentials from the same address under way: a client's parallel requests
   // share one check, so they make one attempt for the throttle, not one each.
   const checking = new Map<string, Promise<AuthUser | RestUser>>();
+  /** Bumped whenever anything changed: a user read before is no longer trusted, nor one being read. */
+  let generation = 0;
 
   async function authenticate(credentials: Credentials): Promise<AuthUser | RestUser> {
     const header = credentials.headers.authorization;
     if (!header || !/^basic /i.test(header)) return ANONYMOUS;
-    const key = `${credentials.ip} ${header}`;
+    const key = `${generation} ${credentials.ip} ${header}`;
     const pending = checking.get(key);
     if (pending) return pending;
     const check = verify(header, credentials.ip).finally(() => checking.delete(key));
@@ -83,11 +85,12 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const now = Date.now();
     // The user as read moments ago (see USER_CACHE_MS): no query at all.
     if (cached && cached.fresh > now && cached.until > now) return principalOf(cached.user);
+    const readIn = generation;
     const user = await usersCollection(db).findOne(byEmail ? { email: login.toLowerCase() } : { username: login });
     // A header verified moments ago carries the right password: no lock-out applies to it.
     if (user && cached && cached.userId === user._id && cached.passwordHash === user.passwordHash && cached.until > now) {
       cached.user = user;
-      cached.fresh = now + USER_CACHE_MS;
+      cached.fresh = readIn === generation ? now + USER_CACHE_MS : 0;
       return principalOf(user);
     }
     // Claimed before any password is checked, so that concurrent guesses count exactly.
@@ -104,7 +107,8 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     if (attempt.slowDown) await new Promise((resolve) => setTimeout(resolve, throttle.slowdownMs));
     if (password && (await verifyPassword(password, user.passwordHash))) {
       attempt.succeeded();
-      verified.set(cacheKey, { userId: user._id, passwordHash: user.passwordHash, until: Date.now() + options.cacheMs, user, fresh: Date.now() + USER_CACHE_MS });
+      const fresh = readIn === generation ? Date.now() + USER_CACHE_MS : 0;
+      verified.set(cacheKey, { userId: user._id, passwordHash: user.passwordHash, until: Date.now() + options.cacheMs, user, fresh });
       if (verified.size > 10_000) verified.delete(verified.keys().next().value!);
       return principalOf(user);
     }
@@ -132,6 +136,11 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     /** Forgets remembered verifications of a user, after a password change in this process. */
     forget(userId: number): void {
       for (const [key, entry] of verified) if (entry.userId === userId) verified.delete(key);
+    },
+    /** Something changed, maybe a user: every user is read again before it is trusted (`SiteChanges`). */
+    forgetUsers(): void {
+      generation++;
+      for (const entry of verified.values()) entry.fresh = 0;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { type Db } from 'mongodb';
 import { type ChangeLog, type StoredEvent } from './change-log.js';
+import { keptPerDatabase } from './site-changes.js';
 
 /**
  * A read model kept from the change log. `apply` must be idempotent: it may see an event it
@@ -104,23 +105,17 @@ export interface ProjectionFault {
 const faultsCollection = (db: Db) => db.collection<ProjectionFault>('projection_faults');
 
 /**
- * Whether a database has any fault, cached for a few seconds per database: items are looked up
- * on every request, and faults are rare. A fault recorded by another process is seen within
- * `FAULTS_CACHE_MS`; one recorded or cleared here, at once.
+ * Whether a database has any fault, kept until anything changes (`SiteChanges`): items are looked
+ * up on every request, and faults are rare. One recorded or cleared here is seen at once, one
+ * recorded by another process's write before that write is answered, and any other within
+ * `FAULTS_CACHE_MS`.
  */
 const FAULTS_CACHE_MS = 2000;
-const anyFaultCache = new WeakMap<Db, { until: number; any: boolean }>();
+const anyFault = keptPerDatabase(FAULTS_CACHE_MS, async (db) => (await faultsCollection(db).findOne({}, { projection: { _id: 1 } })) !== null);
 
 export const projectionFaults = {
-  async any(db: Db): Promise<boolean> {
-    const cached = anyFaultCache.get(db);
-    if (cached && cached.until > Date.now()) return cached.any;
-    const any = (await faultsCollection(db).findOne({}, { projection: { _id: 1 } })) !== null;
-    anyFaultCache.set(db, { until: Date.now() + FAULTS_CACHE_MS, any });
-    return any;
-  },
+  any: (db: Db): Promise<boolean> => anyFault.get(db),
   async record(db: Db, fault: Omit<ProjectionFault, '_id'>): Promise<void> {
-    anyFaultCache.delete(db);
     const row = { _id: String(fault.stream), ...fault };
     await faultsCollection(db)
       .replaceOne({ _id: row._id }, row, { upsert: true })
@@ -129,10 +124,11 @@ export const projectionFaults = {
         if (error.code !== 11000) throw error;
         await faultsCollection(db).replaceOne({ _id: row._id }, row);
       });
+    anyFault.forget(db);
   },
   async clear(db: Db, stream: number): Promise<void> {
     await faultsCollection(db).deleteOne({ _id: String(stream) });
-    anyFaultCache.delete(db);
+    anyFault.forget(db);
   },
   async of(db: Db, stream: number): Promise<ProjectionFault | null> {
     if (!(await projectionFaults.any(db))) return null;
@@ -201,7 +197,7 @@ export async function healProjections(db: Db, log: ChangeLog, registry: Projecti
 export async function rebuildProjections(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger?: FaultLogger): Promise<number> {
   for (const projection of registry.projections) await projection.clear(db);
   await db.collection('projection_faults').deleteMany({});
-  anyFaultCache.delete(db);
+  anyFault.forget(db);
   let count = 0;
   let stream: StoredEvent[] = [];
   const flush = async () => {

@@ -4,25 +4,134 @@ import { type Db } from 'mongodb';
 const CHANGED = 'site_changed';
 
 /**
- * The token every write replaces (one document of the small `checkpoints` collection): processes
- * sharing the database compare it with the one they saw last to learn that something changed.
- * A random token, not a counter: FerretDB's `$inc` is not atomic, and only a difference matters.
+ * How the processes sharing a database keep what they hold in memory (settings, verified users,
+ * cached answers) no older than the last write the database acknowledged.
+ *
+ * Every write answered with success first replaces one token (a document of the small
+ * `checkpoints` collection); every request, before it may use anything a process keeps, waits for
+ * a read of that token begun after the request arrived, and a token that moved empties every
+ * cache registered here. A client that was answered a write, through any process, is therefore
+ * never answered from a cache that predates it. Reads of the token are shared: requests arriving
+ * while one is under way wait for the next, so there is at most one read in flight per process
+ * whatever the load. A random token, not a counter: FerretDB's `$inc` is not atomic, and only a
+ * difference matters.
+ *
+ * A cache that registers here must not keep a value whose computation began before it was last
+ * emptied (a generation count does it): such a value may predate the write that emptied it.
  */
-export function siteChanges(db: Db) {
+export interface SiteChanges {
+  /** Resolves once a look at the token begun after this call is done (and the caches emptied if it moved). */
+  catchUp(): Promise<void>;
+  /** A write was made through this process: empties its caches now and moves the token for the others. */
+  changed(): Promise<void>;
+  /** Registers what to empty when anything changed. */
+  onChange(forget: () => void): void;
+}
+
+const byDatabase = new WeakMap<Db, SiteChanges>();
+
+/** The one `SiteChanges` of a database connection, shared by every cache that connection serves. */
+export function siteChanges(db: Db): SiteChanges {
+  let changes = byDatabase.get(db);
+  if (!changes) {
+    changes = tokenChanges(db);
+    byDatabase.set(db, changes);
+  }
+  return changes;
+}
+
+function tokenChanges(db: Db): SiteChanges {
   const checkpoints = db.collection<{ _id: string; token: string; at: Date }>('checkpoints');
+  const listeners: (() => void)[] = [];
+  // Nothing seen yet: the first look empties whatever start-up filled.
+  let seen: string | null | undefined;
+  let looking: Promise<void> | undefined;
+  let nextLook: Promise<void> | undefined;
+  /** A write of this process whose token the database did not take: written before the next look. */
+  let unannounced = false;
+
+  const forgetAll = () => {
+    for (const forget of listeners) forget();
+  };
+
+  async function announce(): Promise<void> {
+    const change = { token: randomUUID(), at: new Date() };
+    try {
+      await checkpoints.updateOne({ _id: CHANGED }, { $set: change }, { upsert: true });
+    } catch (error) {
+      // FerretDB does not retry an upsert that lost the race to insert: the document exists now.
+      if ((error as { code?: number }).code !== 11000) throw error;
+      await checkpoints.updateOne({ _id: CHANGED }, { $set: change });
+    }
+    // Not taken as seen: another process's token this one overwrote must still empty the caches at the next look.
+    unannounced = false;
+  }
+
+  async function look(): Promise<void> {
+    if (unannounced) await announce();
+    const token = (await checkpoints.findOne({ _id: CHANGED }))?.token ?? null;
+    if (token !== seen) forgetAll();
+    seen = token;
+  }
+
   return {
-    async token(): Promise<string | null> {
-      return (await checkpoints.findOne({ _id: CHANGED }))?.token ?? null;
+    catchUp() {
+      if (!looking) {
+        looking = look().finally(() => (looking = undefined));
+        return looking;
+      }
+      // The look under way may have begun before a write this request was told of: wait for the next.
+      nextLook ??= looking
+        .catch(() => undefined)
+        .then(() => {
+          nextLook = undefined;
+          return this.catchUp();
+        });
+      return nextLook;
     },
-    async announce(): Promise<void> {
-      const change = { token: randomUUID(), at: new Date() };
+    async changed() {
+      forgetAll();
+      unannounced = true;
       try {
-        await checkpoints.updateOne({ _id: CHANGED }, { $set: change }, { upsert: true });
-      } catch (error) {
-        // FerretDB does not retry an upsert that lost the race to insert: the document exists now.
-        if ((error as { code?: number }).code !== 11000) throw error;
-        await checkpoints.updateOne({ _id: CHANGED }, { $set: change });
+        await announce();
+      } catch {
+        // The write is made whatever happens here: the next look announces it before anything else.
       }
     },
+    onChange(forget) {
+      listeners.push(forget);
+    },
+  };
+}
+
+export interface KeptPerDatabase<T> {
+  get(db: Db): Promise<T>;
+  forget(db: Db): void;
+}
+
+/**
+ * A value read from a database and kept until anything changes (`SiteChanges`), or at most `ttlMs`
+ * for what no write announces (a script's, or a scheduled time coming). The read is kept from the
+ * moment it begins, so emptying drops one under way too: nothing read before a change is kept after it.
+ */
+export function keptPerDatabase<T>(ttlMs: number, read: (db: Db) => Promise<T>): KeptPerDatabase<T> {
+  const kept = new WeakMap<Db, { value: Promise<T>; until: number }>();
+  const watched = new WeakSet<Db>();
+  const forget = (db: Db) => kept.delete(db);
+  return {
+    get(db) {
+      const entry = kept.get(db);
+      if (entry && entry.until > Date.now()) return entry.value;
+      if (!watched.has(db)) {
+        watched.add(db);
+        siteChanges(db).onChange(() => forget(db));
+      }
+      const fresh = { value: read(db), until: Date.now() + ttlMs };
+      kept.set(db, fresh);
+      // A failed read is not kept: the next caller asks again.
+      fresh.value.catch(() => kept.get(db) === fresh && kept.delete(db));
+      return fresh.value;
+    },
+    forget,
   };
 }

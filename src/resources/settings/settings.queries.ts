@@ -1,6 +1,7 @@
 import { type Db } from 'mongodb';
 import { SETTINGS, type SettingDef, type SettingName, type SettingValue } from '../../registry/settings.js';
 import { usersCollection } from '../users/user.model.js';
+import { keptPerDatabase } from '../../store/site-changes.js';
 import { prepareValue } from './settings.schema.js';
 
 /** An option as stored: its value as JSON. The collection also holds options no setting exposes (`auth_key`). */
@@ -12,45 +13,35 @@ export interface OptionDoc {
 export const optionsCollection = (db: Db) => db.collection<OptionDoc>('options');
 
 /**
- * How long a process trusts the settings it read: a change made through another process is seen
- * within this long (through this one, at once: its writes forget what was read).
+ * How long a process trusts the settings it read when no write says otherwise: a change made
+ * through any process is seen at once (`SiteChanges`), one made behind the service's back within this.
  */
 export const SETTINGS_CACHE_MS = 1000;
-const readOptions = new WeakMap<Db, { until: number; values: Promise<Map<string, unknown>> }>();
+// Every setting's option at once: the next request wants another, and one query costs as much.
+const everyOption = keptPerDatabase(SETTINGS_CACHE_MS, async (db) => {
+  const docs = await optionsCollection(db).find({ _id: { $in: SETTINGS.map((def) => def.option) } }).toArray();
+  return new Map(docs.map((doc) => [doc._id, parseJson(doc.value)]));
+});
 /** The last settings read, for when the database does not answer: a write already made is still answered with its item. */
 const lastRead = new WeakMap<Db, Map<string, unknown>>();
 
 /** The stored values of `defs`, parsed, keyed by option name; an unreadable one counts as null. */
 export async function storedOptions(db: Db, defs: readonly SettingDef[]): Promise<Map<string, unknown>> {
-  let cached = readOptions.get(db);
-  if (!cached || cached.until <= Date.now()) {
-    // Every setting's option at once: the next request wants another, and one query costs as much.
-    const values = optionsCollection(db)
-      .find({ _id: { $in: SETTINGS.map((def) => def.option) } })
-      .toArray()
-      .then((docs) => new Map(docs.map((doc) => [doc._id, parseJson(doc.value)])))
-      .then(
-        (read) => {
-          lastRead.set(db, read);
-          return read;
-        },
-        (error: unknown) => {
-          readOptions.delete(db);
-          const last = lastRead.get(db);
-          if (!last) throw error;
-          return last;
-        },
-      );
-    cached = { until: Date.now() + SETTINGS_CACHE_MS, values };
-    readOptions.set(db, cached);
+  let all: Map<string, unknown>;
+  try {
+    all = await everyOption.get(db);
+    lastRead.set(db, all);
+  } catch (error) {
+    const last = lastRead.get(db);
+    if (!last) throw error;
+    all = last;
   }
-  const all = await cached.values;
   return new Map(defs.filter((def) => all.has(def.option)).map((def) => [def.option, all.get(def.option)]));
 }
 
 /** After a write of options: the next read asks the database. */
 export function forgetStoredOptions(db: Db): void {
-  readOptions.delete(db);
+  everyOption.forget(db);
   lastRead.delete(db);
 }
 

@@ -24,7 +24,7 @@ import { ifNoneMatchHits } from '../conditional.js';
 import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
-import { type AnonymousResponseCache } from './response-cache.js';
+import { type AnonymousResponseCache, type ChangeSignal } from './response-cache.js';
 
 export const API_PREFIX = '/cms-json';
 
@@ -42,6 +42,8 @@ export interface HttpOptions<D> {
   faults?: () => Promise<readonly object[]>;
   /** Keeps anonymous GET answers; absent, nothing is kept. */
   cache?: AnonymousResponseCache;
+  /** Keeps every process's caches no older than the last acknowledged write. */
+  changes: ChangeSignal;
   /** Pages of the site outside the API (media files), served before the site's 404. */
   siteRoutes?: readonly express.Router[];
 }
@@ -143,6 +145,8 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   );
 
   async function handleApiRequest(req: ApiRequest, res: Response, route: string): Promise<void> {
+    // Before anything this process keeps is used: no write answered before this request may be missed.
+    await options.changes.catchUp();
     let query: ClientParams;
     let body: ClientParams;
     try {
@@ -184,19 +188,18 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     const { cache } = options;
     const reads = incoming.method === 'GET' || incoming.method === 'HEAD';
     // Anonymous reads are the same for everyone: answered from the cache while nothing changed.
-    const cacheable = cache !== undefined && reads && user.id === 0;
-    if (cacheable) {
-      await cache.sync();
-      const hit = cache.lookup(req.originalUrl) ?? (await cache.afterComputing(req.originalUrl));
+    const key = cache && user.id === 0 ? sharedReadKey(req) : undefined;
+    if (cache && key !== undefined) {
+      const hit = cache.lookup(key) ?? (await cache.afterComputing(key));
       if (hit) return answerCached(req, res, hit.result, hit.etag);
     }
     const startedAt = cache?.current ?? 0;
-    const computed = cacheable ? cache.startComputing(req.originalUrl) : undefined;
+    const computed = cache && key !== undefined ? cache.startComputing(key) : undefined;
     let result;
     try {
       result = await server.serve(incoming, apiRoot);
-      if (cacheable && result.status === 200 && !result.stream) {
-        result.headers = { ...result.headers, ETag: cache.store(req.originalUrl, startedAt, result, JSON.stringify(result.body) ?? 'null') };
+      if (cache && key !== undefined && result.status === 200 && !result.stream) {
+        result.headers = { ...result.headers, ETag: cache.store(key, startedAt, result, JSON.stringify(result.body) ?? 'null') };
       }
     } finally {
       computed?.();
@@ -204,8 +207,9 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     if (override && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
     // A streamed body refused before its end is not read further: the connection ends with the answer.
     if (streamed.has(req) && !req.complete) result.headers = { ...result.headers, Connection: 'close' };
-    // A write may have changed what any cached answer shows (one refused with a 4xx changed nothing).
-    if (cache && !reads && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await cache.changed();
+    // A write may have changed what any process keeps (one refused with a 4xx changed nothing): all
+    // of them must know before anyone is told of it.
+    if (!reads && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await options.changes.changed();
     await writeResult(req, res, result, user);
   }
 
@@ -237,6 +241,19 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     res.status(404).type('text/plain').send('Not found');
   });
   return app;
+}
+
+/**
+ * The key an anonymous read's answer is kept under: everything that shapes it, which is the method
+ * (GET, or HEAD, answered alike), the URL (route, query and global parameters) and `Accept`. Undefined
+ * when anything else could shape it (a body, whatever it holds; a method override; credentials of
+ * any kind): such an answer is neither kept nor answered from the cache.
+ */
+function sharedReadKey(req: Request): string | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const { authorization, 'content-length': length, 'transfer-encoding': encoding, accept = '' } = req.headers;
+  if (authorization !== undefined || encoding !== undefined || (length !== undefined && length !== '0')) return undefined;
+  return `${accept}\n${req.originalUrl}`;
 }
 
 function bodyParsers(limit: number) {

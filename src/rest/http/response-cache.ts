@@ -1,18 +1,21 @@
 import { createHash } from 'node:crypto';
 import { type RestResult } from '../rest-server.js';
 
-/** How the processes sharing a database tell each other that something changed (`src/store/site-changes.ts`). */
+/**
+ * How the processes sharing a database keep what they hold no older than the last acknowledged
+ * write (`src/store/site-changes.ts`).
+ */
 export interface ChangeSignal {
-  /** The token of the last change, or null before any. */
-  token(): Promise<string | null>;
-  /** Records a change (a new token). */
-  announce(): Promise<void>;
+  /** Resolves once a look at the shared change begun after this call is done (caches emptied if it moved). */
+  catchUp(): Promise<void>;
+  /** A write was made through this process: empties its caches and tells the others. */
+  changed(): Promise<void>;
+  /** Registers what to empty when anything changed. */
+  onChange(forget: () => void): void;
 }
 
 export interface ResponseCacheOptions {
   maxBytes: number;
-  /** How often another process's change is looked for: the bound on how stale a cached answer can be. */
-  syncMs: number;
   /** How long an entry lives at most (what no write announces, such as a scheduled item's time coming). */
   entryTtlMs: number;
   changes: ChangeSignal;
@@ -27,39 +30,19 @@ interface Entry {
 
 /**
  * Anonymous GET answers kept in memory (least recently used first out, bounded in bytes), with
- * an entity tag for 304s. Any write through this process empties it before its answer is sent;
- * a write through another process is seen within `syncMs`, through the shared change token.
+ * an entity tag for 304s. Emptied by any write, through this process or another (`ChangeSignal`),
+ * before that write is answered to anyone.
  */
 export class AnonymousResponseCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
   /** Bumped by every emptying: an answer computed before one is not kept. */
   private generation = 0;
-  private lastToken: string | null | undefined;
-  private nextSync = 0;
-  private syncing: Promise<void> | undefined;
-  /** A write of this process whose change token is not in the database yet. */
-  private unannounced = false;
   /** Answers being computed, by key, settled once stored (or found not cacheable). */
   private readonly computing = new Map<string, Promise<void>>();
 
-  constructor(private readonly options: ResponseCacheOptions) {}
-
-  /** Empties the cache if another process announced a change since the last look (at most once per `syncMs`). */
-  async sync(): Promise<void> {
-    if (Date.now() < this.nextSync) return;
-    this.syncing ??= (async () => {
-      try {
-        if (this.unannounced) await this.announce();
-        const token = await this.options.changes.token();
-        if (this.lastToken !== undefined && token !== this.lastToken) this.clear();
-        this.lastToken = token;
-        this.nextSync = Date.now() + this.options.syncMs;
-      } finally {
-        this.syncing = undefined;
-      }
-    })();
-    await this.syncing;
+  constructor(private readonly options: ResponseCacheOptions) {
+    options.changes.onChange(() => this.clear());
   }
 
   lookup(key: string): Entry | undefined {
@@ -119,26 +102,6 @@ export class AnonymousResponseCache {
       this.bytes -= entry.bytes;
     }
     return etag;
-  }
-
-  /**
-   * A write went through this process: empty the cache now, and tell the others. Never fails:
-   * the write is made whatever happens here, so a token the database would not take is written
-   * by a later look (`sync`) instead.
-   */
-  async changed(): Promise<void> {
-    this.clear();
-    this.unannounced = true;
-    await this.announce();
-  }
-
-  private async announce(): Promise<void> {
-    try {
-      await this.options.changes.announce();
-      this.unannounced = false;
-    } catch {
-      // Left for the next look.
-    }
   }
 
   private clear(): void {
