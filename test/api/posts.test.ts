@@ -115,6 +115,29 @@ describe('reading posts', () => {
     expect(wrong.body.code).toBe('rest_post_incorrect_password');
   });
 
+  it('lets a search match a password-protected item only for those who may read its words', async () => {
+    const otherAuthor = await app.asRole('author');
+    const subscriber = await app.asRole('subscriber');
+    for (const type of ['posts', 'pages']) {
+      const marker = `7731-ALPHA-${type}`;
+      const owner = type === 'posts' ? author : editor;
+      const item = (await create(owner.headers, { title: `Vault ${marker}`, content: `Body ${marker}-content`, excerpt: `Excerpt ${marker}-excerpt`, password: 'sesame', status: 'publish' }, type)).body;
+      const open = (await create(owner.headers, { title: 'Open', content: `Body ${marker}-content`, status: 'publish' }, type)).body;
+      const found = async (search: string, headers: Record<string, string> = {}) =>
+        ((await app.api('GET', `/cms/v2/${type}`, { headers, query: { search, per_page: 100, _fields: 'id' } })).body as { id: number }[]).map((found) => found.id);
+      for (const search of [`${marker}-content`, `${marker}-excerpt`, marker]) {
+        for (const headers of [{}, subscriber.headers, ...(type === 'posts' ? [otherAuthor.headers, contributor.headers] : [author.headers])]) {
+          expect(await found(search, headers)).not.toContain(item.id);
+        }
+        expect(await found(search, owner.headers)).toContain(item.id);
+        expect(await found(search, app.admin)).toContain(item.id);
+      }
+      expect(await found(`${marker}-content`)).toEqual([open.id]);
+      // Without a search, a protected item is listed as any other (its words hidden).
+      expect(await found('')).toContain(item.id);
+    }
+  });
+
   it('lists published posts newest first, drafts only to their editors', async () => {
     const mine = (await create(contributor.headers, { title: 'Contributor draft' })).body;
     const list = await app.api('GET', '/cms/v2/posts', { query: { per_page: 100 } });

@@ -53,6 +53,17 @@ function statusFilter(req: RestRequest, type: PostTypeDef): Filter<PostDoc> {
   return or.length ? { $or: or } : { _id: -1 };
 }
 
+/**
+ * Which password-protected items a search may match: only those whose words the caller may read
+ * (WordPress adds `post_password = ''` to a search by whoever cannot), so that a search is no
+ * oracle on protected content. Undefined when the caller may read every one of them.
+ */
+function protectedItemsSearchable(req: RestRequest, type: PostTypeDef): Filter<PostDoc> | undefined {
+  if (can(req.user, type.caps.edit_others_posts)) return undefined;
+  if (req.user.id > 0 && can(req.user, type.caps.edit_posts)) return { $or: [{ password: '' }, { author: req.user.id }] };
+  return { password: '' };
+}
+
 /** `GET /<type>` parameters to a Mongo filter and sort, as `WP_REST_Posts_Controller::get_items` builds its query. */
 export async function postListQuery(
   req: RestRequest,
@@ -88,6 +99,8 @@ export async function postListQuery(
     const columns = (p.search_columns as string[] | undefined)?.length ? (p.search_columns as string[]) : ['post_title', 'post_content', 'post_excerpt'];
     const map: Record<string, string> = { post_title: 'title', post_content: 'content', post_excerpt: 'excerpt' };
     and.push({ $or: columns.map((column) => ({ [map[column]]: regex })) });
+    const unlocked = protectedItemsSearchable(req, type);
+    if (unlocked) and.push(unlocked);
   }
   const taxQueries: Filter<PostDoc>[] = [];
   for (const taxonomy of TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug))) {
