@@ -54,6 +54,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     siteUrl: deps.siteUrl,
     siteName: SITE_NAME,
     bodyLimitBytes: deps.config.bodyLimitBytes,
+    trustedProxies: deps.config.trustedProxies,
     logger: deps.logger,
     authenticate: options.authenticate ?? deps.auth.authenticate,
     isHealthy: () => isDatabaseUp(deps.store.db),

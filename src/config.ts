@@ -2,6 +2,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compile as compileTrustedProxies } from 'proxy-addr';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -26,9 +27,22 @@ export interface Config {
   /** The administrator created on first start, when there are no users. */
   readonly adminUser: string;
   readonly adminPassword: string | undefined;
-  /** Failed logins allowed per address within the window, before 429 (per username: slowed, never refused). */
+  /**
+   * Failed logins allowed per address and account within the window, before that pair is refused
+   * (429); beyond as many from all addresses together, the account's password checks are slowed.
+   */
   readonly loginMaxFailures: number;
+  /** Failed logins allowed per address over all accounts within the window (password spraying). */
+  readonly loginMaxAddressFailures: number;
   readonly loginWindowSeconds: number;
+  /** How far apart a slowed account's password checks are, from all addresses and processes together. */
+  readonly loginSlowdownMs: number;
+  /**
+   * The proxies whose `X-Forwarded-For` names the client (`CMS_TRUSTED_PROXIES`), as Express's
+   * `trust proxy` takes them: addresses, CIDR ranges and `loopback`/`linklocal`/`uniquelocal`, or a
+   * number of hops; none (the peer's own address is the client's) when empty or 0.
+   */
+  readonly trustedProxies: readonly string[] | number;
   /** How long a verified account password is trusted without hashing it again. */
   readonly authCacheSeconds: number;
   /** How long one database round trip may take before a request answers 503. */
@@ -64,7 +78,10 @@ export function loadConfig(env: Env): Config {
     adminUser: text(env, 'CMS_ADMIN_USER', 'admin'),
     adminPassword: env.CMS_ADMIN_PASSWORD || undefined,
     loginMaxFailures: integer(env, 'CMS_LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
+    loginMaxAddressFailures: integer(env, 'CMS_LOGIN_MAX_ADDRESS_FAILURES', 100, 1, 1_000_000),
     loginWindowSeconds: integer(env, 'CMS_LOGIN_WINDOW_SECONDS', 900, 1, 86_400 * 30),
+    loginSlowdownMs: integer(env, 'CMS_LOGIN_SLOWDOWN_MS', 1000, 1, 60_000),
+    trustedProxies: trustedProxies(env, 'CMS_TRUSTED_PROXIES'),
     authCacheSeconds: integer(env, 'CMS_AUTH_CACHE_SECONDS', 60, 0, 86_400),
     databaseTimeoutMs: integer(env, 'CMS_DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
     responseCacheBytes: integer(env, 'CMS_RESPONSE_CACHE_BYTES', 32 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
@@ -98,6 +115,26 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}".`);
   }
   return Number(raw);
+}
+
+/**
+ * A hop count, or a comma-separated list checked by proxy-addr, the parser Express itself uses
+ * for `trust proxy` (so what is accepted here is exactly what Express trusts). Trusting every
+ * peer (`true`) is not offered: any client could then name its own address.
+ */
+function trustedProxies(env: Env, name: string): readonly string[] | number {
+  const raw = env[name]?.trim();
+  if (!raw) return [];
+  if (/^\d+$/.test(raw)) return integer(env, name, 0, 0, 100);
+  const list = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  try {
+    compileTrustedProxies(list);
+  } catch (error) {
+    throw new ConfigError(
+      `${name} must be a number of proxy hops, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal) separated by commas: ${(error as Error).message}.`,
+    );
+  }
+  return Object.freeze(list);
 }
 
 function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {

@@ -69,7 +69,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     db: store.db,
     clock,
     cacheMs: config.authCacheSeconds * 1000,
-    throttle: loginThrottle(store.db, { maxFailures: config.loginMaxFailures, windowSeconds: config.loginWindowSeconds }, clock),
+    throttle: loginThrottle(
+      store.db,
+      {
+        maxFailures: config.loginMaxFailures,
+        maxAddressFailures: config.loginMaxAddressFailures,
+        windowSeconds: config.loginWindowSeconds,
+        slowdownMs: config.loginSlowdownMs,
+      },
+      clock,
+    ),
   });
   siteChanges(store.db).onChange(auth.forgetUsers);
   const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, themes };

@@ -4,7 +4,7 @@ import { defineRestError } from '../rest/errors.js';
 import { ANONYMOUS, type RestUser } from '../rest/rest-request.js';
 import { applicationPasswordsCollection, usersCollection, type UserDoc } from '../resources/users/user.model.js';
 import { type Principal } from './capabilities.js';
-import { type LoginThrottle } from './login-throttle.js';
+import { accountOf, type LoginThrottle } from './login-throttle.js';
 import { hashApplicationPassword, verifyPassword } from './passwords.js';
 import { loadSiteKey } from './site-key.js';
 
@@ -18,6 +18,7 @@ export interface AuthUser extends RestUser, Principal {
 
 export interface Credentials {
   headers: Record<string, string | undefined>;
+  /** The client's address: the peer's, or the one a trusted proxy forwarded (`CMS_TRUSTED_PROXIES`). */
   ip: string;
 }
 
@@ -93,18 +94,16 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       cached.fresh = readIn === generation ? now + USER_CACHE_MS : 0;
       return principalOf(user);
     }
-    // Claimed before any password is checked, so that concurrent guesses count exactly.
-    const attempt = await throttle.begin(ip, login);
-    if (!user) throw byEmail ? new InvalidEmail() : new InvalidUsername();
-
-    const applicationPassword = await matchApplicationPassword(user, password, ip);
-    if (applicationPassword) {
-      attempt.succeeded();
-      return { ...principalOf(user), applicationPassword };
+    if (user) {
+      // An application password is 24 random characters nobody guesses: checking one needs no
+      // throttle, so the owner's clients get in whatever is tried against the account elsewhere.
+      const applicationPassword = await matchApplicationPassword(user, password, ip);
+      if (applicationPassword) return { ...principalOf(user), applicationPassword };
     }
-
-    // The account is being guessed at from elsewhere: its password is checked, only later.
-    if (attempt.slowDown) await new Promise((resolve) => setTimeout(resolve, throttle.slowdownMs));
+    // Claimed (and, while the account is slowed, waited for) before the account password is
+    // checked, so that concurrent guesses count exactly; username and email share the user's count.
+    const attempt = await throttle.begin(ip, accountOf(user?._id, login));
+    if (!user) throw byEmail ? new InvalidEmail() : new InvalidUsername();
     if (password && (await verifyPassword(password, user.passwordHash))) {
       attempt.succeeded();
       const fresh = readIn === generation ? Date.now() + USER_CACHE_MS : 0;

@@ -1,30 +1,54 @@
-import { type Db, type ObjectId } from 'mongodb';
+import { createHash } from 'node:crypto';
+import { isIPv6 } from 'node:net';
+import { type Db, MongoServerError, type ObjectId } from 'mongodb';
 import { defineRestErrorWith } from '../rest/errors.js';
 import { type IndexSpec } from '../store/mongo.js';
 
 export interface ThrottleLimits {
-  /** Failed logins allowed per client address within the window; more are refused (429). */
-  maxFailures: number;
-  windowSeconds: number;
   /**
-   * How long each attempt at an account password waits while the username has had more than
-   * `maxFailures` failures from all addresses together: a guesser spread over many addresses is
-   * slowed, and the account's owner is never refused.
+   * Failed logins allowed per address and account within the window; more from that address at
+   * that account are refused (429). Beyond as many at an account from all addresses together,
+   * its password checks are slowed, never refused.
    */
-  slowdownMs?: number;
+  maxFailures: number;
+  /**
+   * Failed logins allowed per address over all accounts within the window (password spraying);
+   * more are refused, at the accounts the address has not logged in to within the window.
+   */
+  maxAddressFailures: number;
+  windowSeconds: number;
+  /** How far apart a slowed account's password checks are, from all addresses and processes together. */
+  slowdownMs: number;
 }
 
-/** One login attempt: claimed before the password is checked, removed if it was right. */
+/**
+ * One login attempt: claimed before the password is checked, kept as a failure when it was wrong.
+ * Its keys are its address (`address:`), its address and account (`pair:`) and its account
+ * (`account:`); a right password leaves a `success:` record of the pair instead.
+ */
 interface AttemptDoc {
   _id?: ObjectId;
   keys: string[];
   at: Date;
 }
 
-const ATTEMPTS = 'login_attempts';
-export const DEFAULT_SLOWDOWN_MS = 1000;
+/** A slowed account's check, at `slot × slowdownMs`: unique per account, so no two share a time. */
+interface SlotDoc {
+  _id?: ObjectId;
+  account: string;
+  slot: number;
+  at: Date;
+}
 
-export const loginThrottleIndexes: IndexSpec[] = [{ collection: ATTEMPTS, key: { keys: 1, at: 1 }, name: 'keys_at' }];
+const ATTEMPTS = 'login_attempts';
+const SLOTS = 'login_slots';
+
+export const loginThrottleIndexes: IndexSpec[] = [
+  { collection: ATTEMPTS, key: { keys: 1, at: 1 }, name: 'keys_at' },
+  { collection: ATTEMPTS, key: { at: 1 }, name: 'at' },
+  { collection: SLOTS, key: { account: 1, slot: 1 }, name: 'account_slot_unique', unique: true },
+  { collection: SLOTS, key: { at: 1 }, name: 'at' },
+];
 
 export const TooManyLoginAttempts = defineRestErrorWith('too_many_login_attempts', 429, (retryAfterSeconds: number) => ({
   message: 'Too many failed login attempts. Please try again later.',
@@ -33,61 +57,148 @@ export const TooManyLoginAttempts = defineRestErrorWith('too_many_login_attempts
 
 /** A claimed attempt, to be settled once the password has been checked. */
 export interface LoginAttempt {
-  /** The username has had too many failures from all addresses: slow the account password's check. */
-  readonly slowDown: boolean;
-  /** The password was right: the attempt does not count as a failure. */
+  /** The password was right: the attempt and the pair's earlier failures no longer count. */
   succeeded(): void;
 }
 
 /**
- * Counts failed logins in the database, so every service process sees the same counts. Each
- * attempt is inserted before its password is checked and counted afterwards: the attempts that
- * find more than `maxFailures` from their address in the window (their own included) are
- * refused, so concurrent guesses can never slip past the limit (FerretDB's `$inc` is not atomic;
- * an insert is). A right password removes its attempt again. Failures for a username from every
- * address together only slow its password checks down: nobody can lock an account out from
- * somewhere else.
+ * What failures are counted against: the user's id when the login (username or email) names
+ * one, so both share one count; otherwise the login itself, lowercased (as a digest: a login may
+ * be longer than an index entry).
+ */
+export function accountOf(userId: number | undefined, login: string): string {
+  if (userId !== undefined) return `user:${userId}`;
+  return `login:${createHash('sha256').update(login.toLowerCase()).digest('base64url')}`;
+}
+
+/**
+ * The address a client is counted under: its IPv4 address (an IPv4-mapped IPv6 one included),
+ * or the /64 network of an IPv6 address, which is what one subscriber is usually given: a client
+ * cannot leave its count behind by changing the lower half of its address.
+ */
+export function networkOf(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1];
+  if (!isIPv6(ip)) return ip;
+  const halves = ip.replace(/%.*$/, '').split('::');
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  const head = groups(halves[0]);
+  const tail = groups(halves[1]);
+  // A dotted IPv4 ending takes two groups' room; it lies in the lower half, which is dropped.
+  const room = 8 - head.length - tail.length - (tail.at(-1)?.includes('.') ? 1 : 0);
+  const full = [...head, ...(halves.length > 1 ? Array<string>(Math.max(0, room)).fill('0') : []), ...tail];
+  return `${full.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`;
+}
+
+/**
+ * Counts failed logins in the database, so every service process sees the same counts, by the
+ * rule "lock the pair, slow the account" (README, "Login throttle"):
+ *
+ * - an address that has used its failures at an account is refused there (429) for the window;
+ * - an address that has used its far larger allowance over all accounts is refused at every
+ *   account it has not logged in to within the window;
+ * - an account that has had more failures than an address may make there, from all addresses
+ *   together, has its password checks spaced `slowdownMs` apart, each in a time slot it claims
+ *   through a unique index, so however many processes and requests guess at once, they are
+ *   checked one at a time. An address that has failed already is refused once the account's
+ *   queue is more than `maxFailures` checks long, so guessers cannot make the owner wait
+ *   indefinitely; an address with no failures always gets a slot.
+ *
+ * A login from an address with no failures is never refused, so nobody can lock an account out
+ * from elsewhere. Each attempt is inserted before its password is checked and counted afterwards,
+ * so concurrent guesses never slip past a limit (FerretDB's `$inc` and upserts are not atomic;
+ * an insert, and a unique index, are).
  */
 export function loginThrottle(db: Db, limits: ThrottleLimits, clock: () => Date) {
   const attempts = db.collection<AttemptDoc>(ATTEMPTS);
+  const slots = db.collection<SlotDoc>(SLOTS);
   const windowMs = limits.windowSeconds * 1000;
+  const delay = limits.slowdownMs;
+  let prunedAt = 0;
 
   return {
-    /** Claims an attempt for `login` from `ip`; throws TooManyLoginAttempts when the address has used its failures. */
-    async begin(ip: string, login: string): Promise<LoginAttempt> {
+    /**
+     * Claims an attempt at `account` (see accountOf) from `ip`, waiting for its time slot while the
+     * account is slowed; throws TooManyLoginAttempts when a limit refuses it.
+     */
+    async begin(ip: string, account: string): Promise<LoginAttempt> {
       const now = clock();
       const since = new Date(now.getTime() - windowMs);
-      const address = `ip:${ip}`;
-      const username = `user:${login.toLowerCase()}`;
-      const { insertedId } = await attempts.insertOne({ keys: [address, username], at: now });
-      const [fromAddress, forUsername] = await Promise.all([
-        attempts.countDocuments({ keys: address, at: { $gt: since } }),
-        attempts.countDocuments({ keys: username, at: { $gt: since } }),
-      ]);
-      if (fromAddress > limits.maxFailures) {
+      const network = networkOf(ip);
+      const keys = {
+        address: `address:${network}`,
+        pair: `pair:${network} ${account}`,
+        account: `account:${account}`,
+        success: `success:${network} ${account}`,
+      };
+      prune(now);
+      const { insertedId } = await attempts.insertOne({ keys: [keys.address, keys.pair, keys.account], at: now });
+      const count = (key: string) => attempts.countDocuments({ keys: key, at: { $gt: since } });
+      const [fromAddress, forPair, forAccount] = await Promise.all([count(keys.address), count(keys.pair), count(keys.account)]);
+      try {
+        if (forPair > limits.maxFailures) {
+          throw new TooManyLoginAttempts(await secondsUntilFree(keys.pair, forPair - 1, limits.maxFailures, since, now));
+        }
+        if (fromAddress > limits.maxAddressFailures && !(await attempts.countDocuments({ keys: keys.success, at: { $gt: since } }, { limit: 1 }))) {
+          throw new TooManyLoginAttempts(await secondsUntilFree(keys.address, fromAddress - 1, limits.maxAddressFailures, since, now));
+        }
+        // Only this attempt from its address within the window: a fresh address, never refused.
+        if (forAccount > limits.maxFailures) await waitForSlot(account, fromAddress === 1);
+      } catch (error) {
         // A refused attempt checked no password: it is no failure.
         await attempts.deleteOne({ _id: insertedId });
-        throw new TooManyLoginAttempts(await secondsUntilFree(address, fromAddress - 1, since, now));
+        throw error;
       }
       return {
-        slowDown: forUsername > limits.maxFailures,
         succeeded: () => {
-          // Not awaited: the caller is answered at once; a moment's overcount is on the safe side.
-          void attempts.deleteOne({ _id: insertedId }).catch(() => undefined);
+          // The pair's failures were its owner's typing: forgotten. Not awaited: the caller is
+          // answered at once; a moment's overcount is on the safe side.
+          void Promise.all([attempts.deleteMany({ keys: keys.pair }), attempts.insertOne({ keys: [keys.success], at: now })]).catch(() => undefined);
         },
       };
     },
-    slowdownMs: limits.slowdownMs ?? DEFAULT_SLOWDOWN_MS,
   };
 
-  /** Seconds until enough of the address's `failures` leave the window for one more attempt. */
-  async function secondsUntilFree(key: string, failures: number, since: Date, now: Date): Promise<number> {
+  /**
+   * Claims the account's next free slot, at least `delay` from now, and waits for it: the slot's
+   * unique index lets only one attempt have it, the others take the following ones.
+   */
+  async function waitForSlot(account: string, fresh: boolean): Promise<void> {
+    const earliest = Math.ceil(clock().getTime() / delay) + 1;
+    for (;;) {
+      const last = await slots.findOne({ account }, { sort: { slot: -1 }, projection: { slot: 1 } });
+      const slot = Math.max(earliest, (last?.slot ?? 0) + 1);
+      if (!fresh && slot - earliest >= limits.maxFailures) {
+        throw new TooManyLoginAttempts(Math.max(1, Math.ceil((slot * delay - clock().getTime()) / 1000)));
+      }
+      try {
+        await slots.insertOne({ account, slot, at: new Date(slot * delay) });
+      } catch (error) {
+        if (error instanceof MongoServerError && error.code === 11000) continue; // taken meanwhile: look again
+        throw error;
+      }
+      const wait = slot * delay - clock().getTime();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      return;
+    }
+  }
+
+  /** Seconds until enough of `key`'s `failures` leave the window for one more attempt within `limit`. */
+  async function secondsUntilFree(key: string, failures: number, limit: number, since: Date, now: Date): Promise<number> {
     const freeing = await attempts.findOne(
       { keys: key, at: { $gt: since } },
-      { sort: { at: 1 }, skip: Math.max(0, failures - limits.maxFailures), projection: { at: 1 } },
+      { sort: { at: 1 }, skip: Math.max(0, failures - limit), projection: { at: 1 } },
     );
     const endsAt = (freeing?.at.getTime() ?? now.getTime()) + windowMs;
     return Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000));
+  }
+
+  /** At most once a minute per process, forgets attempts older than the window and slots long past. */
+  function prune(now: Date): void {
+    if (now.getTime() - prunedAt < Math.min(windowMs, 60_000)) return;
+    prunedAt = now.getTime();
+    const before = new Date(now.getTime() - windowMs);
+    void Promise.all([attempts.deleteMany({ at: { $lte: before } }), slots.deleteMany({ at: { $lt: before } })]).catch(() => undefined);
   }
 }
 

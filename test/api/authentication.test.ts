@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, createTestApp, type TestApp } from '../support/test-app.js';
+import { basic, createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -135,7 +135,7 @@ describe('application passwords', () => {
 });
 
 describe('failed logins', () => {
-  it('are refused with 429 for a while once the limit is reached, per address and per username', async () => {
+  it('are refused with 429 for a while once the limit is reached, for that address at that account only', async () => {
     const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '3', CMS_LOGIN_WINDOW_SECONDS: '600' } });
     try {
       const user = await limited.asRole('author');
@@ -147,9 +147,11 @@ describe('failed logins', () => {
       expect(locked.body.code).toBe('too_many_login_attempts');
       expect(locked.body.data.retry_after).toBeGreaterThan(500);
       expect(locked.headers.get('retry-after')).toBe(String(locked.body.data.retry_after));
-      // The address is locked too, so another account from it is refused as well.
+      // The same account by its email is the same account.
+      expect((await limited.api('GET', '/cms/v2/users/me', { headers: basic(`${user.username}@example.test`, user.password) })).status).toBe(429);
+      // Another account from the same address is not: a client behind the same address logs in.
       const other = await limited.asRole('author');
-      expect((await limited.api('GET', '/cms/v2/users/me', { headers: other.headers })).status).toBe(429);
+      expect((await limited.api('GET', '/cms/v2/users/me', { headers: other.headers })).status).toBe(200);
       // Anonymous requests are not logins and go through.
       expect((await limited.api('GET', '/')).status).toBe(200);
     } finally {
@@ -158,7 +160,7 @@ describe('failed logins', () => {
   });
 
   it('count exactly under concurrency: 50 wrong passwords from 25 clients at once get at most the limit of 401s', async () => {
-    const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '10', CMS_LOGIN_WINDOW_SECONDS: '600' } });
+    const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '10', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_LOGIN_SLOWDOWN_MS: '20' } });
     try {
       const user = await limited.asRole('author');
       const statuses: number[] = [];
@@ -197,7 +199,7 @@ describe('failed logins', () => {
       const applicationPassword = basic(victim.username, created.body.password);
       const me = `${limited.apiRoot}/cms/v2/users/me`;
 
-      // A guesser at 127.0.0.2 uses up its address's failures, then is refused there.
+      // A guesser at 127.0.0.2 uses up its failures at the account, then is refused there.
       const wrong = basic(victim.username, 'guess');
       for (let attempt = 0; attempt < 3; attempt++) expect((await fromAddress('127.0.0.2', me, wrong)).status).toBe(401);
       expect((await fromAddress('127.0.0.2', me, victim.headers)).status).toBe(429);
@@ -214,16 +216,143 @@ describe('failed logins', () => {
       await limited.stop();
     }
   });
+
+  it('count a user\'s username and email logins as one account, and check concurrent guesses at it one slowdown apart, across processes', async () => {
+    const slowdownMs = 250;
+    const env = { CMS_LOGIN_MAX_FAILURES: '4', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_LOGIN_SLOWDOWN_MS: String(slowdownMs), CMS_AUTH_CACHE_SECONDS: '0' };
+    const limited = await createTestApp({ env });
+    const second = await startServiceOn(limited.databaseName, { env });
+    try {
+      const user = await limited.asRole('author');
+      const email = `${user.username}@example.test`;
+      const slots = limited.deps.store.db.collection<{ account: string; slot: number; at: Date }>('login_slots');
+      const me = (service: { siteUrl: string }) => `${service.siteUrl}/cms-json/cms/v2/users/me`;
+
+      // Two failures by username and two by email, at once, from one address: the pair's four.
+      const guesses = await Promise.all(
+        [user.username, email, user.username, email].map((login, i) => fromAddress('127.0.0.2', me(limited), basic(login, `guess-${i}`))),
+      );
+      expect(guesses.map((guess) => guess.status)).toEqual([401, 401, 401, 401]);
+      for (const login of [user.username, email]) expect((await fromAddress('127.0.0.2', me(limited), basic(login, user.password))).status).toBe(429);
+      expect(await slots.countDocuments({ account: `user:${user.id}` })).toBe(0);
+
+      // The account has had its four: six guesses at once from six other addresses, by username
+      // and by email, through two processes, are checked one at a time, each in a slot of its own.
+      const started = performance.now();
+      const burst = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => fromAddress(`127.0.0.${10 + i}`, me(i % 2 ? second : limited), basic(i % 3 ? email : user.username, `burst-${i}`))),
+      );
+      const elapsed = performance.now() - started;
+      expect(burst.map((guess) => guess.status)).toEqual(Array(6).fill(401));
+      const taken = (await slots.find({ account: `user:${user.id}` }).toArray()).map((doc) => doc.at.getTime()).sort((a, b) => a - b);
+      expect(taken).toHaveLength(6);
+      for (let i = 1; i < taken.length; i++) expect(taken[i] - taken[i - 1]).toBeGreaterThanOrEqual(slowdownMs);
+      expect(elapsed).toBeGreaterThanOrEqual(6 * slowdownMs);
+
+      // The owner, from an address of its own, still gets in (in its turn), by either name.
+      expect((await fromAddress('127.0.0.20', me(second), basic(email, user.password))).status).toBe(200);
+      expect((await fromAddress('127.0.0.21', me(limited), user.headers)).status).toBe(200);
+      expect(await slots.countDocuments({ account: `user:${user.id}` })).toBe(8);
+    } finally {
+      await second.stop();
+      await limited.stop();
+    }
+  });
+
+  it('refuse an address spraying many accounts where it has not logged in, never an application password or a fresh address', async () => {
+    const env = { CMS_LOGIN_MAX_FAILURES: '3', CMS_LOGIN_MAX_ADDRESS_FAILURES: '6', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_LOGIN_SLOWDOWN_MS: '100', CMS_AUTH_CACHE_SECONDS: '0' };
+    const limited = await createTestApp({ env });
+    try {
+      const me = `${limited.apiRoot}/cms/v2/users/me`;
+      const created = await limited.api('POST', '/cms/v2/users/me/application-passwords', { headers: limited.admin, json: { name: 'Deploy' } });
+      const adminApplicationPassword = basic('admin', created.body.password);
+      const regular = await limited.asRole('author');
+      const bystander = await limited.asRole('author');
+
+      // The attacker's address logs in once as a user of its own, then guesses at the
+      // administrator until that pair is refused, and at accounts nobody has.
+      const attacker = '127.0.0.2';
+      expect((await fromAddress(attacker, me, regular.headers)).status).toBe(200);
+      for (let attempt = 0; attempt < 3; attempt++) expect((await fromAddress(attacker, me, basic('admin', `guess-${attempt}`))).status).toBe(401);
+      expect((await fromAddress(attacker, me, limited.admin)).status).toBe(429);
+      for (let attempt = 0; attempt < 3; attempt++) expect((await fromAddress(attacker, me, basic(`nobody-${attempt}`, 'guess'))).status).toBe(401);
+      // Six failures: the address is refused at the accounts it has not logged in to...
+      const sprayed = await fromAddress(attacker, me, bystander.headers);
+      expect(sprayed.status).toBe(429);
+      expect(sprayed.body.code).toBe('too_many_login_attempts');
+      // ...but not at its own, nor with the administrator's application password.
+      expect((await fromAddress(attacker, me, regular.headers)).status).toBe(200);
+      expect((await fromAddress(attacker, me, adminApplicationPassword)).status).toBe(200);
+
+      // Guessers elsewhere slow the administrator's account down; from a fresh address its
+      // password gets in all the same, and the application password is never slowed.
+      for (const address of ['127.0.0.3', '127.0.0.4']) {
+        for (let attempt = 0; attempt < 3; attempt++) expect((await fromAddress(address, me, basic('admin', `guess-${attempt}`))).status).toBe(401);
+      }
+      expect((await fromAddress('127.0.0.5', me, limited.admin)).status).toBe(200);
+      expect((await fromAddress(attacker, me, adminApplicationPassword)).status).toBe(200);
+      expect((await fromAddress('127.0.0.5', me, bystander.headers)).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('take the client\'s address from X-Forwarded-For only when the peer is a proxy CMS_TRUSTED_PROXIES names', async () => {
+    const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '2', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_TRUSTED_PROXIES: '127.0.0.2', CMS_LOGIN_SLOWDOWN_MS: '50', CMS_AUTH_CACHE_SECONDS: '0' } });
+    try {
+      const user = await limited.asRole('author');
+      const me = `${limited.apiRoot}/cms/v2/users/me`;
+      const forwarded = (address: string, headers: Record<string, string>) => ({ ...headers, 'X-Forwarded-For': address });
+      const wrong = basic(user.username, 'guess');
+
+      // Through the proxy: each client is counted on its own.
+      for (let attempt = 0; attempt < 2; attempt++) expect((await fromAddress('127.0.0.2', me, forwarded('203.0.113.7', wrong))).status).toBe(401);
+      expect((await fromAddress('127.0.0.2', me, forwarded('203.0.113.7', user.headers))).status).toBe(429);
+      expect((await fromAddress('127.0.0.2', me, forwarded('198.51.100.9', user.headers))).status).toBe(200);
+
+      // From a peer that is no trusted proxy, X-Forwarded-For is the client's say-so: ignored.
+      for (let attempt = 0; attempt < 2; attempt++) expect((await fromAddress('127.0.0.3', me, forwarded(`192.0.2.${attempt}`, wrong))).status).toBe(401);
+      expect((await fromAddress('127.0.0.3', me, forwarded('192.0.2.99', user.headers))).status).toBe(429);
+
+      // An application password records the forwarded address, and so does the request log.
+      const created = await limited.api('POST', '/cms/v2/users/me/application-passwords', { headers: user.headers, json: { name: 'Client' } });
+      expect((await fromAddress('127.0.0.2', me, forwarded('198.51.100.23', basic(user.username, created.body.password)))).status).toBe(200);
+      const used = await limited.api('GET', `/cms/v2/users/${user.id}/application-passwords/${created.body.uuid}`, { headers: user.headers });
+      expect(used.body.last_ip).toBe('198.51.100.23');
+      const logged = limited.logs.map((line) => line.req as { remoteAddress?: string; headers?: Record<string, string> } | undefined);
+      expect(logged.find((req) => req?.headers?.['x-forwarded-for'] === '198.51.100.23')?.remoteAddress).toBe('198.51.100.23');
+      expect(logged.find((req) => req?.headers?.['x-forwarded-for'] === '192.0.2.99')?.remoteAddress).toBe('127.0.0.3');
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('ignore X-Forwarded-For without CMS_TRUSTED_PROXIES: every request is counted under its peer\'s address', async () => {
+    const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '2', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_AUTH_CACHE_SECONDS: '0' } });
+    try {
+      const user = await limited.asRole('author');
+      const me = `${limited.apiRoot}/cms/v2/users/me`;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        expect((await fromAddress('127.0.0.2', me, { ...basic(user.username, 'guess'), 'X-Forwarded-For': `203.0.113.${attempt}` })).status).toBe(401);
+      }
+      expect((await fromAddress('127.0.0.2', me, { ...user.headers, 'X-Forwarded-For': '198.51.100.9' })).status).toBe(429);
+      // Another peer is another client, whatever it forwards.
+      expect((await fromAddress('127.0.0.3', me, { ...user.headers, 'X-Forwarded-For': '203.0.113.0' })).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
 });
 
 /** A GET sent from a chosen local address (all of 127.0.0.0/8 is this machine), as a client elsewhere would. */
-function fromAddress(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; ms: number }> {
+function fromAddress(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; ms: number; body: any }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     http
       .get(url, { localAddress, headers }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started }));
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }));
       })
       .on('error', reject);
   });

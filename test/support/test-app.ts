@@ -70,9 +70,12 @@ export interface TestAppOptions {
  * A second service on a test app's database, as after a restart: its start-up heals the change
  * log's projections. Silent; stop it when done.
  */
-export async function startServiceOn(databaseName: string, options: { onCommand?: (event: CommandStartedEvent) => void } = {}): ReturnType<typeof startService> {
+export async function startServiceOn(
+  databaseName: string,
+  options: { onCommand?: (event: CommandStartedEvent) => void; env?: Record<string, string> } = {},
+): ReturnType<typeof startService> {
   const service = await startService({
-    config: loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' }),
+    config: loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...options.env }),
     logger: pino({ level: 'silent' }),
     resources: serviceResources,
     databaseUri: inject('mongodbUri'),

@@ -34,6 +34,8 @@ export interface HttpOptions<D> {
   siteUrl: string;
   siteName: string;
   bodyLimitBytes: number;
+  /** Express's `trust proxy`: the proxies whose `X-Forwarded-For` names the client (`req.ip`). */
+  trustedProxies: readonly string[] | number;
   logger: Logger;
   /** Resolves the caller from the request headers; throws a RestError for bad credentials. */
   authenticate: (credentials: { headers: Record<string, string | undefined>; ip: string }) => Promise<RestUser>;
@@ -66,9 +68,12 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // `req.ip` is the client's address everywhere (logins, application passwords, the log).
+  app.set('trust proxy', options.trustedProxies);
   app.use(
     pinoHttp({
       logger,
+      serializers: { req: (req) => Object.assign(req, { remoteAddress: (req.raw as Request).ip }) },
       genReqId: (req, res) => {
         const id = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
         res.setHeader('X-Request-Id', id);
@@ -167,7 +172,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     const headers = headerMap(req);
     let user: RestUser = ANONYMOUS;
     try {
-      user = await options.authenticate({ headers, ip: req.socket.remoteAddress ?? '' });
+      user = await options.authenticate({ headers, ip: req.ip ?? '' });
     } catch (error) {
       if (!(error instanceof RestError)) throw error;
       return refuse(req, res, error);
