@@ -21,8 +21,19 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, /PORT/],
     [{ LOG_LEVEL: 'verbose' }, /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
     [{ CMS_BODY_LIMIT_BYTES: '0' }, /CMS_BODY_LIMIT_BYTES/],
+    [{ CMS_TRUSTED_PROXIES: 'true' }, /CMS_TRUSTED_PROXIES must be a number of proxy hops, or addresses and CIDR ranges .*invalid IP address: true/],
+    [{ CMS_TRUSTED_PROXIES: '10.0.0.0/33' }, /CMS_TRUSTED_PROXIES.*invalid range/],
+    [{ CMS_TRUSTED_PROXIES: '101' }, /CMS_TRUSTED_PROXIES must be a whole number from 0 to 100/],
+    [{ CMS_LOGIN_SLOWDOWN_MS: '0' }, /CMS_LOGIN_SLOWDOWN_MS/],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('trusts no proxy by default, and takes a hop count or a list of addresses, ranges and names as Express does', () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(loadConfig({ CMS_TRUSTED_PROXIES: ' 2 ' }).trustedProxies).toBe(2);
+    expect(loadConfig({ CMS_TRUSTED_PROXIES: 'loopback, 10.0.0.0/8,fd00::/8' }).trustedProxies).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8']);
+    expect(loadConfig({})).toMatchObject({ loginMaxFailures: 10, loginMaxAddressFailures: 100, loginWindowSeconds: 900, loginSlowdownMs: 1000 });
   });
 });

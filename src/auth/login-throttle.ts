@@ -177,8 +177,10 @@ export function loginThrottle(db: Db, limits: ThrottleLimits, clock: () => Date)
         if (error instanceof MongoServerError && error.code === 11000) continue; // taken meanwhile: look again
         throw error;
       }
-      const wait = slot * delay - clock().getTime();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      // A timer may fire a moment early: the check starts at the slot's time, never before.
+      for (let wait = slot * delay - clock().getTime(); wait > 0; wait = slot * delay - clock().getTime()) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
       return;
     }
   }

@@ -239,6 +239,7 @@ describe('failed logins', () => {
       // The account has had its four: six guesses at once from six other addresses, by username
       // and by email, through two processes, are checked one at a time, each in a slot of its own.
       const started = performance.now();
+      const startedAt = Date.now();
       const burst = await Promise.all(
         Array.from({ length: 6 }, (_, i) => fromAddress(`127.0.0.${10 + i}`, me(i % 2 ? second : limited), basic(i % 3 ? email : user.username, `burst-${i}`))),
       );
@@ -247,6 +248,10 @@ describe('failed logins', () => {
       const taken = (await slots.find({ account: `user:${user.id}` }).toArray()).map((doc) => doc.at.getTime()).sort((a, b) => a - b);
       expect(taken).toHaveLength(6);
       for (let i = 1; i < taken.length; i++) expect(taken[i] - taken[i - 1]).toBeGreaterThanOrEqual(slowdownMs);
+      // Each guess is answered after its slot's time: the i-th answer no earlier than the i-th slot.
+      const answered = burst.map((guess) => guess.endedAt).sort((a, b) => a - b);
+      answered.forEach((at, i) => expect(at, `answer ${i + 1}`).toBeGreaterThanOrEqual(taken[i]));
+      expect(taken[0]).toBeGreaterThanOrEqual(startedAt + slowdownMs);
       expect(elapsed).toBeGreaterThanOrEqual(6 * slowdownMs);
 
       // The owner, from an address of its own, still gets in (in its turn), by either name.
@@ -297,7 +302,7 @@ describe('failed logins', () => {
     }
   });
 
-  it('take the client\'s address from X-Forwarded-For only when the peer is a proxy CMS_TRUSTED_PROXIES names', async () => {
+  it('take the client\'s address from X-Forwarded-For only when the peer is a proxy CMS_TRUSTED_PROXIES names, and never without it', async () => {
     const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '2', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_TRUSTED_PROXIES: '127.0.0.2', CMS_LOGIN_SLOWDOWN_MS: '50', CMS_AUTH_CACHE_SECONDS: '0' } });
     try {
       const user = await limited.asRole('author');
@@ -325,13 +330,12 @@ describe('failed logins', () => {
     } finally {
       await limited.stop();
     }
-  });
 
-  it('ignore X-Forwarded-For without CMS_TRUSTED_PROXIES: every request is counted under its peer\'s address', async () => {
-    const limited = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '2', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_AUTH_CACHE_SECONDS: '0' } });
+    // Without CMS_TRUSTED_PROXIES, every request is counted under its peer's address.
+    const direct = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: '2', CMS_LOGIN_WINDOW_SECONDS: '600', CMS_LOGIN_SLOWDOWN_MS: '50', CMS_AUTH_CACHE_SECONDS: '0' } });
     try {
-      const user = await limited.asRole('author');
-      const me = `${limited.apiRoot}/cms/v2/users/me`;
+      const user = await direct.asRole('author');
+      const me = `${direct.apiRoot}/cms/v2/users/me`;
       for (let attempt = 0; attempt < 2; attempt++) {
         expect((await fromAddress('127.0.0.2', me, { ...basic(user.username, 'guess'), 'X-Forwarded-For': `203.0.113.${attempt}` })).status).toBe(401);
       }
@@ -339,20 +343,22 @@ describe('failed logins', () => {
       // Another peer is another client, whatever it forwards.
       expect((await fromAddress('127.0.0.3', me, { ...user.headers, 'X-Forwarded-For': '203.0.113.0' })).status).toBe(200);
     } finally {
-      await limited.stop();
+      await direct.stop();
     }
   });
 });
 
 /** A GET sent from a chosen local address (all of 127.0.0.0/8 is this machine), as a client elsewhere would. */
-function fromAddress(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; ms: number; body: any }> {
+function fromAddress(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; ms: number; endedAt: number; body: any }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     http
       .get(url, { localAddress, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started, body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, ms: performance.now() - started, endedAt: Date.now(), body: JSON.parse(Buffer.concat(chunks).toString() || 'null') }),
+        );
       })
       .on('error', reject);
   });
