@@ -3,6 +3,7 @@ import { type Deps } from './deps.js';
 import { createHttpApp } from './rest/http/express-adapter.js';
 import { AnonymousResponseCache } from './rest/http/response-cache.js';
 import { siteChanges } from './store/site-changes.js';
+import { batchRoutes } from './rest/batch.js';
 import { discoveryRoutes } from './rest/index-routes.js';
 import { type RestUser } from './rest/rest-request.js';
 import { type Credentials } from './auth/authenticate.js';
@@ -28,6 +29,7 @@ export interface AppOptions {
 export function createApp(deps: Deps, resources: readonly ResourceManifest[], options: AppOptions = {}): Express {
   const server = new RestServer<Deps>(deps);
   for (const resource of resources) server.register(resource.routes);
+  server.register(batchRoutes(server));
   server.register(
     discoveryRoutes(server, async () => {
       const site = await readSiteIdentity(deps.store.db, deps.siteUrl, deps.clock());

@@ -1,10 +1,11 @@
 import { type CompiledRoute } from './rest-server.js';
+import { allowBatchOf, type AllowBatch } from './route.js';
 import { mapSchema, PUBLIC_ARG_KEYWORDS, type FieldSchema, type ItemSchema } from './schema.js';
 
 export interface RouteDescription {
   namespace: string;
   methods: string[];
-  endpoints: { methods: string[]; args: Record<string, Record<string, unknown>> }[];
+  endpoints: { methods: string[]; allow_batch?: AllowBatch; args: Record<string, Record<string, unknown>> }[];
   schema?: Record<string, unknown>;
   _links?: { self: { href: string }[] };
 }
@@ -19,7 +20,9 @@ export function describeRoute<D>(route: CompiledRoute<D>, apiRoot: string, mode:
     methods.push(...spec.methods.filter((method) => !methods.includes(method)));
     const args: Record<string, Record<string, unknown>> = {};
     for (const [name, arg] of Object.entries(spec.args ?? {})) args[name] = publicArg(arg);
-    return { methods: [...spec.methods], args };
+    // WordPress shows `allow_batch` between `methods` and `args`, on every endpoint it applies to.
+    const allowBatch = allowBatchOf(route.spec, spec);
+    return { methods: [...spec.methods], ...(allowBatch ? { allow_batch: allowBatch } : {}), args };
   });
   const description: RouteDescription = { namespace: route.namespace, methods, endpoints };
   if (mode === 'help' && route.spec.schema) description.schema = publicSchema(route.spec.schema);

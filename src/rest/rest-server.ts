@@ -5,7 +5,7 @@ import { embedLinks } from './embed.js';
 import { asRestError, Forbidden, InvalidJson, NoRoute, RestError } from './errors.js';
 import { filterFields, parseFieldList } from './fields.js';
 import { filterByContext } from './item-schema.js';
-import { compactLinks, parseEmbed, type Links } from './links.js';
+import { compactLinks, parseEmbed, type EmbedRequest, type Links } from './links.js';
 import { RestRequest, type IncomingRequest } from './rest-request.js';
 import { RestResponse, RestStream, type HeaderValue, type Pagination } from './rest-response.js';
 import { type EndpointSpec, type RouteSpec } from './route.js';
@@ -35,7 +35,14 @@ export interface RestResult {
   stream?: AsyncIterable<unknown>;
 }
 
-interface Dispatched<D> {
+/** A request matched to its endpoint, before its arguments are checked. */
+export interface MatchedEndpoint<D> {
+  route: CompiledRoute<D>;
+  endpoint: CompiledEndpoint<D>;
+  request: RestRequest;
+}
+
+export interface Dispatched<D> {
   status: number;
   headers: Record<string, HeaderValue>;
   data: unknown;
@@ -96,7 +103,15 @@ export class RestServer<D> {
     const embed = parseEmbed(incoming.query._embed);
     const result = await this.dispatch(incoming, apiRoot, { embedding: embed !== null });
     if (result.stream) return { status: result.status, headers: result.headers, body: null, stream: result.stream };
+    const { status, headers, body } = await this.present(result, apiRoot, embed);
+    if (incoming.query._envelope !== undefined) {
+      return { status: 200, headers: {}, body: { body, status, headers } };
+    }
+    return { status, headers, body };
+  }
 
+  /** A dispatched answer as it is sent: links compacted, `_embed` (unless null), `_fields`, and the pagination `Link`. */
+  async present(result: Dispatched<D>, apiRoot: string, embed: EmbedRequest | null): Promise<RestResult> {
     let body = result.data;
     if (!result.error && result.request) {
       body = result.keyed ? mapValues(body, compactAll) : compactAll(body);
@@ -110,9 +125,6 @@ export class RestServer<D> {
     if (result.pagination && result.request) {
       headers.Link = paginationLinks(result.request, result.pagination);
     }
-    if (incoming.query._envelope !== undefined) {
-      return { status: 200, headers: {}, body: { body, status: result.status, headers } };
-    }
     return { status: result.status, headers, body };
   }
 
@@ -122,40 +134,34 @@ export class RestServer<D> {
     apiRoot: string,
     options: { embedding?: boolean; embedded?: boolean } = {},
   ): Promise<Dispatched<D>> {
-    const path = normalizePath(incoming.path);
-    const candidates = this.match(path);
-    if (incoming.method === 'OPTIONS') return this.options(candidates, incoming, apiRoot);
-
-    const method = incoming.method === 'HEAD' ? 'GET' : incoming.method;
-    let found: { route: CompiledRoute<D>; endpoint: CompiledEndpoint<D>; urlParams: Record<string, string> } | undefined;
-    for (const { route, urlParams } of candidates) {
-      const endpoint = route.endpoints.find((e) => e.spec.methods.includes(method as never));
-      if (endpoint) {
-        found = { route, endpoint, urlParams };
-        break;
-      }
-    }
-    if (!found) return errorResult(new NoRoute());
-
-    const { route, endpoint, urlParams } = found;
-    const request = new RestRequest({ ...incoming, path }, urlParams, apiRoot);
-    request.route = route.pattern;
-    request.embedding = options.embedding ?? false;
-    const outcome = await this.run(route, endpoint, request, incoming, options);
-    outcome.headers = { ...outcome.headers };
-    // Without a database the permission checks cannot answer either: each would wait out the timeout.
-    const allow = outcome.status === 503 ? [] : await this.allowedMethods(route, request);
-    if (allow.length) outcome.headers.Allow = allow.join(', ');
-    return { ...outcome, request, route };
+    if (incoming.method === 'OPTIONS') return this.options(this.match(normalizePath(incoming.path)), incoming, apiRoot);
+    const matched = this.matchEndpoint(incoming, apiRoot, options);
+    if (!matched) return errorResult(new NoRoute());
+    const invalid = await this.validate(matched, incoming, options);
+    return this.respond(matched, invalid);
   }
 
-  private async run(
-    route: CompiledRoute<D>,
-    endpoint: CompiledEndpoint<D>,
-    request: RestRequest,
-    incoming: IncomingRequest,
-    options: { embedded?: boolean },
-  ): Promise<Dispatched<D>> {
+  /** The endpoint a request reaches, with its request (`WP_REST_Server::match_request_to_handler`); undefined for none. */
+  matchEndpoint(incoming: IncomingRequest, apiRoot: string, options: { embedding?: boolean } = {}): MatchedEndpoint<D> | undefined {
+    const path = normalizePath(incoming.path);
+    const method = incoming.method === 'HEAD' ? 'GET' : incoming.method;
+    for (const { route, urlParams } of this.match(path)) {
+      const endpoint = route.endpoints.find((e) => e.spec.methods.includes(method as never));
+      if (!endpoint) continue;
+      const request = new RestRequest({ ...incoming, path }, urlParams, apiRoot);
+      request.route = route.pattern;
+      request.embedding = options.embedding ?? false;
+      return { route, endpoint, request };
+    }
+    return undefined;
+  }
+
+  /**
+   * The request's arguments: defaults, coercion and validation (`has_valid_params` and
+   * `sanitize_params`). Returns what refuses them, or undefined when they hold.
+   */
+  async validate(matched: MatchedEndpoint<D>, incoming: IncomingRequest, options: { embedded?: boolean } = {}): Promise<unknown> {
+    const { endpoint, request, route } = matched;
     try {
       if (incoming.jsonError !== undefined) {
         throw new InvalidJson({ json_error_code: 4, json_error_message: incoming.jsonError });
@@ -175,7 +181,29 @@ export class RestServer<D> {
       }
       request.context = (request.params.context as Context | undefined) ?? (isRead(request.method) ? 'view' : 'edit');
       request.fields = options.embedded ? null : parseFieldList(request.params._fields);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof RestError)) request.log.error({ err: error, route: route.pattern }, 'request failed');
+      return error;
+    }
+  }
 
+  /**
+   * Answers a matched request (`WP_REST_Server::respond_to_request`): with `error` when its
+   * arguments were refused, else through its permission check and handler; then `Allow`.
+   */
+  async respond(matched: MatchedEndpoint<D>, error?: unknown): Promise<Dispatched<D>> {
+    const { route, endpoint, request } = matched;
+    const outcome = error === undefined ? await this.run(route, endpoint, request) : errorResult<D>(error);
+    outcome.headers = { ...outcome.headers };
+    // Without a database the permission checks cannot answer either: each would wait out the timeout.
+    const allow = outcome.status === 503 ? [] : await this.allowedMethods(route, request);
+    if (allow.length) outcome.headers.Allow = allow.join(', ');
+    return { ...outcome, request, route };
+  }
+
+  private async run(route: CompiledRoute<D>, endpoint: CompiledEndpoint<D>, request: RestRequest): Promise<Dispatched<D>> {
+    try {
       const allowed = await endpoint.spec.permission(request, this.deps);
       if (allowed !== true) throw new Forbidden(request);
 
@@ -242,7 +270,8 @@ export class RestServer<D> {
   }
 }
 
-function errorResult<D>(error: unknown): Dispatched<D> {
+/** A refused request's outcome: the error's status and body. */
+export function errorResult<D>(error: unknown): Dispatched<D> {
   const restError = asRestError(error);
   return { status: restError.status, headers: {}, data: restError.toBody(), error: true };
 }

@@ -28,8 +28,8 @@ export type Handler<D> = (request: RestRequest, deps: D) => HandlerResult | Prom
 export type ResponseBody = 'item' | 'items' | 'keyed-items' | 'deleted' | 'trashed-or-deleted' | FieldSchema;
 
 export interface ResponseSpec {
-  /** 201 for a creation; 200 otherwise. */
-  status?: 200 | 201;
+  /** 201 for a creation; 207 for a batch (one status per request inside); 200 otherwise. */
+  status?: 200 | 201 | 207;
   body?: ResponseBody;
   /** With `Accept: application/x-ndjson`, the items are streamed one a line instead. */
   ndjson?: boolean;
@@ -48,7 +48,20 @@ export interface EndpointSpec<D> {
    * form fields it finds in the body go through the endpoint's args by `request.acceptFields`.
    */
   body?: 'stream';
+  /** Overrides the route's `allowBatch` for this endpoint (WordPress's handler-level `allow_batch`). */
+  allowBatch?: AllowBatch;
 }
+
+/**
+ * Which versions of the batch framework (`POST /batch/v1`) may carry requests to an endpoint:
+ * WordPress's `allow_batch`, shown as is on the endpoint in the index and OPTIONS.
+ */
+export interface AllowBatch {
+  readonly v1?: boolean;
+}
+
+/** What a controller that takes batched requests declares (`protected $allow_batch = array( 'v1' => true )`). */
+export const BATCH_V1: AllowBatch = Object.freeze({ v1: true });
 
 export interface RouteSpec<D> {
   namespace: string;
@@ -57,6 +70,13 @@ export interface RouteSpec<D> {
   endpoints: EndpointSpec<D>[];
   /** The item schema, filtered by `context` on every response and shown by OPTIONS. */
   schema?: ItemSchema;
+  /** The route option `allow_batch`: every endpoint of the route takes batched requests unless it says otherwise. */
+  allowBatch?: AllowBatch;
+}
+
+/** The `allow_batch` in force for an endpoint of a route: its own, else the route's. */
+export function allowBatchOf<D>(route: RouteSpec<D>, endpoint: EndpointSpec<D>): AllowBatch | undefined {
+  return endpoint.allowBatch ?? route.allowBatch;
 }
 
 export const allowAnyone: Permission<unknown> = () => true;

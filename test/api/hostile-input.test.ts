@@ -14,6 +14,7 @@ interface ArgSpec {
 }
 interface IndexEndpoint {
   methods: string[];
+  allow_batch?: { v1?: boolean };
   args: Record<string, ArgSpec>;
 }
 /** One endpoint of the index, with its path filled from the fixtures. */
@@ -23,6 +24,7 @@ interface Target {
   methods: string[];
   args: Record<string, ArgSpec>;
   headers: Record<string, string>;
+  batched: boolean;
 }
 interface Fixtures {
   post: number;
@@ -191,7 +193,7 @@ async function discoverTargets(): Promise<Target[]> {
       }
       const me = pattern.endsWith('/users/me');
       const headers = me ? (deletes ? deleteMeAdmin.headers : meAdmin) : app.admin;
-      found.push({ pattern, path: path || '/', methods: endpoint.methods, args: endpoint.args, headers });
+      found.push({ pattern, path: path || '/', methods: endpoint.methods, args: endpoint.args, headers, batched: endpoint.allow_batch?.v1 === true });
     }
   }
   // A route whose path cannot be filled is a route left untested: name it rather than skip it.
@@ -269,6 +271,8 @@ function baseValues(args: Record<string, ArgSpec>, except: string, method: strin
     slug: `hostile-${n}`,
     reassign: method === 'DELETE' ? 'false' : false,
     sidebar: 'cms_inactive_widgets',
+    // An empty batch (`""` is an empty list in a query string or form), so the other arguments are the fault.
+    requests: '',
   };
   for (const [name, spec] of Object.entries(args)) {
     if (!spec.required || name === except) continue;
@@ -432,6 +436,109 @@ describe('hostile values in every parameter the index lists', () => {
     check(failures, 'GET /cms/v2/posts ?a[a]... (10 deep)', shallow, { status: 200 });
     const within = await send('POST', '/cms/v2/posts', { headers: app.admin, raw: { body: `{"title":"Deep but allowed","x":${'{"a":'.repeat(400)}1${'}'.repeat(400)}}`, contentType: 'application/json' } });
     check(failures, 'POST /cms/v2/posts JSON objects 400 deep', within, { status: 201 });
+    expect(failures).toEqual([]);
+  }, 60_000);
+});
+
+describe('the batch route, /batch/v1', () => {
+  /** A batched request's answer, checked as an answer of its own. */
+  const checkEnvelopes = (failures: Failures, what: string, response: ApiResponse, count: number) => {
+    check(failures, what, response, { status: 207 });
+    const responses = (response.body?.responses ?? []) as { body: unknown; status: number }[];
+    if (responses.length !== count) failures.push(`${what}: ${responses.length} responses for ${count} requests`);
+    responses.forEach((item, i) => check(failures, `${what} [${i}]`, { status: item.status, body: item.body, text: JSON.stringify(item.body), headers: new Headers() }));
+  };
+  const batch = (body: string) => send('POST', '/batch/v1', { headers: app.admin, raw: { body, contentType: 'application/json' } });
+
+  it('hostile values in every field of every endpoint that takes batched requests', async () => {
+    const failures: Failures = [];
+    const batched = targets.filter((target) => target.batched && target.methods.some((method) => method !== 'GET'));
+    expect(batched.length).toBeGreaterThan(10);
+    const cases = batched.flatMap((target) =>
+      Object.keys(target.args).flatMap((name) => [...HOSTILE_VALUES, JSON_INFINITY].map((value) => ({ target, name, value }))),
+    );
+    await eachLimited(cases, async ({ target, name, value }) => {
+      const method = target.methods.find((m) => m !== 'GET')!;
+      const base = JSON.stringify(baseValues(target.args, name, method)).slice(1, -1);
+      const body = `{${base ? `${base},` : ''}${JSON.stringify(name)}:${value.json}}`;
+      const path = method === 'DELETE' ? pathFor(target.pattern, throwaway)! : target.path;
+      const response = await batch(`{"requests":[{"method":"${method}","path":${JSON.stringify(path)},"body":${body}}]}`);
+      const what = `batch ${method} ${target.pattern} {${name}: ${value.label}}`;
+      // NUL and 1e400 are refused with the whole batch, by the transport, before any request is looked at.
+      if (value.refused) check(failures, what, response, { status: 400 });
+      else checkEnvelopes(failures, what, response, 1);
+    });
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('hostile paths, methods and headers of batched requests, a batch of batches, and more than 25 requests', async () => {
+    const failures: Failures = [];
+    const paths = [
+      '/cms/v2/posts?__proto__[polluted]=1&constructor[prototype][polluted]=1',
+      '/cms/v2/posts?_fields=__proto__.polluted',
+      '/cms/v2/posts?_embed=1&_envelope=1&_jsonp=x&_method=DELETE',
+      `/cms/v2/posts?${`a${'[a]'.repeat(100)}`}=1`,
+      `/cms/v2/posts/${keep.post}/../../users`,
+      '/cms/v2/posts/%E0%A4%A',
+      '/cms/v2/posts%00',
+      '//cms/v2/posts',
+      'cms/v2/posts',
+      'http://elsewhere.test/cms-json/cms/v2/posts',
+      '/cms/v2/posts#fragment',
+      '?rest_route=/cms/v2/posts',
+      '',
+      '/'.repeat(5000),
+      '/cms/v2/media',
+      `/cms/v2/posts/${keep.post}/revisions`,
+      '/batch/v1',
+      '/batch/v1?validation=normal',
+    ];
+    for (const path of paths) {
+      const response = await batch(JSON.stringify({ requests: [{ path, body: { title: 'Hostile batch', requests: [{ path: '/cms/v2/posts', body: { title: 'Nested' } }] } }] }));
+      checkEnvelopes(failures, `batch path ${JSON.stringify(path.slice(0, 60))}`, response, 1);
+    }
+    for (const method of ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'post', '__proto__', '', 'POST\u0000']) {
+      const response = await batch(`{"requests":[{"method":"${method}","path":"/cms/v2/posts","body":{"title":"Hostile method"}}]}`);
+      check(failures, `batch method ${method}`, response, { status: 400 });
+    }
+    // Each header is a string or a list of strings, as WordPress declares them: anything else refuses the batch.
+    const headerSets: [string, number][] = [
+      ['{"__proto__":"polluted"}', 207],
+      ['{"constructor":["prototype"]}', 207],
+      ['{"Authorization":"Basic bm9ib2R5Om5vdGhpbmc="}', 207],
+      ['{"X-HTTP-Method-Override":"DELETE"}', 207],
+      ['{"Content-Type":"multipart/form-data; boundary=x"}', 207],
+      ['{"Accept":"application/x-ndjson"}', 207],
+      ['{"If-Match":["\\"1\\"","*"]}', 207],
+      ['{"X-Long":"' + 'x'.repeat(20_000) + '"}', 207],
+      ['{"__proto__":{"polluted":"x"}}', 400],
+      ['{"If-Match":{"$gt":""}}', 400],
+      ['{"If-Match":[["nested"]]}', 400],
+    ];
+    for (const [headers, status] of headerSets) {
+      const response = await batch(`{"requests":[{"method":"PUT","path":"/cms/v2/posts/${keep.post}","headers":${headers},"body":{"excerpt":"Hostile headers"}}]}`);
+      const what = `batch headers ${headers.slice(0, 60)}`;
+      if (status === 207) checkEnvelopes(failures, what, response, 1);
+      else check(failures, what, response, { status });
+    }
+    const survivor = await send('GET', `/cms/v2/posts/${keep.post}`, { headers: app.admin });
+    if (survivor.status !== 200 || survivor.body.status === 'trash') failures.push(`a header in a batch changed the method: ${survivor.text.slice(0, 160)}`);
+    // The user is the batch's: headers inside it never authenticate anyone.
+    const anonymous = await send('POST', '/batch/v1', { json: { requests: [{ path: '/cms/v2/posts', headers: app.admin, body: { title: 'Borrowed credentials' } }] } });
+    checkEnvelopes(failures, 'anonymous batch with credentials inside', anonymous, 1);
+    if (anonymous.body?.responses?.[0]?.status !== 401) failures.push(`credentials inside a batch were used: ${anonymous.text.slice(0, 160)}`);
+
+    const nested = (depth: number): unknown => (depth === 0 ? { path: '/cms/v2/posts', body: { title: 'Deep batch' } } : { path: '/batch/v1', body: { requests: [nested(depth - 1)] } });
+    const batchOfBatches = await batch(JSON.stringify({ requests: [nested(1), nested(5), nested(50)] }));
+    checkEnvelopes(failures, 'a batch of batches', batchOfBatches, 3);
+    for (const item of batchOfBatches.body?.responses ?? []) if (item.body?.code !== 'rest_batch_not_allowed') failures.push(`a batch in a batch ran: ${JSON.stringify(item).slice(0, 160)}`);
+
+    for (const count of [26, 1000]) {
+      const response = await batch(JSON.stringify({ requests: Array.from({ length: count }, () => ({ path: '/cms/v2/posts', body: { title: 'Too many' } })) }));
+      check(failures, `a batch of ${count}`, response, { status: 400, code: 'rest_invalid_param' });
+    }
+    const search = await send('GET', '/cms/v2/posts', { headers: app.admin, query: { search: 'Deep batch', status: 'any' } });
+    if (search.body.length) failures.push('a request nested in a batch of batches was run');
     expect(failures).toEqual([]);
   }, 60_000);
 });

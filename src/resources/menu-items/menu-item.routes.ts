@@ -4,7 +4,7 @@ import { defineRestError } from '../../rest/errors.js';
 import { contextArg, filterByContext } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { created } from '../../rest/rest-response.js';
-import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
+import { BATCH_V1, CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
 import { type Context } from '../../rest/schema.js';
 import { PostInvalidPage } from '../posts/post.queries.js';
 import { createMenuItem, deleteMenuItem, findMenuItem, updateMenuItem } from './menu-item.commands.js';
@@ -23,6 +23,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
   {
     path: '/menu-items',
     schema: menuItemSchema,
+    allowBatch: BATCH_V1,
     endpoints: [
       {
         methods: READABLE,
@@ -52,6 +53,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
   {
     path: '/menu-items/(?P<id>[\\d]+)',
     schema: menuItemSchema,
+    allowBatch: BATCH_V1,
     endpoints: [
       {
         methods: READABLE,

@@ -8,7 +8,7 @@ import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
-import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
+import { BATCH_V1, CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
 import { readSetting } from '../settings/index.js';
 import { createPost, deletePost, siteNow, trashPost, updatePost } from './post.commands.js';
 import { findPostOfType, postEtag } from './post.history.js';
@@ -85,6 +85,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
     {
       path: base,
       schema,
+      allowBatch: BATCH_V1,
       endpoints: [
         {
           methods: READABLE,
@@ -130,6 +131,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
     {
       path: `${base}/(?P<id>[\\d]+)`,
       schema,
+      allowBatch: BATCH_V1,
       endpoints: [
         {
           methods: READABLE,

@@ -3,7 +3,7 @@ import { argsFromSchema, contextArg, filterByContext } from '../../rest/item-sch
 import { pageOf } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { created, type RestResponse } from '../../rest/rest-response.js';
-import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
+import { BATCH_V1, CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
 import { type TaxonomyDef } from '../../registry/taxonomies.js';
 import { createTerm, deleteTerm, updateTerm, type TermInput } from './term.commands.js';
 import { termController, type TermController, type TermExtension } from './term.controller.js';
@@ -29,6 +29,7 @@ export function termRoutes(taxonomy: TaxonomyDef, extension: TermExtension = {})
     {
       path: `/${taxonomy.rest_base}`,
       schema: ctl.schema,
+      allowBatch: BATCH_V1,
       endpoints: [
         {
           methods: READABLE,
@@ -49,6 +50,7 @@ export function termRoutes(taxonomy: TaxonomyDef, extension: TermExtension = {})
     {
       path: `/${taxonomy.rest_base}/(?P<id>[\\d]+)`,
       schema: ctl.schema,
+      allowBatch: BATCH_V1,
       endpoints: [
         {
           methods: READABLE,

@@ -5,7 +5,7 @@ import { argsFromSchema, collectionArgs, contextArg } from '../../rest/item-sche
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { created } from '../../rest/rest-response.js';
-import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type EndpointSpec } from '../../rest/route.js';
+import { BATCH_V1, CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type EndpointSpec } from '../../rest/route.js';
 import { type ArgSpecs } from '../../rest/args.js';
 import { createUserAccount, deleteUserAccount, updateUserAccount, UsersTrashNotSupported, type NewUser } from './user.commands.js';
 import { usersCollection, type UserDoc } from './user.model.js';
@@ -140,6 +140,7 @@ export const userRoutes = defineRoutes<Deps>('cms/v2', [
   {
     path: '/users',
     schema: userSchema,
+    allowBatch: BATCH_V1,
     endpoints: [
       {
         methods: READABLE,
@@ -169,6 +170,6 @@ export const userRoutes = defineRoutes<Deps>('cms/v2', [
       { methods: CREATABLE, args: writeArgs('create'), permission: canCreateUser, handler: createUser, response: { status: 201 } },
     ],
   },
-  { path: '/users/(?P<id>[\\d]+)', schema: userSchema, endpoints: itemEndpoints(true) },
+  { path: '/users/(?P<id>[\\d]+)', schema: userSchema, allowBatch: BATCH_V1, endpoints: itemEndpoints(true) },
   { path: '/users/me', schema: userSchema, endpoints: itemEndpoints(false) },
 ]);

@@ -3,7 +3,7 @@ import { type Deps } from '../../deps.js';
 import { argsFromSchema, contextArg, filterByContext } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
-import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
+import { BATCH_V1, CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
 import { canManageWidgets, formDataInstance, InvalidWidget, requestedInstance, updateInstance, WIDGET_TYPES, type WidgetTypeDef } from '../widget-types/index.js';
 import { checkSize, deleteWidget, insertNumbered, insertWidget, moveWidget, saveInstance } from './widget.commands.js';
 import { WidgetNotFound } from './widget.errors.js';
@@ -102,6 +102,7 @@ export const widgetRoutes = defineRoutes<Deps>('cms/v2', [
   {
     path: '/widgets',
     schema: widgetSchema,
+    allowBatch: BATCH_V1,
     endpoints: [
       {
         methods: READABLE,
@@ -126,6 +127,7 @@ export const widgetRoutes = defineRoutes<Deps>('cms/v2', [
   {
     path: '/widgets/(?P<id>[\\w\\-]+)',
     schema: widgetSchema,
+    allowBatch: BATCH_V1,
     endpoints: [
       {
         methods: READABLE,
