@@ -155,6 +155,21 @@ describe('the OpenAPI document describes what the service sends', () => {
     expect(problems()).toEqual([]);
   });
 
+  it('for a batch: 207 with one envelope, or null, per request', async () => {
+    const { asAdmin, problems, statuses } = recorder();
+    const requests = [
+      { path: '/cms/v2/tags', body: { name: 'Documented batch' } },
+      { path: '/cms/v2/tags', body: { name: 'Documented batch, bad', count: 'x' } },
+      { path: '/cms/v2/media' },
+    ];
+    await asAdmin('POST', '/batch/v1', { json: { requests } });
+    await asAdmin('POST', '/batch/v1', { json: { validation: 'require-all-validate', requests: [{ path: '/cms/v2/tags', body: { name: 'Valid' } }, { path: '/batch/v1' }] } });
+    await asAdmin('POST', '/batch/v1', { json: { requests: Array.from({ length: 26 }, () => requests[0]) } });
+    expect(statuses()).toEqual(['POST /batch/v1 207', 'POST /batch/v1 207', 'POST /batch/v1 400']);
+    expect(document.paths['/batch/v1'].post.requestBody.content['application/json'].schema.properties.requests.maxItems).toBe(25);
+    expect(problems()).toEqual([]);
+  });
+
   it('takes exactly the parameters and body fields that the index lists for each endpoint', async () => {
     const index = (await app.api('GET', '/')).body;
     const mismatches: string[] = [];
