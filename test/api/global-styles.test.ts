@@ -36,7 +36,8 @@ describe('GET /global-styles/<id>', () => {
   it('lets those who edit posts read, edit context only to theme managers', async () => {
     const asContributor = await app.api('GET', route, { headers: contributor });
     expect(asContributor.status).toBe(200);
-    expect(asContributor.body.title).toEqual({ rendered: 'Custom Styles' });
+    // WordPress's schema gives `title.raw` the contexts view, edit and embed.
+    expect(asContributor.body.title).toEqual({ raw: 'Custom Styles', rendered: 'Custom Styles' });
     const editContext = await app.api('GET', route, { headers: editor, query: { context: 'edit' } });
     expect(editContext.status).toBe(403);
     expect(editContext.body.code).toBe('rest_forbidden_context');

@@ -141,6 +141,40 @@ describe('menus', () => {
   });
 });
 
+describe('menus, as WordPress answers them', () => {
+  it('with hide_empty, lists only the menus that have items', async () => {
+    const full = await createMenu({ name: 'Hide empty: full' });
+    const empty = await createMenu({ name: 'Hide empty: empty' });
+    const item = await app.api('POST', '/cms/v2/menu-items', { headers: app.admin, json: { title: 'Home', url: 'https://example.org/', menus: full.id } });
+    expect(item.status).toBe(201);
+    const listed = async (query: Record<string, string>) =>
+      (await app.api('GET', '/cms/v2/menus', { headers: app.admin, query: { search: 'Hide empty', ...query } })).body.map((menu: { id: number }) => menu.id);
+    expect(await listed({})).toEqual([empty.id, full.id]);
+    expect(await listed({ hide_empty: 'true' })).toEqual([full.id]);
+    // Its last item gone, a menu is empty again.
+    await app.api('DELETE', `/cms/v2/menu-items/${item.body.id}`, { headers: app.admin, query: { force: 'true' } });
+    expect(await listed({ hide_empty: 'true' })).toEqual([]);
+  });
+
+  it('makes a new slug from a new name (wp_update_nav_menu_object passes an empty slug), unique among menus', async () => {
+    const menu = await createMenu({ name: 'Renamed before' });
+    expect(menu.slug).toBe('renamed-before');
+    const renamed = await app.api('POST', `/cms/v2/menus/${menu.id}`, { headers: app.admin, json: { name: 'Renamed after' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'Renamed after', slug: 'renamed-after' });
+    const described = await app.api('POST', `/cms/v2/menus/${menu.id}`, { headers: app.admin, json: { description: 'Same name' } });
+    expect(described.body.slug).toBe('renamed-after');
+
+    const other = await createMenu({ name: 'Renamed again' });
+    await app.api('POST', `/cms/v2/menus/${other.id}`, { headers: app.admin, json: { name: 'Renamed, other' } });
+    const clash = await app.api('POST', `/cms/v2/menus/${menu.id}`, { headers: app.admin, json: { name: 'Renamed other' } });
+    expect(clash.status).toBe(200);
+    expect(clash.body.slug).toBe('renamed-other-2');
+    const read = await app.api('GET', `/cms/v2/menus/${menu.id}`, { headers: app.admin });
+    expect(read.body).toMatchObject({ name: 'Renamed other', slug: 'renamed-other-2' });
+  });
+});
+
 describe('menu locations', () => {
   it("lists the active theme's locations as an object keyed by name, each with its menu", async () => {
     const menu = await createMenu({ name: 'Listed', locations: ['primary'] });

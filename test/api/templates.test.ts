@@ -242,14 +242,11 @@ describe('template parts', () => {
 });
 
 describe('permissions', () => {
-  it('asks for edit_theme_options on every route', async () => {
+  it('asks for edit_theme_options on every write', async () => {
     const cases: [string, string, unknown?][] = [
-      ['GET', '/templates'],
-      ['GET', '/templates/cornerstone//index'],
       ['POST', '/templates', { slug: 'not-mine' }],
       ['POST', '/templates/cornerstone//index', { content: 'x' }],
       ['DELETE', '/templates/cornerstone//index'],
-      ['GET', '/template-parts'],
       ['POST', '/template-parts/cornerstone//header', { content: 'x' }],
     ];
     for (const [method, route, json] of cases) {
@@ -263,6 +260,26 @@ describe('permissions', () => {
       }
     }
     expect(await app.deps.store.db.collection('templates').countDocuments({ slug: { $in: ['not-mine', 'index'] } })).toBe(0);
+  });
+
+  it('lets those who may edit posts read templates and template parts (WordPress 6.6+), no one else', async () => {
+    const contributor = (await app.asRole('contributor')).headers;
+    const reads = ['/templates', '/templates/cornerstone//index', '/template-parts', '/template-parts/cornerstone//header'];
+    for (const route of reads) {
+      for (const headers of [editor, contributor]) {
+        const read = await app.api('GET', `/cms/v2${route}`, { headers });
+        expect(read.status, `GET ${route}`).toBe(200);
+      }
+      const anonymous = await app.api('GET', `/cms/v2${route}`);
+      expect(anonymous.status, `GET ${route}`).toBe(401);
+      expect(anonymous.body.code).toBe('rest_cannot_manage_templates');
+      const refused = await app.api('GET', `/cms/v2${route}`, { headers: subscriber });
+      expect(refused.status, `GET ${route}`).toBe(403);
+      expect(refused.body.code).toBe('rest_cannot_manage_templates');
+    }
+    const one = await app.api('GET', '/cms/v2/templates/cornerstone//index', { headers: contributor });
+    expect(one.body).toMatchObject({ id: 'cornerstone//index', slug: 'index' });
+    expect(one.headers.get('allow')).toBe('GET');
   });
 });
 

@@ -12,7 +12,8 @@ export function storedObject(text: string): Record<string, unknown> {
 export function prepareGlobalStyles(doc: GlobalStylesDoc, req: RestRequest): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   if (req.wants('id')) data.id = String(doc._id);
-  if (req.wants('title')) data.title = req.context === 'edit' ? { raw: doc.title, rendered: doc.title } : { rendered: doc.title };
+  // WordPress's schema gives `title.raw` the contexts view, edit and embed.
+  if (req.wants('title')) data.title = { raw: doc.title, rendered: doc.title };
   if (req.wants('settings')) data.settings = storedObject(doc.settings);
   if (req.wants('styles')) data.styles = storedObject(doc.styles);
   if (req.wants('_links')) {

@@ -9,7 +9,7 @@ import { menuItemsProjection } from './menu-item.projection.js';
 import { menuItemRevisions } from './menu-item.revisions.js';
 import { menuItemRoutes } from './menu-item.routes.js';
 
-export { deleteItemsOfMenu, taggedMenuItem } from './menu-item.commands.js';
+export { deleteItemsOfMenu, menuHasItems, taggedMenuItem } from './menu-item.commands.js';
 
 const menuItemHistorySubject: HistorySubject = {
   rest_namespace: 'cms/v2',

@@ -138,6 +138,11 @@ export async function deleteItemsOfMenu(deps: Deps, menu: number, actor: number)
   }
 }
 
+/** Whether a menu has a published item, as WordPress's count of a `nav_menu` term tells. */
+export async function menuHasItems(deps: Deps, menu: number): Promise<boolean> {
+  return (await menuItemsCollection(deps.store.db).findOne({ menu, status: 'publish' }, { projection: { _id: 1 } })) !== null;
+}
+
 /** A menu item as the terms controller's `post` filter reads a tagged object: its menu is its one `nav_menu` term. */
 export async function taggedMenuItem(deps: Deps, id: number): Promise<TaggedPost | null> {
   const item = await menuItemsCollection(deps.store.db).findOne({ _id: id }, { projection: { status: 1, author: 1, menu: 1 } });

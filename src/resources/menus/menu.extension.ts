@@ -1,8 +1,9 @@
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { defineAuthError, defineRestError, defineRestErrorWith, invalidParams } from '../../rest/errors.js';
+import { sanitizeSlug } from '../../lib/slugs.js';
 import { type Links } from '../../rest/links.js';
-import { deleteItemsOfMenu, taggedMenuItem } from '../menu-items/index.js';
+import { deleteItemsOfMenu, menuHasItems, taggedMenuItem } from '../menu-items/index.js';
 import { type TermExtension, termsCollection } from '../terms/index.js';
 import { assignLocations, forgetMenu, isAutoAdd, locationsOfMenu, setAutoAdd } from './menu.locations.js';
 
@@ -53,6 +54,11 @@ export const menuExtension: TermExtension = {
     if (unknown !== undefined) throw invalidParams({ locations: new InvalidMenuLocation({ location: unknown }) });
   },
   async beforeWrite(write, current, deps) {
+    // `wp_update_nav_menu_object` passes an empty slug to `wp_update_term`: a new name makes a new (unique) slug.
+    if (current && write.name !== current.name) {
+      write.slug = sanitizeSlug(write.name) || String(current._id);
+      write.slugProvided = false;
+    }
     const same = await termsCollection(deps.store.db).findOne({ taxonomy: 'nav_menu', name: write.name }, { projection: { _id: 1 } });
     if (same && same._id !== current?._id) throw new MenuExists(write.name, same._id);
   },
@@ -62,6 +68,13 @@ export const menuExtension: TermExtension = {
     if (typeof req.params.auto_add === 'boolean') await setAutoAdd(deps, doc._id, req.params.auto_add);
   },
   taggedObject: taggedMenuItem,
+  // Menus keep no count: `hide_empty` keeps those with a published item (a site has few menus).
+  async nonEmpty(deps) {
+    const menus = await termsCollection(deps.store.db).find({ taxonomy: 'nav_menu' }, { projection: { _id: 1 } }).toArray();
+    const kept: number[] = [];
+    for (const { _id } of menus) if (await menuHasItems(deps, _id)) kept.push(_id);
+    return kept;
+  },
   async afterDelete(doc, req, deps) {
     await deleteItemsOfMenu(deps, doc._id, req.user.id);
     await forgetMenu(deps, doc._id);

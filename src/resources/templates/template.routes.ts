@@ -5,7 +5,7 @@ import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec 
 import { type TemplateKind } from '../../themes/themes.js';
 import { createTemplate, deleteTemplate, trashTemplate, updateTemplate, type TemplateInput } from './template.commands.js';
 import { parseTemplateId } from './template.model.js';
-import { canManageTemplates, InvalidTemplate, TemplateAlreadyTrashed, TemplateNotFound } from './template.permissions.js';
+import { canManageTemplates, canReadTemplates, InvalidTemplate, TemplateAlreadyTrashed, TemplateNotFound } from './template.permissions.js';
 import { templateCollectionArgs, templateDeleteArgs, templateIdArg, templateSchema, templateWriteArgs } from './template.schema.js';
 import { prepareTemplate, templateRoute } from './template.serializer.js';
 import { findTemplate, listTemplates, viewOfDoc, type TemplateListQuery, type TemplateView } from './template.view.js';
@@ -38,7 +38,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
         {
           methods: READABLE,
           args: templateCollectionArgs(schema),
-          permission: canManageTemplates,
+          permission: canReadTemplates,
           response: { body: 'items' },
           handler: async (req, deps) => {
             const views = await listTemplates(deps, kind, req.params as TemplateListQuery);
@@ -65,7 +65,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
         {
           methods: READABLE,
           args: { ...templateIdArg, context: contextArg(schema) },
-          permission: canManageTemplates,
+          permission: canReadTemplates,
           handler: async (req, deps) => prepareTemplate(await requestedTemplate(kind, req, deps), req, deps),
         },
         {

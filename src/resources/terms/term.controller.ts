@@ -44,6 +44,8 @@ export interface TermExtension {
   afterWrite?(doc: TermDoc, req: RestRequest, deps: Deps, creating: boolean): void | Promise<void>;
   /** The object a `post` filter names, with the terms it carries, where it is not a post (menus: a menu item). */
   taggedObject?(deps: Deps, id: number): Promise<TaggedPost | null>;
+  /** The ids of the terms `hide_empty` keeps, where the stored count does not tell (menus: those with a published item). */
+  nonEmpty?(deps: Deps): Promise<number[]>;
   /** Runs after a term is deleted (menus: their items and location assignments). */
   afterDelete?(doc: TermDoc, req: RestRequest, deps: Deps): void | Promise<void>;
   /** The context creates and updates answer in: `edit` for terms, `view` for menus. */

@@ -94,6 +94,8 @@ export async function listTerms(
   window: PageWindow,
   /** Finds what the `post` filter names, where that is not a post. */
   findTagged?: (deps: Deps, id: number) => Promise<TaggedPost | null>,
+  /** The ids of the terms `hide_empty` keeps, where a stored count does not tell them (menus: those with items). */
+  nonEmpty?: (deps: Deps) => Promise<number[]>,
 ): Promise<{ docs: TermDoc[]; total: number }> {
   const terms = termsCollection(deps.store.db);
   const clauses: Filter<TermDoc>[] = [];
@@ -114,8 +116,8 @@ export async function listTerms(
   if (taxonomy.hierarchical && params.parent !== undefined) clauses.push({ parent: params.parent });
   // Terms of a given post are listed whatever their count.
   if (params.hide_empty && !params.post) {
-    clauses.push(taxonomy.hierarchical
-      ? { _id: { $in: await nonEmptyWithAncestors(deps, taxonomy.slug) } }
+    clauses.push(nonEmpty ? { _id: { $in: await nonEmpty(deps) } }
+      : taxonomy.hierarchical ? { _id: { $in: await nonEmptyWithAncestors(deps, taxonomy.slug) } }
       : { count: { $gt: 0 } });
   }
   const filter: Filter<TermDoc> = plainFilter(clauses.length ? { taxonomy: taxonomy.slug, $and: clauses } : { taxonomy: taxonomy.slug });

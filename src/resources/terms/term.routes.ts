@@ -96,7 +96,7 @@ function termInput(req: RestRequest): TermInput {
 async function listTermsHandler(ctl: TermController, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const params = req.params as unknown as TermListParams;
   const window = termWindow(params);
-  const { docs, total } = await listTerms(deps, ctl.taxonomy, params, window, ctl.extension.taggedObject);
+  const { docs, total } = await listTerms(deps, ctl.taxonomy, params, window, ctl.extension.taggedObject, ctl.extension.nonEmpty);
   const items = await Promise.all(docs.map((doc) => prepareTerm(ctl, doc, req, deps)));
   return pageOf(items, total, window);
 }
