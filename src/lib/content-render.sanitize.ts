@@ -109,16 +109,50 @@ const URI_ATTRIBUTES = [
   'manifest', 'poster', 'profile', 'src', 'usemap', 'xmlns',
 ];
 
-const KSES_POST: sanitizeHtml.IOptions = {
-  allowedTags: Object.keys(POST_TAGS),
-  allowedAttributes: { ...POST_TAGS, '*': GLOBAL_ATTRIBUTES },
-  allowedSchemes: PROTOCOLS,
-  allowedSchemesAppliedToAttributes: URI_ATTRIBUTES,
-  // kses removes a disallowed tag but keeps its text, even a script's; `xmp` text goes, as sanitize-html advises.
-  nonTextTags: ['xmp'],
-  // kses keeps valueless attributes such as `<a download>`.
-  nonBooleanAttributes: [],
+// WordPress's `$allowedtags` (kses.php): what `wp_filter_kses` and `wp_kses_data` keep. No global attributes.
+const DATA_TAGS: Record<string, string[]> = {
+  a: ['href', 'title'],
+  abbr: ['title'],
+  acronym: ['title'],
+  b: [],
+  blockquote: ['cite'],
+  cite: [],
+  code: [],
+  del: ['datetime'],
+  em: [],
+  i: [],
+  q: ['cite'],
+  s: [],
+  strike: [],
+  strong: [],
 };
+
+/** The options of sanitize-html that make it kses with one list of allowed tags and attributes. */
+function ksesOptions(allowedAttributes: Record<string, string[]>): sanitizeHtml.IOptions {
+  return {
+    allowedTags: Object.keys(allowedAttributes).filter((tag) => tag !== '*'),
+    allowedAttributes,
+    allowedSchemes: PROTOCOLS,
+    allowedSchemesAppliedToAttributes: URI_ATTRIBUTES,
+    // kses removes a disallowed tag but keeps its text, even a script's; `xmp` text goes, as sanitize-html advises.
+    nonTextTags: ['xmp'],
+    // kses keeps valueless attributes such as `<a download>`.
+    nonBooleanAttributes: [],
+  };
+}
+
+const KSES_POST = ksesOptions({ ...POST_TAGS, '*': GLOBAL_ATTRIBUTES });
+
+/**
+ * `wp_kses_allowed_html( $context )` for the contexts `wp_filter_kses` is called in: `$allowedtags`,
+ * and for `pre_user_description` the same with `rel` on links.
+ */
+const KSES_CONTEXTS = {
+  data: ksesOptions(DATA_TAGS),
+  user_description: ksesOptions({ ...DATA_TAGS, a: [...DATA_TAGS.a, 'rel'] }),
+} as const;
+
+export type KsesContext = keyof typeof KSES_CONTEXTS;
 
 // The comments WordPress gives a meaning to inside content, which kses keeps as it keeps every comment.
 const MARKER_COMMENT = /<!--(more|nextpage|noteaser)([^<>]*?)-->/g;
@@ -222,4 +256,13 @@ export function sanitizeContent(html: string): string {
     .join('');
   const clean = sanitizeHtml(withPlaceholders, { ...KSES_POST, textFilter: (text) => kept.restore(text) });
   return kept.removeStranded(clean);
+}
+
+/**
+ * WordPress's `wp_kses( $text, $context )` with `$allowedtags` (`wp_filter_kses`, `wp_kses_data`):
+ * only a few inline tags stay (links, emphasis, quotes, code), with no event attribute and no URL
+ * whose protocol is not allowed; a removed element's text stays. Comments are dropped.
+ */
+export function sanitizeInline(html: string, context: KsesContext = 'data'): string {
+  return sanitizeHtml(withoutControlCharacters(html), KSES_CONTEXTS[context]);
 }

@@ -171,12 +171,18 @@ export class RestServer<D> {
         if (perPage && request.params.per_page === undefined) request.params.per_page = perPage.maximum ?? 100;
       }
       await applyArgs(endpoint.args, request.params, request);
+      endpoint.spec.saves?.(request.params, request.user);
       if (endpoint.spec.body === 'stream') {
         request.acceptFields = async (fields) => {
-          // Read as a form body is: `meta[key]=...` nests, and the same checks apply.
+          // Read as a form body is: `meta[key]=...` nests, and the same checks and filters apply.
           const form = clientInput(parseQueryString(new URLSearchParams(fields.map(([k, v]) => [k, v])).toString()), 'form');
           Object.assign(request.params, form);
           await applyArgs(endpoint.args, request.params, request);
+          // Only what the body brought: the other parameters were filtered already.
+          const brought: Record<string, unknown> = Object.create(null);
+          for (const key of Object.keys(form)) brought[key] = request.params[key];
+          endpoint.spec.saves?.(brought, request.user);
+          Object.assign(request.params, brought);
         };
       }
       request.context = (request.params.context as Context | undefined) ?? (isRead(request.method) ? 'view' : 'edit');

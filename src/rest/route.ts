@@ -1,5 +1,5 @@
 import { type ArgSpecs } from './args.js';
-import { type RestRequest } from './rest-request.js';
+import { type RestRequest, type RestUser } from './rest-request.js';
 import { type RestResponse, type RestStream } from './rest-response.js';
 import { type FieldSchema, type ItemSchema } from './schema.js';
 
@@ -50,6 +50,12 @@ export interface EndpointSpec<D> {
   body?: 'stream';
   /** Overrides the route's `allowBatch` for this endpoint (WordPress's handler-level `allow_batch`). */
   allowBatch?: AllowBatch;
+  /**
+   * The save filters of the fields this endpoint stores (`savesOf` in `src/registry/saved-fields.ts`),
+   * run on the parameters once the args have checked them, before the permission check and the
+   * handler, and again on the fields a streamed body brings: whatever the handler stores is filtered.
+   */
+  saves?: (params: Record<string, unknown>, user: RestUser) => void;
 }
 
 /**

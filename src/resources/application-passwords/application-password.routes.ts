@@ -12,6 +12,7 @@ import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type Permission
 import { applicationPasswordsCollection, type ApplicationPasswordDoc, type UserDoc } from '../users/user.model.js';
 import { userByIdOrMe } from '../users/user.permissions.js';
 import { applicationPasswordSchema } from './application-password.schema.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 const NotFound = defineRestError('rest_application_password_not_found', 'Application password not found.', 404);
 const DuplicateName = defineRestError('application_password_duplicate_name', 'Each application name should be unique.', 409);
@@ -91,6 +92,7 @@ export const applicationPasswordRoutes = defineRoutes<Deps>('cms/v2', [
       {
         methods: CREATABLE,
         args: { ...userIdArg, ...argsFromSchema(applicationPasswordSchema, 'create') },
+        saves: savesOf('application-passwords'),
         permission: mayEdit(CannotCreate),
         response: { status: 201 },
         handler: async (req, deps) => {
@@ -162,6 +164,7 @@ export const applicationPasswordRoutes = defineRoutes<Deps>('cms/v2', [
       {
         methods: EDITABLE,
         args: { ...userIdArg, ...uuidArg, ...argsFromSchema(applicationPasswordSchema, 'update') },
+        saves: savesOf('application-passwords'),
         permission: mayEdit(CannotEdit),
         handler: async (req, deps) => {
           const doc = await findOwned(req, deps);

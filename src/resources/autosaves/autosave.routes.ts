@@ -16,6 +16,7 @@ import { itemAsRevisionRecord, revisionRecord, type RevisionRecord } from '../re
 import { postRevisions, type RevisionedItem, type RevisionedType } from '../revisions/revisioned-type.js';
 import { autosaveSchema } from './autosave.schema.js';
 import { prepareAutosave } from './autosave.serializer.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 const CannotReadAutosaves = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view autosaves of this post.');
 const InvalidItemId = defineRestError('rest_post_invalid_id', 'Invalid item ID.', 404);
@@ -81,6 +82,7 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
           // The parent's update arguments win over the route's `parent` (pages: the page's parent).
           methods: CREATABLE,
           args: { parent: autosaveParent, ...type.updateArgs },
+          saves: savesOf(type.postType.rest_base),
           permission: async (req, deps) => {
             if (!Number(req.params.id)) throw new InvalidItemId();
             const item = await type.findItem(deps, req.params.id, PostInvalidId);

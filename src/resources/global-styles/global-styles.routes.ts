@@ -8,6 +8,7 @@ import { updateGlobalStyles, type GlobalStylesInput } from './global-styles.comm
 import { canGetGlobalStyles, canReadThemeStyles, canUpdateGlobalStyles, requestedGlobalStyles } from './global-styles.permissions.js';
 import { globalStylesReadArgs, globalStylesSchema, globalStylesUpdateArgs, stylesheetArg } from './global-styles.schema.js';
 import { prepareGlobalStyles } from './global-styles.serializer.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 /** Only the active theme's styles are served here, as in WordPress. */
 function activeTheme(req: RestRequest, deps: Deps): Theme {
@@ -69,6 +70,7 @@ export const globalStylesRoutes = defineRoutes<Deps>('cms/v2', [
       {
         methods: EDITABLE,
         args: globalStylesUpdateArgs,
+        saves: savesOf('global-styles'),
         permission: canUpdateGlobalStyles,
         handler: async (req, deps) => {
           const { styles, settings, title } = req.params as GlobalStylesInput;

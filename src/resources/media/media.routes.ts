@@ -16,6 +16,7 @@ import { CannotCreate, CannotDelete, CannotEdit, ForbiddenListContext, TrashNotS
 import { attachments, canReadAttachment, findAttachment, mediaListQuery, parentsOf } from './media.queries.js';
 import { attachmentType, MEDIA_TYPE_ENUM, mediaSchema, mediaWriteArgs } from './media.schema.js';
 import { prepareAttachment } from './media.serializer.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 const routeItem = (req: RestRequest, deps: Deps) => req.memo('item', () => findAttachment(deps, req.params.id));
 
@@ -70,6 +71,7 @@ export const mediaRoutes: RouteSpec<Deps>[] = defineRoutes<Deps>('cms/v2', [
       {
         methods: CREATABLE,
         args: mediaWriteArgs('create'),
+        saves: savesOf('media'),
         body: 'stream',
         response: { status: 201 },
         permission: async (req, deps) => {
@@ -106,6 +108,7 @@ export const mediaRoutes: RouteSpec<Deps>[] = defineRoutes<Deps>('cms/v2', [
       {
         methods: EDITABLE,
         args: { ...idArg, ...mediaWriteArgs('update') },
+        saves: savesOf('media'),
         permission: async (req, deps) => {
           if (!canEditPost(req.user, await routeItem(req, deps))) throw new CannotEdit(req);
           return true;

@@ -6,7 +6,8 @@ import { ifMatchOf } from '../../rest/conditional.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { type FieldSchema } from '../../rest/schema.js';
 import { type AutosavingType } from '../autosaves/index.js';
-import { revisionRecord, type RevisionRecord } from '../revisions/index.js';
+import { restoringWriters, revisionRecord, type RevisionRecord } from '../revisions/index.js';
+import { filterSaved } from '../../registry/saved-fields.js';
 import { siteTimezone } from '../settings/index.js';
 import { autosaveMenuItem, callersAutosave, deleteMenuItemRevision, findMenuItem, restoreMenuItemRevision } from './menu-item.commands.js';
 import { MenuItemInvalidId } from './menu-item.history.js';
@@ -90,7 +91,16 @@ export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
   canEdit: mayEdit,
   canDelete: mayEdit,
   async restore(deps, item, revision, req) {
-    const doc = await restoreMenuItemRevision(deps, item._id, revision, req.user.id, ifMatchOf(req));
+    const kept = (revision.item ?? {}) as Partial<MenuItemFields>;
+    // The kept text fields by their REST names, through the menu items' save filters, and back.
+    const text: Record<string, unknown> = { title: kept.title, attr_title: kept.attrTitle, description: kept.description, url: kept.url, classes: kept.classes?.split(' '), xfn: kept.xfn?.split(' ') };
+    filterSaved('menu-items', text, await restoringWriters(deps, req, revision));
+    const joined = (value: unknown) => (Array.isArray(value) ? value.filter(Boolean).join(' ') : undefined);
+    const filtered: Partial<MenuItemFields> = { ...kept };
+    for (const [field, value] of [['title', text.title], ['attrTitle', text.attr_title], ['description', text.description], ['url', text.url], ['classes', joined(text.classes)], ['xfn', joined(text.xfn)]] as const) {
+      if (typeof value === 'string') filtered[field] = value;
+    }
+    const doc = await restoreMenuItemRevision(deps, item._id, { ...revision, item: filtered }, req.user.id, ifMatchOf(req));
     req.context = 'edit';
     return new RestResponse(await prepareOne(doc, req, deps));
   },

@@ -13,6 +13,7 @@ import { canCreateMenuItems, canDeleteMenuItems, canEditMenuItems, canReadMenuIt
 import { listMenuItems } from './menu-item.queries.js';
 import { menuItemListArgs, menuItemSchema, menuItemWriteArgs } from './menu-item.schema.js';
 import { linkedObjects, prepareMenuItem, prepareOne } from './menu-item.serializer.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 const TrashNotSupported = defineRestError('rest_trash_not_supported', "Menu items do not support trashing. Set 'force=true' to delete.", 501);
 
@@ -40,6 +41,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
       {
         methods: CREATABLE,
         args: menuItemWriteArgs('create'),
+        saves: savesOf('menu-items'),
         permission: canCreateMenuItems,
         response: { status: 201 },
         handler: async (req, deps) => {
@@ -64,6 +66,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
       {
         methods: EDITABLE,
         args: { ...idArg, ...menuItemWriteArgs('update') },
+        saves: savesOf('menu-items'),
         permission: canEditMenuItems,
         handler: async (req, deps) => {
           const current = await findMenuItem(deps, Number(req.params.id));

@@ -1,13 +1,13 @@
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { formatRestDate, formatSiteDate, parseRestDate, parseRestDateGmt } from '../../lib/site-dates.js';
-import { sanitizeContent } from '../../lib/content-render.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
-import { defineAuthError, defineRestError, defineRestErrorWith, InvalidDate } from '../../rest/errors.js';
+import { defineAuthError, defineRestError, defineRestErrorWith, InvalidDate, invalidParams, RestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
+import { listTemplates } from '../templates/index.js';
 import { uniqueSlug } from './post.commands.js';
 import { postsCollection, type PostDoc, type PostFields } from './post.model.js';
 import { mergeMeta } from '../../registry/meta.js';
@@ -43,17 +43,18 @@ const SCHEDULE_MARGIN_MS = 60_000;
 export async function changesFromRequest(req: RestRequest, deps: Deps, type: PostTypeDef, current: PostDoc | null): Promise<Partial<PostFields>> {
   const p = req.params;
   const changes: Partial<PostFields> = {};
-  const unfiltered = can(req.user, 'unfiltered_html');
+  // Title, content, excerpt and meta come filtered by their save filters (src/registry/saved-fields.ts).
   for (const field of ['title', 'content', 'excerpt'] as const) {
     const text = rawText(p[field]);
     if (text === undefined) continue;
     if (field === 'title' && typeof p.title === 'object' && text === '') continue;
-    changes[field] = unfiltered || field === 'title' ? text : sanitizeContent(text);
+    changes[field] = text;
   }
   if (p.password !== undefined) changes.password = String(p.password);
-  for (const key of ['comment_status', 'ping_status', 'format', 'template'] as const) {
+  for (const key of ['comment_status', 'ping_status', 'format'] as const) {
     if (p[key] !== undefined) changes[key] = String(p[key]);
   }
+  if (p.template !== undefined) changes.template = await checkedTemplate(deps, type, String(p.template), current);
   if (p.menu_order !== undefined && type.supports['page-attributes']) changes.menu_order = Number(p.menu_order);
   if (p.meta !== undefined) changes.meta = mergeMeta('post', type.slug, current?.meta, p.meta);
 
@@ -87,6 +88,17 @@ export async function changesFromRequest(req: RestRequest, deps: Deps, type: Pos
   applyStatus(req, type, changes, current);
   await applySlug(req, deps, type, changes, current);
   return changes;
+}
+
+/**
+ * `check_template`: a template must be one the theme offers for the type (its custom templates),
+ * or the one the item already has; anything else is 400 `rest_invalid_param` naming the choices.
+ */
+async function checkedTemplate(deps: Deps, type: PostTypeDef, template: string, current: PostDoc | null): Promise<string> {
+  if (template === '' || template === current?.template) return template;
+  const allowed = (await listTemplates(deps, 'cms_template', { post_type: type.slug })).map((view) => view.slug);
+  if (allowed.includes(template)) return template;
+  throw invalidParams({ template: new RestError('rest_invalid_param', `template is not one of ${allowed.join(', ')}.`, 400) });
 }
 
 async function applyTerms(req: RestRequest, deps: Deps, type: PostTypeDef, changes: Partial<PostFields>): Promise<void> {

@@ -19,6 +19,7 @@ import { postListQuery, PostInvalidPage } from './post.queries.js';
 import { postListArgs, postTypeSchema, postWriteArgs } from './post.schema.js';
 import { permalink, prepareMany, prepareOne } from './post.serializer.js';
 import { publishDuePosts, afterPostWrite } from './post.side-effects.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 const PostExists = defineRestError('rest_post_exists', 'Cannot create existing post.', 400);
 const CannotCreate = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
@@ -112,6 +113,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
         {
           methods: CREATABLE,
           args: postWriteArgs(type, 'create'),
+          saves: savesOf(type.rest_base),
           response: { status: 201 },
           permission: (req) => {
             if (!can(req.user, type.caps.create_posts)) throw new CannotCreate(req);
@@ -154,6 +156,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
         {
           methods: EDITABLE,
           args: { ...idArg, ...postWriteArgs(type, 'update') },
+          saves: savesOf(type.rest_base),
           permission: async (req, deps) => {
             const doc = await routeItem(req, deps, type);
             if (!canEditPost(req.user, doc)) throw new CannotEdit(req);

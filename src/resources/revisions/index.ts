@@ -4,7 +4,7 @@ import { revisionRoutes } from './revision.routes.js';
 import { postRevisions } from './revisioned-type.js';
 
 export { revisionRoutes } from './revision.routes.js';
-export { postRevisions, type RevisionedItem, type RevisionedType } from './revisioned-type.js';
+export { postRevisions, restoringWriters, type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 export { revisionSchema } from './revision.schema.js';
 export { prepareRevision, itemAsRevisionRecord, revisionRecord, type RevisionRecord } from './revision.serializer.js';
 

@@ -1,6 +1,7 @@
 import { type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
+import { filterSaved } from '../../registry/saved-fields.js';
 import { ifMatchOf } from '../../rest/conditional.js';
 import { type RestErrorClass } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
@@ -42,6 +43,17 @@ export interface RevisionedType<Item extends RevisionedItem = RevisionedItem> {
   extraFields?(kept: Record<string, unknown> | undefined, req: RestRequest): Record<string, unknown>;
 }
 
+/**
+ * Whom a restored revision's fields are filtered for (`filterSaved`): the caller, as WordPress's
+ * `wp_restore_post_revision` saves them again through `wp_update_post`, and the user who wrote the
+ * revision, so that one stored before the save filters existed by someone without
+ * `unfiltered_html` is filtered whoever restores it. A writer no longer known counts as untrusted.
+ */
+export async function restoringWriters(deps: Deps, req: RestRequest, revision: RevisionDoc): Promise<Principal[]> {
+  const writer = await deps.store.db.collection<{ _id: number; roles?: string[] }>('users').findOne({ _id: revision.author }, { projection: { roles: 1 } });
+  return [req.user, writer ? { id: writer._id, roles: writer.roles ?? [] } : { id: 0 }];
+}
+
 /** Posts and pages: the items of one post type of the posts controller. */
 export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
   return {
@@ -51,7 +63,10 @@ export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
     canEdit: canEditPost,
     canDelete: canDeletePost,
     async restore(deps, item, revision, req) {
-      const doc = await restoreRevision(deps, item._id, revision, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
+      const fields: Record<string, unknown> = { title: revision.title, content: revision.content, excerpt: revision.excerpt };
+      filterSaved(type.rest_base, fields, await restoringWriters(deps, req, revision));
+      const restored = { ...revision, ...(fields as Pick<RevisionDoc, RevisionedField>) };
+      const doc = await restoreRevision(deps, item._id, restored, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
       req.context = 'edit';
       return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
     },

@@ -3,7 +3,6 @@ import { defineRestError, defineRestErrorWith, invalidParams, type RestError } f
 import { SETTINGS, type SettingDef, type SettingValue } from '../../registry/settings.js';
 import { prepareValue } from './settings.schema.js';
 import { forgetStoredOptions, optionsCollection, storedOptions, type OptionDoc } from './settings.queries.js';
-import { sanitizeOption } from './settings.sanitize.js';
 
 const InvalidAttachment = defineRestError('rest_invalid_param', 'Invalid attachment ID.', 400);
 
@@ -26,7 +25,8 @@ async function checkAttachments(db: Db, changes: [SettingDef, SettingValue][]): 
 
 /**
  * Applies the registered settings present in `params` (unknown keys are ignored): a value is
- * sanitized and stored, `null` deletes the option so its default applies again.
+ * stored as the save filters left it (`sanitize_option`, src/registry/saved-fields.ts), `null`
+ * deletes the option so its default applies again.
  */
 export async function updateSettings(db: Db, params: Record<string, unknown>): Promise<void> {
   const changes = SETTINGS.filter((def) => params[def.name] !== undefined).map((def): [SettingDef, SettingValue] => [def, params[def.name] as SettingValue]);
@@ -45,7 +45,7 @@ export async function updateSettings(db: Db, params: Record<string, unknown>): P
   const writes: AnyBulkWriteOperation<OptionDoc>[] = changes.map(([def, value]) =>
     value === null
       ? { deleteOne: { filter: { _id: def.option } } }
-      : { updateOne: { filter: { _id: def.option }, update: { $set: { value: JSON.stringify(sanitizeOption(def.option, value)) } }, upsert: true } },
+      : { updateOne: { filter: { _id: def.option }, update: { $set: { value: JSON.stringify(value) } }, upsert: true } },
   );
   if (writes.length) {
     forgetStoredOptions(db);

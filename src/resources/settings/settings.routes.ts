@@ -4,6 +4,7 @@ import { updateSettings } from './settings.commands.js';
 import { canReadSettings, canUpdateSettings } from './settings.permissions.js';
 import { readSettings } from './settings.queries.js';
 import { settingsArgs, settingsSchema } from './settings.schema.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 export const settingsRoutes = defineRoutes<Deps>('cms/v2', [
   {
@@ -19,6 +20,7 @@ export const settingsRoutes = defineRoutes<Deps>('cms/v2', [
       {
         methods: EDITABLE,
         args: settingsArgs,
+        saves: savesOf('settings'),
         permission: canUpdateSettings,
         handler: async (req, deps) => {
           await updateSettings(deps.store.db, req.params);

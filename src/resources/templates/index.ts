@@ -6,3 +6,4 @@ export const templatesResource: ResourceManifest = {
   routes: [...templateRoutes('cms_template'), ...templateRoutes('cms_template_part')],
   indexes: templateIndexes,
 };
+export { listTemplates } from './template.view.js';

@@ -10,6 +10,7 @@ import { templateCollectionArgs, templateDeleteArgs, templateIdArg, templateSche
 import { prepareTemplate, templateRoute } from './template.serializer.js';
 import { findTemplate, listTemplates, viewOfDoc, type TemplateListQuery, type TemplateView } from './template.view.js';
 import { contextArg } from '../../rest/item-schema.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 async function requestedTemplate(kind: TemplateKind, req: RestRequest, deps: Deps): Promise<TemplateView> {
   const id = parseTemplateId(String(req.params.id));
@@ -48,6 +49,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
         {
           methods: CREATABLE,
           args: templateWriteArgs(schema, 'create'),
+          saves: savesOf(base.slice(1)),
           permission: canManageTemplates,
           response: { status: 201 },
           handler: async (req, deps) => {
@@ -71,6 +73,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
         {
           methods: EDITABLE,
           args: templateWriteArgs(schema, 'update'),
+          saves: savesOf(base.slice(1)),
           permission: canManageTemplates,
           handler: async (req, deps) => {
             const current = await requestedTemplate(kind, req, deps);

@@ -21,21 +21,6 @@ export interface TermInput {
 const isDuplicateKey = (error: unknown) => (error as { code?: number }).code === 11000;
 const MAX_ATTEMPTS = 5;
 
-/**
- * A term name as WordPress stores it: `sanitize_text_field` (tags stripped, whitespace collapsed),
- * then `pre_term_name`'s special-character escaping, which leaves existing entities alone.
- */
-export function sanitizeTermName(text: string): string {
-  return text
-    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(/<\/?[a-z!][^>]*>/gi, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/&(?!#\d+;|#x[\da-f]+;|[a-z][a-z\d]*;)/gi, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
-}
-
 /** The parent a request sets: refused on a flat taxonomy, and it must be a term of the same taxonomy. */
 async function requestedParent(deps: Deps, taxonomy: TaxonomyDef, parent: unknown): Promise<number | undefined> {
   if (parent === undefined || parent === null) return undefined;
@@ -100,7 +85,8 @@ function termMeta(taxonomy: string, stored: string, changes: Record<string, unkn
 export async function createTerm(ctl: TermController, deps: Deps, input: TermInput): Promise<TermDoc> {
   const { taxonomy } = ctl;
   const parent = (await requestedParent(deps, taxonomy, input.parent)) ?? 0;
-  const name = sanitizeTermName(input.name ?? '');
+  // Filtered as `pre_term_name` filters it before the handler ran (src/registry/saved-fields.ts).
+  const name = input.name ?? '';
   if (name === '') throw new EmptyTermName();
   const chosenSlug = sanitizeSlug(input.slug ?? '');
   const write: TermWrite = {
@@ -159,7 +145,7 @@ export async function updateTerm(ctl: TermController, deps: Deps, current: TermD
 
   const touchesTerm = input.name !== undefined || input.slug !== undefined || input.description !== undefined || requested !== undefined;
   if (touchesTerm) {
-    const name = input.name === undefined ? current.name : sanitizeTermName(input.name);
+    const name = input.name ?? current.name;
     if (name === '') throw new EmptyTermName();
     // WordPress's `wp_check_term_hierarchy_for_loops`: a parent under the term itself becomes 0.
     let parent = requested ?? current.parent;

@@ -4,7 +4,7 @@ import { pageOf } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { created, type RestResponse } from '../../rest/rest-response.js';
 import { BATCH_V1, CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
-import { type TaxonomyDef } from '../../registry/taxonomies.js';
+import { findTaxonomy, type TaxonomyDef } from '../../registry/taxonomies.js';
 import { createTerm, deleteTerm, updateTerm, type TermInput } from './term.commands.js';
 import { termController, type TermController, type TermExtension } from './term.controller.js';
 import { TermInvalid, TermNotDeletable } from './term.errors.js';
@@ -13,6 +13,7 @@ import { termPermissions } from './term.permissions.js';
 import { listTerms, rememberTerm, requestedTerm, termWindow, type TermListParams } from './term.queries.js';
 import { forceArg, termCollectionArgs, termIdArg } from './term.schema.js';
 import { prepareTerm } from './term.serializer.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 /**
  * The routes of one taxonomy's terms (WordPress's `WP_REST_Terms_Controller`):
@@ -21,6 +22,8 @@ import { prepareTerm } from './term.serializer.js';
 export function termRoutes(taxonomy: TaxonomyDef, extension: TermExtension = {}): RouteSpec<Deps>[] {
   const ctl = termController(taxonomy, extension);
   const permissions = termPermissions(ctl);
+  // The taxonomy's fields as the table declares them under its registered route base.
+  const saves = savesOf(findTaxonomy(taxonomy.slug)?.rest_base ?? taxonomy.rest_base);
   const writeArgs = (mode: 'create' | 'update') => {
     const args = argsFromSchema(ctl.schema, mode);
     return extension.args ? extension.args(args, mode) : args;
@@ -41,6 +44,7 @@ export function termRoutes(taxonomy: TaxonomyDef, extension: TermExtension = {})
         {
           methods: CREATABLE,
           args: writeArgs('create'),
+          saves,
           permission: permissions.canCreate,
           response: { status: 201 },
           handler: (req, deps) => createTermHandler(ctl, req, deps),
@@ -61,6 +65,7 @@ export function termRoutes(taxonomy: TaxonomyDef, extension: TermExtension = {})
         {
           methods: EDITABLE,
           args: { ...termIdArg, ...writeArgs('update') },
+          saves,
           permission: permissions.canUpdate,
           handler: (req, deps) => updateTermHandler(ctl, req, deps),
         },

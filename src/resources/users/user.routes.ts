@@ -13,6 +13,7 @@ import { canCreateUser, canDeleteUser, canListUsers, canReadUser, canUpdateUser,
 import { userListQuery } from './user.queries.js';
 import { userSchema } from './user.schema.js';
 import { prepareUser } from './user.serializer.js';
+import { savesOf } from '../../registry/saved-fields.js';
 
 export const UserExists = defineRestError('rest_user_exists', 'Cannot create existing user.', 400);
 const RoleDoesNotExist = defineRestErrorWith('rest_user_invalid_role', 400, (role: string) => `The role ${role} does not exist.`);
@@ -132,7 +133,7 @@ const deleteArgs: ArgSpecs<RestRequest> = {
 /** The item endpoints, shared by `/users/<id>` and `/users/me`. */
 const itemEndpoints = (withId: boolean): EndpointSpec<Deps>[] => [
   { methods: READABLE, args: { ...(withId ? idArg : {}), context: contextArg(userSchema) }, permission: canReadUser, handler: async (req, deps) => prepareUser(await targetUser(req, deps), req, deps.siteUrl) },
-  { methods: EDITABLE, args: { ...(withId ? idArg : {}), ...writeArgs('update') }, permission: canUpdateUser, handler: updateUser },
+  { methods: EDITABLE, args: { ...(withId ? idArg : {}), ...writeArgs('update') }, saves: savesOf('users'), permission: canUpdateUser, handler: updateUser },
   { methods: DELETABLE, args: { ...(withId ? idArg : {}), ...deleteArgs }, permission: canDeleteUser, handler: deleteUser },
 ];
 
@@ -167,7 +168,7 @@ export const userRoutes = defineRoutes<Deps>('cms/v2', [
         handler: listUsers,
         response: { body: 'items' },
       },
-      { methods: CREATABLE, args: writeArgs('create'), permission: canCreateUser, handler: createUser, response: { status: 201 } },
+      { methods: CREATABLE, args: writeArgs('create'), saves: savesOf('users'), permission: canCreateUser, handler: createUser, response: { status: 201 } },
     ],
   },
   { path: '/users/(?P<id>[\\d]+)', schema: userSchema, allowBatch: BATCH_V1, endpoints: itemEndpoints(true) },

@@ -1,4 +1,4 @@
-import { sanitizeContent } from '../../lib/content-render.js';
+import { filterSavedValue, widgetFieldFilter } from '../../registry/saved-fields.js';
 
 /** A widget's settings as the service stores them: only the fields its type declares. */
 export type WidgetInstance = Record<string, string | number | boolean>;
@@ -121,21 +121,13 @@ export function widgetTypeRegistry(types: readonly WidgetTypeDef[]): WidgetTypeR
 
 export const WIDGET_TYPES: WidgetTypeRegistry = widgetTypeRegistry(TYPES);
 
-/** `sanitize_text_field`: tags stripped, line breaks and runs of whitespace collapsed, trimmed. */
-function sanitizeTextField(text: string): string {
-  return text
-    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(/<\/?[a-z!][^>]*>/gi, '')
-    .replace(/[\r\n\t ]+/g, ' ')
-    .trim();
-}
-
 const scalar = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
 
 /**
  * The type's `update($new_instance, $old_instance)`: only declared fields are kept, each as its
- * kind says; HTML from a user without `unfiltered_html` goes through `wp_kses_post`. A checkbox is
+ * kind says, text and HTML through the save filters the table of saved fields declares for the
+ * setting (`sanitize_text_field`; `wp_kses_post` for a user without `unfiltered_html`). A checkbox is
  * on when the submission carries it with a value that is not false (a form sends `on`).
  */
 export function updateInstance(type: WidgetTypeDef, submitted: Record<string, unknown>, unfiltered: boolean): WidgetInstance {
@@ -152,13 +144,9 @@ export function updateInstance(type: WidgetTypeDef, submitted: Record<string, un
         break;
       }
       case 'text':
-        instance[field.name] = sanitizeTextField(scalar(value) ?? '');
+      case 'html':
+        instance[field.name] = filterSavedValue(widgetFieldFilter(field.name), scalar(value) ?? '', unfiltered);
         break;
-      case 'html': {
-        const text = scalar(value) ?? '';
-        instance[field.name] = unfiltered ? text : sanitizeContent(text);
-        break;
-      }
     }
   }
   return instance;
