@@ -27,6 +27,8 @@ interface Fixture {
   roles: readonly RoleName[];
   /** One record for every write (a user's own profile, the settings): payloads are written one after another. */
   singleton?: boolean;
+  /** The route whose writes are also read as anonymous readers see them (they read the same stored value). */
+  publicOn?: Route;
   /** Parameters every write needs besides the field under test. */
   base?(field: SavedField): Record<string, unknown>;
   /** Parameters whose values must be unique (names): the payload gets a counter. */
@@ -50,6 +52,7 @@ let admin: Caller;
 let counter = 0;
 const users = new Map<RoleName, Caller>();
 let globalStylesRoute = '';
+const published = new Set<string>();
 
 const ok = (response: ApiResponse) => {
   expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
@@ -132,6 +135,7 @@ const FIXTURES: Record<string, Fixture> = {
   users: {
     roles: ['administrator', 'editor', 'author', 'contributor', 'subscriber'],
     singleton: true,
+    publicOn: 'update',
     // Each user writes their own profile; an administrator also creates users.
     create: (caller, body) =>
       caller.id === admin.id
@@ -142,7 +146,8 @@ const FIXTURES: Record<string, Fixture> = {
     readEdit: async (_caller, id) => ok(await app.api('GET', `/cms/v2/users/${id}`, { headers: admin.headers, query: { context: 'edit' } })).body,
     // Users are shown to anonymous readers once they have published something.
     async readPublic(id) {
-      ok(await app.api('POST', '/cms/v2/posts', { headers: admin.headers, json: { title: 'By them', status: 'publish', author: Number(id) } }));
+      if (!published.has(id)) ok(await app.api('POST', '/cms/v2/posts', { headers: admin.headers, json: { title: 'By them', status: 'publish', author: Number(id) } }));
+      published.add(id);
       return ok(await app.api('GET', `/cms/v2/users/${id}`)).body;
     },
   },
@@ -258,7 +263,7 @@ async function writeAndCheck(fixture: Fixture, field: SavedField, role: RoleName
     return;
   }
   checkStored(field, role, text, at(await fixture.readEdit(caller, id), field.shown.edit!), 'edit');
-  if (fixture.readPublic && field.shown.view) checkStored(field, role, text, at(await fixture.readPublic(id), field.shown.view), 'view');
+  if (fixture.readPublic && field.shown.view && route === (fixture.publicOn ?? 'create')) checkStored(field, role, text, at(await fixture.readPublic(id), field.shown.view), 'view');
 }
 
 beforeAll(async () => {
@@ -281,19 +286,34 @@ describe('the table of saved fields', () => {
   });
 });
 
+/**
+ * Every field, as every role that may write it, through its resource's first route (create, or
+ * update where there is none); through its other routes (update, autosave) as the most and the
+ * least trusted of those roles, which the filters tell apart by `unfiltered_html` alone.
+ */
 const CASES = SAVED_FIELDS.flatMap((field) => {
   const fixture = FIXTURES[field.resource];
   if (!fixture) return [];
   const routes: Route[] = [...(fixture.create ? ['create' as const] : []), 'update', ...(fixture.autosave ? ['autosave' as const] : [])];
-  return fixture.roles.flatMap((role) => routes.map((route) => ({ name: `${field.resource} ${field.param}, ${route}, as ${role}`, field, fixture, role, route })));
+  const first = fixture.publicOn ?? routes[0];
+  const ends = [...new Set([fixture.roles[0], fixture.roles[fixture.roles.length - 1]])];
+  return routes.flatMap((route) =>
+    (route === first ? fixture.roles : ends).map((role) => ({ name: `${field.resource} ${field.param}, ${route}, as ${role}`, field, fixture, role, route })),
+  );
 });
 
-// Cases run a few at a time, and so do the payloads of a case, but on a record every write shares.
+const run = async ({ field, fixture, role, route }: (typeof CASES)[number]) => {
+  if (fixture.singleton) for (const payload of PAYLOADS) await writeAndCheck(fixture, field, role, route, payload);
+  else await Promise.all(PAYLOADS.map((payload) => writeAndCheck(fixture, field, role, route, payload)));
+};
+
+// Cases run a few at a time, and so do the payloads of a case; not on a record every write
+// shares (a user's profile, the settings), where writes of different fields follow each other.
 describe.concurrent('every saved field, through every route that writes it, as every role that may', () => {
-  it.each(CASES)('$name', { timeout: 120_000 }, async ({ field, fixture, role, route }) => {
-    if (fixture.singleton) for (const payload of PAYLOADS) await writeAndCheck(fixture, field, role, route, payload);
-    else await Promise.all(PAYLOADS.map((payload) => writeAndCheck(fixture, field, role, route, payload)));
-  });
+  it.each(CASES.filter((entry) => !entry.fixture.singleton))('$name', { timeout: 120_000 }, run);
+});
+describe('every saved field of a shared record, through every route that writes it, as every role that may', () => {
+  it.each(CASES.filter((entry) => entry.fixture.singleton))('$name', { timeout: 120_000 }, run);
 });
 
 describe('an upload without a title', () => {
