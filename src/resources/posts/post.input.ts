@@ -4,7 +4,7 @@ import { formatRestDate, formatSiteDate, parseRestDate, parseRestDateGmt } from 
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
-import { defineAuthError, defineRestError, defineRestErrorWith, InvalidDate, invalidParams, RestError } from '../../rest/errors.js';
+import { defineAuthError, defineRestError, defineRestErrorWith, InvalidDate, invalidParams } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
 import { listTemplates } from '../templates/index.js';
@@ -20,6 +20,7 @@ export const CannotAssignTerm = defineAuthError('rest_cannot_assign_term', 'Sorr
 export const InvalidAuthor = defineRestError('rest_invalid_author', 'Invalid author ID.', 400);
 export const InvalidParent = defineRestError('rest_post_invalid_id', 'Invalid post parent ID.', 400);
 export const InvalidFeaturedMedia = defineRestError('rest_invalid_featured_media', 'Invalid featured media ID.', 400);
+const TemplateNotOffered = defineRestErrorWith('rest_invalid_param', 400, (allowed: string[]) => `template is not one of ${allowed.join(', ')}.`);
 const InvalidTerm = defineRestErrorWith('rest_invalid_term_id', 400, (taxonomy: string) => `Invalid ${taxonomy} term ID.`);
 
 /** `title`, `content` and `excerpt` are written as a string or as `{ raw }`. */
@@ -98,7 +99,7 @@ async function checkedTemplate(deps: Deps, type: PostTypeDef, template: string, 
   if (template === '' || template === current?.template) return template;
   const allowed = (await listTemplates(deps, 'cms_template', { post_type: type.slug })).map((view) => view.slug);
   if (allowed.includes(template)) return template;
-  throw invalidParams({ template: new RestError('rest_invalid_param', `template is not one of ${allowed.join(', ')}.`, 400) });
+  throw invalidParams({ template: new TemplateNotOffered(allowed) });
 }
 
 async function applyTerms(req: RestRequest, deps: Deps, type: PostTypeDef, changes: Partial<PostFields>): Promise<void> {
