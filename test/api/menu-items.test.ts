@@ -117,6 +117,18 @@ describe('menu items', () => {
     expect((await app.api('POST', '/cms/v2/menu-items/999999', { headers: app.admin, json: { title: 'x' } })).body.code).toBe('rest_post_invalid_id');
   });
 
+  it('keeps each XFN value only as a class-safe token, on create and on update', async () => {
+    // WordPress's test_update_item_clean_xfn: sanitize_html_class on each value.
+    const bad = ['test1":|":', 'test2+|+', 'test3±', 'test4😀'];
+    const good = ['test1', 'test2', 'test3', 'test4'];
+    const item = await createItem({ title: 'Rel', url: 'https://example.org/rel', xfn: bad });
+    expect(item.xfn).toEqual(good);
+    expect((await getItem(item.id)).xfn).toEqual(good);
+    const updated = await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { xfn: ['friend"><b', ...bad] } });
+    expect(updated.body.xfn).toEqual(['friendb', ...good]);
+    expect((await getItem(item.id)).xfn).toEqual(['friendb', ...good]);
+  });
+
   it('lists the published items of a menu in menu order, a hundred a page', async () => {
     const listed = await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: 'Ordered menu' } });
     const ids: number[] = [];
