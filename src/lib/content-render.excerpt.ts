@@ -24,8 +24,9 @@ const EXCERPT_BLOCKS = new Set<string | null>([
 ]);
 const EXCERPT_WRAPPERS = new Set<string | null>(['core/columns', 'core/column', 'core/group']);
 
-// The shortcodes WordPress core registers; `strip_shortcodes` removes registered ones only.
-const CORE_SHORTCODES = ['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'embed'].join('|');
+/** The shortcodes WordPress core registers; `strip_shortcodes` removes registered ones only, `wptexturize` skips them. */
+export const CORE_SHORTCODE_TAGS = ['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'embed'] as const;
+const CORE_SHORTCODES = CORE_SHORTCODE_TAGS.join('|');
 // `get_shortcode_regex` for those tags (its possessive quantifiers are plain ones here).
 const SHORTCODE = new RegExp(
   `\\[(\\[?)(${CORE_SHORTCODES})(?![\\w-])([^\\]\\/]*(?:\\/(?!\\])[^\\]\\/]*)*?)` +

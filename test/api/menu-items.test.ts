@@ -117,6 +117,18 @@ describe('menu items', () => {
     expect((await app.api('POST', '/cms/v2/menu-items/999999', { headers: app.admin, json: { title: 'x' } })).body.code).toBe('rest_post_invalid_id');
   });
 
+  it('renders the title through the_title (wptexturize, convert_chars, trim) and keeps title.raw verbatim', async () => {
+    // WordPress's test_get_item_escapes_title, and quotes and dashes as wptexturize makes them.
+    const item = await createItem({ title: '<strong>Foo</strong> & bar', url: 'https://example.org/foo' });
+    expect(item.title).toEqual({ raw: '<strong>Foo</strong> & bar', rendered: '<strong>Foo</strong> &#038; bar' });
+    const quoted = await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { title: `"Rock 'n' roll" -- since '99...` } });
+    expect(quoted.body.title).toEqual({ raw: `"Rock 'n' roll" -- since '99...`, rendered: '&#8220;Rock &#8216;n&#8217; roll&#8221; &#8212; since &#8217;99&#8230;' });
+    const viewed = await app.api('GET', `/cms/v2/menu-items/${item.id}`, { headers: app.admin });
+    expect(viewed.body.title).toEqual({ rendered: '&#8220;Rock &#8216;n&#8217; roll&#8221; &#8212; since &#8217;99&#8230;' });
+    const listed = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { include: [item.id] } });
+    expect(listed.body[0].title.rendered).toBe(viewed.body.title.rendered);
+  });
+
   it('keeps each XFN value only as a class-safe token, on create and on update', async () => {
     // WordPress's test_update_item_clean_xfn: sanitize_html_class on each value.
     const bad = ['test1":|":', 'test2+|+', 'test3±', 'test4😀'];

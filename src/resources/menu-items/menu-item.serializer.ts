@@ -1,4 +1,5 @@
 import { type Deps } from '../../deps.js';
+import { theTitle } from '../../lib/texturize.js';
 import { metaForResponse } from '../../registry/meta.js';
 import { findPostType } from '../../registry/post-types.js';
 import { findTaxonomy } from '../../registry/taxonomies.js';
@@ -78,7 +79,8 @@ export function prepareMenuItem(doc: MenuItemDoc, req: RestRequest, deps: Deps, 
     if (req.wants(field)) data[field] = value();
   };
   add('id', () => doc._id);
-  add('title', () => ({ raw: derived.title, rendered: derived.title }));
+  // `title.rendered` through WordPress's `the_title` filters, as the menu items controller applies them.
+  add('title', () => ({ raw: derived.title, rendered: theTitle(derived.title) }));
   add('status', () => doc.status);
   add('url', () => derived.url);
   add('attr_title', () => doc.attrTitle);
