@@ -158,6 +158,34 @@ describe('menu items', () => {
     expect(past.body.code).toBe('rest_post_invalid_page_number');
   });
 
+  it('takes the posts controller\'s date bounds and searched columns', async () => {
+    const options = await app.api('OPTIONS', '/cms/v2/menu-items', { headers: app.admin });
+    expect(Object.keys(options.body.endpoints[0].args)).toEqual(expect.arrayContaining(['after', 'before', 'modified_after', 'modified_before', 'search_columns']));
+    const word = `needle${randomBytes(4).toString('hex')}`;
+    const titled = await createItem({ title: `A ${word} title`, url: 'https://example.org/n1' });
+    const described = await createItem({ title: 'Described', url: 'https://example.org/n2', description: `about ${word}` });
+    const hinted = await createItem({ title: 'Hinted', url: 'https://example.org/n3', attr_title: `hint ${word}` });
+    const list = async (query: Json) => {
+      const response = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { per_page: 100, ...query } });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.map((item: Json) => item.id);
+    };
+    expect(await list({ search: word })).toEqual([titled.id, described.id, hinted.id]);
+    expect(await list({ search: word, search_columns: ['post_title'] })).toEqual([titled.id]);
+    expect(await list({ search: word, search_columns: ['post_content'] })).toEqual([described.id]);
+    expect(await list({ search: word, search_columns: ['post_excerpt', 'post_title'] })).toEqual([titled.id, hinted.id]);
+    expect((await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { search: word, search_columns: ['post_name'] } })).body.code).toBe('rest_invalid_param');
+
+    const ids = [titled.id, described.id];
+    expect(await list({ include: ids, before: '2000-01-01T00:00:00' })).toEqual([]);
+    expect(await list({ include: ids, after: '2000-01-01T00:00:00' })).toEqual(ids);
+    expect(await list({ include: ids, before: '2999-01-01T00:00:00+02:00', after: '1999-12-31T23:00:00Z' })).toEqual(ids);
+    expect(await list({ include: ids, modified_after: '2999-01-01T00:00:00' })).toEqual([]);
+    expect(await list({ include: ids, modified_before: '2999-01-01T00:00:00' })).toEqual(ids);
+    const bad = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { before: 'yesterday' } });
+    expect(bad.body).toMatchObject({ code: 'rest_invalid_param', data: { status: 400 } });
+  });
+
   it('deletes only with force, giving children their grandparent; a deleted menu takes its items', async () => {
     const top = await createItem({ title: 'Top', url: 'https://example.org/t' });
     const middle = await createItem({ title: 'Middle', url: 'https://example.org/m', parent: top.id });

@@ -1,11 +1,11 @@
 import { type Filter, type Sort } from 'mongodb';
 import { type Deps } from '../../deps.js';
-import { escapeRegex } from '../../lib/regex.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { plainFilter } from '../../store/filters.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { type PageWindow } from '../../rest/pagination.js';
 import { SETTABLE_STATUSES } from '../../registry/post-statuses.js';
+import { dateBounds, searchColumnsFilter } from '../posts/index.js';
 import { menuItemsCollection, type MenuItemDoc } from './menu-item.model.js';
 
 // Fields an item list can be ordered by; the others of WordPress's enum have no column of their own here.
@@ -24,9 +24,11 @@ export async function listMenuItems(req: RestRequest, deps: Deps, window: PageWi
   if (ids('include').length) and.push({ _id: { $in: ids('include') } });
   if (ids('exclude').length) and.push({ _id: { $nin: ids('exclude') } });
   if (p.menu_order !== undefined) and.push({ menuOrder: Number(p.menu_order) });
+  // The item's dates are GMT instants: each bound is compared as one.
+  for (const bound of await dateBounds(p, deps)) and.push({ [bound.field]: { [bound.operator]: bound.instant.toISOString() } });
   if (typeof p.search === 'string' && p.search !== '') {
-    const regex = { $regex: escapeRegex(p.search), $options: 'i' };
-    and.push({ $or: [{ title: regex }, { description: regex }, { attrTitle: regex }] });
+    // WordPress keeps a menu item's description as its content and its title attribute as its excerpt.
+    and.push(searchColumnsFilter<MenuItemDoc>(p.search, p.search_columns as string[] | undefined, { post_title: 'title', post_content: 'description', post_excerpt: 'attrTitle' }));
   }
   const filter = plainFilter<MenuItemDoc>({ $and: and });
   const direction = p.order === 'desc' ? -1 : 1;

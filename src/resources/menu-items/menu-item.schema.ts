@@ -4,6 +4,7 @@ import { type ArgSpecs } from '../../rest/args.js';
 import { defineRestError } from '../../rest/errors.js';
 import { argsFromSchema, collectionArgs } from '../../rest/item-schema.js';
 import { type ItemSchema } from '../../rest/schema.js';
+import { POST_LIST_FILTER_ARGS } from '../posts/index.js';
 import { MENU_ITEM_TYPES } from './menu-item.model.js';
 
 const ALL = ['view', 'edit', 'embed'] as const;
@@ -61,10 +62,17 @@ export function menuItemWriteArgs(mode: 'create' | 'update'): ArgSpecs {
 
 const ids = (description: string) => ({ description, type: 'array' as const, items: { type: 'integer' as const }, default: [] });
 
-/** `GET /menu-items`: the post collection's parameters, a hundred a page in menu order, and the menus filters. */
+/**
+ * `GET /menu-items`: the post collection's parameters (its date bounds and searched columns the
+ * posts controller's own), a hundred a page in menu order, and the menus filters.
+ */
 export const menuItemListArgs: ArgSpecs = {
   ...collectionArgs(100),
   search: { description: 'Limit results to those matching a string.', type: 'string' },
+  after: POST_LIST_FILTER_ARGS.after,
+  modified_after: POST_LIST_FILTER_ARGS.modified_after,
+  before: POST_LIST_FILTER_ARGS.before,
+  modified_before: POST_LIST_FILTER_ARGS.modified_before,
   exclude: ids('Ensure result set excludes specific IDs.'),
   include: ids('Limit result set to specific IDs.'),
   order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
@@ -74,6 +82,7 @@ export const menuItemListArgs: ArgSpecs = {
     default: 'menu_order',
     enum: ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', 'menu_order'],
   },
+  search_columns: POST_LIST_FILTER_ARGS.search_columns,
   status: { description: 'Limit result set to posts assigned one or more statuses.', type: 'array', items: { type: 'string', enum: [...SETTABLE_STATUSES, 'any'] }, default: ['publish'] },
   tax_relation: { description: 'Limit result set based on relationship between multiple taxonomies.', type: 'string', enum: ['AND', 'OR'] },
   menus: ids('Limit result set to items with specific terms assigned in the menus taxonomy.'),

@@ -7,8 +7,8 @@ import { postTypeRoutes } from './post.routes.js';
 export { autosavePost, deleteRevision, newestRevision, restoreRevision } from './post.commands.js';
 export { handOverPostsOf } from './post.authors.js';
 export { findPostOfType, postEtag, postHistory, PostInvalidId } from './post.history.js';
-export { PostInvalidPage } from './post.queries.js';
-export { postWriteArgs, postTypeSchema } from './post.schema.js';
+export { dateBounds, PostInvalidPage, searchColumnsFilter } from './post.queries.js';
+export { POST_LIST_FILTER_ARGS, postWriteArgs, postTypeSchema } from './post.schema.js';
 export { prepareOne } from './post.serializer.js';
 
 /** Posts and pages (the types the posts controller serves): their routes, indexes and projection. */

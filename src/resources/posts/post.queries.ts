@@ -23,6 +23,38 @@ const DATE_BOUNDS = [
   ['modified_before', 'modified', '$lt'],
 ] as const;
 
+/** One of a list's `after`, `before`, `modified_after` and `modified_before`: the instant it names, and the site's timezone. */
+export interface DateBound {
+  field: 'date' | 'modified';
+  operator: '$gt' | '$lt';
+  instant: Date;
+  timezone: string;
+}
+
+/**
+ * The date bounds a list asks for, as WP_Date_Query reads them: each value's offset honoured,
+ * else site time. Each collection compares them with its own columns (site time for posts).
+ */
+export async function dateBounds(params: RestRequest['params'], deps: Pick<Deps, 'store'>): Promise<DateBound[]> {
+  const bounds: DateBound[] = [];
+  let timezone: string | undefined;
+  for (const [param, field, operator] of DATE_BOUNDS) {
+    if (params[param] === undefined) continue;
+    timezone ??= await siteTimezone(deps);
+    const instant = parseRestDate(String(params[param]), timezone);
+    if (!instant) throw new InvalidDate();
+    bounds.push({ field, operator, instant, timezone });
+  }
+  return bounds;
+}
+
+/** The post controller's `search_columns` (all three when none is named) to the fields of a collection that has them. */
+export function searchColumnsFilter<T>(search: string, columns: readonly string[] | undefined, fields: Readonly<Record<'post_title' | 'post_content' | 'post_excerpt', string>>): Filter<T> {
+  const regex = { $regex: escapeRegex(search), $options: 'i' };
+  const named = columns?.length ? columns : (['post_title', 'post_content', 'post_excerpt'] as const);
+  return { $or: named.map((column) => ({ [fields[column as keyof typeof fields]]: regex })) } as Filter<T>;
+}
+
 const SORT_FIELDS: Record<string, string> = {
   date: 'date',
   modified: 'modified',
@@ -73,7 +105,6 @@ export async function postListQuery(
   hooks: { status?: Filter<PostDoc>; filters?: Filter<PostDoc>[] } = {},
 ): Promise<{ filter: Filter<PostDoc>; sort: Sort; include?: number[]; slugs?: string[] }> {
   const p = req.params;
-  let timezone: string | undefined;
   const and: Filter<PostDoc>[] = [{ type: type.slug }, hooks.status ?? statusFilter(req, type), ...(hooks.filters ?? [])];
   const ids = (name: string) => (p[name] as number[] | undefined) ?? [];
   if (ids('include').length) and.push({ _id: { $in: ids('include') } });
@@ -86,19 +117,10 @@ export async function postListQuery(
   const slugs = (p.slug as string[] | undefined) ?? [];
   if (slugs.length) and.push({ slug: { $in: slugs } });
   if (p.sticky !== undefined && type.slug === 'post') and.push({ sticky: Boolean(p.sticky) });
-  for (const [param, field, operator] of DATE_BOUNDS) {
-    if (p[param] === undefined) continue;
-    timezone ??= await siteTimezone(deps);
-    // As WP_Date_Query does: the instant (its offset honoured, else site time) in site time, against the site-time column.
-    const instant = parseRestDate(String(p[param]), timezone);
-    if (!instant) throw new InvalidDate();
-    and.push({ [field]: { [operator]: formatSiteDate(instant, timezone)! } });
-  }
+  // As WP_Date_Query does: the instant in site time, against the site-time column.
+  for (const bound of await dateBounds(p, deps)) and.push({ [bound.field]: { [bound.operator]: formatSiteDate(bound.instant, bound.timezone)! } });
   if (typeof p.search === 'string' && p.search !== '') {
-    const regex = { $regex: escapeRegex(p.search), $options: 'i' };
-    const columns = (p.search_columns as string[] | undefined)?.length ? (p.search_columns as string[]) : ['post_title', 'post_content', 'post_excerpt'];
-    const map: Record<string, string> = { post_title: 'title', post_content: 'content', post_excerpt: 'excerpt' };
-    and.push({ $or: columns.map((column) => ({ [map[column]]: regex })) });
+    and.push(searchColumnsFilter<PostDoc>(p.search, p.search_columns as string[] | undefined, { post_title: 'title', post_content: 'content', post_excerpt: 'excerpt' }));
     const unlocked = protectedItemsSearchable(req, type);
     if (unlocked) and.push(unlocked);
   }

@@ -114,6 +114,16 @@ export function postWriteArgs(type: PostTypeDef, mode: 'create' | 'update'): Arg
   return args;
 }
 
+/** The posts controller's list filters by dates, slugs and searched columns, which every post type's list takes (menu items' too). */
+export const POST_LIST_FILTER_ARGS = {
+  after: { description: 'Limit response to posts published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+  modified_after: { description: 'Limit response to posts modified after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+  before: { description: 'Limit response to posts published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+  modified_before: { description: 'Limit response to posts modified before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+  search_columns: { description: 'Array of column names to be searched.', type: 'array', items: { type: 'string', enum: ['post_title', 'post_content', 'post_excerpt'] }, default: [] },
+  slug: { description: 'Limit result set to posts with one or more specific slugs.', type: 'array', items: { type: 'string' } },
+} as const satisfies ArgSpecs<RestRequest>;
+
 export const ForbiddenStatus = defineAuthError('rest_forbidden_status', 'Status is forbidden.');
 
 /** The statuses a list may ask for, and the one anybody may (the default). */
@@ -135,12 +145,12 @@ export function postListArgs(type: PostTypeDef, statuses: ListedStatuses = POST_
     context: contextArg(schema),
     ...collectionArgs(),
     search: { description: 'Limit results to those matching a string.', type: 'string' },
-    after: { description: 'Limit response to posts published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-    modified_after: { description: 'Limit response to posts modified after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    after: POST_LIST_FILTER_ARGS.after,
+    modified_after: POST_LIST_FILTER_ARGS.modified_after,
     author: ids('Limit result set to posts assigned to specific authors.'),
     author_exclude: ids('Ensure result set excludes posts assigned to specific authors.'),
-    before: { description: 'Limit response to posts published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-    modified_before: { description: 'Limit response to posts modified before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+    before: POST_LIST_FILTER_ARGS.before,
+    modified_before: POST_LIST_FILTER_ARGS.modified_before,
     exclude: ids('Ensure result set excludes specific IDs.'),
     include: ids('Limit result set to specific IDs.'),
     order: { description: 'Order sort attribute ascending or descending.', type: 'string', enum: ['asc', 'desc'], default: 'desc' },
@@ -150,8 +160,8 @@ export function postListArgs(type: PostTypeDef, statuses: ListedStatuses = POST_
       enum: ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', ...(type.supports['page-attributes'] ? ['menu_order'] : [])],
       default: 'date',
     },
-    search_columns: { description: 'Array of column names to be searched.', type: 'array', items: { type: 'string', enum: ['post_title', 'post_content', 'post_excerpt'] }, default: [] },
-    slug: { description: 'Limit result set to posts with one or more specific slugs.', type: 'array', items: { type: 'string' } },
+    search_columns: POST_LIST_FILTER_ARGS.search_columns,
+    slug: POST_LIST_FILTER_ARGS.slug,
     status: {
       description: 'Limit result set to posts assigned one or more statuses.',
       type: 'array',
