@@ -74,21 +74,28 @@ function tokenChanges(db: Db): SiteChanges {
     seen = token;
   }
 
+  function catchUp(): Promise<void> {
+    if (!looking) {
+      looking = look().finally(() => (looking = undefined));
+      return looking;
+    }
+    // The look under way may have begun before a write this request was told of: wait for the
+    // next. If it fails, the database is not answering: so is this request, without a second wait.
+    nextLook ??= looking.then(
+      () => {
+        nextLook = undefined;
+        return catchUp();
+      },
+      (error: unknown) => {
+        nextLook = undefined;
+        throw error;
+      },
+    );
+    return nextLook;
+  }
+
   return {
-    catchUp() {
-      if (!looking) {
-        looking = look().finally(() => (looking = undefined));
-        return looking;
-      }
-      // The look under way may have begun before a write this request was told of: wait for the next.
-      nextLook ??= looking
-        .catch(() => undefined)
-        .then(() => {
-          nextLook = undefined;
-          return this.catchUp();
-        });
-      return nextLook;
-    },
+    catchUp,
     async changed() {
       forgetAll();
       unannounced = true;
