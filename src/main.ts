@@ -3,12 +3,15 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { resources } from './resources/index.js';
 import { startService } from './service.js';
+import { shutdownOnStopSignals, whenRequested, type Shutdown } from './shutdown.js';
 import { DataDirInUseError } from './store/data-lock.js';
 import { NoDatabaseError, startDatabaseServer } from './store/database-server.js';
 import { announceReady, startWorkers, WorkerStartFailed } from './workers.js';
 import { loadThemes, ThemeError, type Themes } from './themes/themes.js';
 
 async function main(): Promise<void> {
+  // First: a stop signal from now on stops the service in order, whatever is starting.
+  const shutdown = shutdownOnStopSignals();
   let config;
   try {
     config = loadConfig(process.env);
@@ -27,11 +30,11 @@ async function main(): Promise<void> {
     console.error(`Theme error: ${error.message}`);
     process.exit(1);
   }
-  if (cluster.isWorker) return serveAsWorker(config, logger, themes);
+  if (cluster.isWorker) return serveAsWorker(config, logger, themes, shutdown);
 
   let database;
   try {
-    database = await startDatabaseServer({ ...config, logger });
+    database = await startDatabaseServer({ ...config, logger, shutdown });
   } catch (error) {
     if (!(error instanceof NoDatabaseError || error instanceof DataDirInUseError)) throw error;
     logger.fatal(error.message);
@@ -44,40 +47,39 @@ async function main(): Promise<void> {
     service =
       config.workers === 1
         ? await startService({ config, logger, resources, databaseUri: database.uri, themes })
-        : await startWorkers(config.workers, { MONGODB_URI: database.uri }, logger);
+        : await startWorkers(config.workers, { MONGODB_URI: database.uri }, logger, shutdown);
   } catch (error) {
     await database.stop();
+    // Workers that a stop signal reached while they started: a stop, not a failure.
+    if (shutdown.signal.aborted) process.exit(0);
     if (!(error instanceof WorkerStartFailed)) throw error;
     logger.fatal(error.message);
     process.exit(1);
   }
   logger.info({ url: service.siteUrl, api: `${service.siteUrl}/cms-json/`, workers: config.workers }, 'listening');
 
-  onStopSignal(logger, async () => {
+  stopWhenRequested(shutdown, logger, async () => {
     await service.stop();
     await database.stop();
   });
 }
 
 /** A process forked by `startWorkers`: the database is the primary's, given as MONGODB_URI. */
-async function serveAsWorker(config: Config, logger: Logger, themes: Themes): Promise<void> {
+async function serveAsWorker(config: Config, logger: Logger, themes: Themes, shutdown: Shutdown): Promise<void> {
   const service = await startService({ config, logger, resources, databaseUri: config.mongodbUri!, themes });
   announceReady(service.siteUrl);
-  onStopSignal(logger, () => service.stop());
+  stopWhenRequested(shutdown, logger, () => service.stop());
 }
 
-function onStopSignal(logger: Logger, stop: () => Promise<void>): void {
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await stop();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+/** Once the shutdown is requested (a signal, or a supervised process stopped): stops, then exits 0. */
+function stopWhenRequested(shutdown: Shutdown, logger: Logger, stop: () => Promise<void>): void {
+  whenRequested(shutdown, (reason) => {
+    logger.info({ reason }, 'shutting down');
+    void stop().then(() => {
+      logger.info('stopped');
+      process.exit(0);
+    });
+  });
 }
 
 main().catch((error: unknown) => {

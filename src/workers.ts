@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { type Logger } from './logger.js';
+import { type Shutdown } from './shutdown.js';
 
 /** What a worker tells the primary once its service answers requests. */
 interface ReadyMessage {
@@ -28,11 +29,15 @@ const RESTART_DELAY_MS = 1000;
 /**
  * Primary side of `CMS_WORKERS`: forks the service processes one after another, each after the
  * previous one answers, so their start-up (indexes, the first administrator, healing) never runs
- * concurrently. They share the listening socket through node:cluster. A worker that dies is
- * replaced; its replacement heals what the crash left unprojected, as any start does.
+ * concurrently. They share the listening socket through node:cluster. A worker that crashes is
+ * replaced; its replacement heals what the crash left unprojected, as any start does. One that
+ * was stopped (it exits 0 once its own SIGINT or SIGTERM has stopped it) is not: it requests the
+ * service's `shutdown`, and nothing is replaced once that is requested, whichever process a
+ * stop signal reached first.
  */
-export async function startWorkers(count: number, env: Record<string, string>, logger: Logger): Promise<Workers> {
-  let stopping = false;
+export async function startWorkers(count: number, env: Record<string, string>, logger: Logger, shutdown?: Shutdown): Promise<Workers> {
+  let stopped = false;
+  const stopping = () => stopped || (shutdown?.signal.aborted ?? false);
   const live = new Set<Worker>();
 
   const fork = () =>
@@ -49,14 +54,19 @@ export async function startWorkers(count: number, env: Record<string, string>, l
       worker.on('exit', (code, signal) => {
         live.delete(worker);
         if (!ready) return reject(new WorkerStartFailed(`a service worker exited during start-up (code ${code}, signal ${signal})`));
-        if (stopping) return;
+        if (stopping()) return;
+        if (code === 0 || signal === 'SIGTERM' || signal === 'SIGINT') {
+          logger.warn({ worker: worker.process.pid, code, signal }, 'worker was stopped; stopping the service');
+          shutdown?.request('a worker stopped');
+          return;
+        }
         logger.error({ worker: worker.process.pid, code, signal }, 'worker died; starting another');
         setTimeout(replace, RESTART_DELAY_MS).unref();
       });
     });
 
   const replace = () => {
-    if (stopping) return;
+    if (stopping()) return;
     fork().catch((error: unknown) => {
       logger.error({ err: error }, 'replacement worker failed to start; trying again');
       setTimeout(replace, RESTART_DELAY_MS * 5).unref();
@@ -64,7 +74,7 @@ export async function startWorkers(count: number, env: Record<string, string>, l
   };
 
   const stop = async () => {
-    stopping = true;
+    stopped = true;
     await Promise.all(
       [...live].map(
         (worker) =>

@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { type Logger } from '../logger.js';
+import { type Shutdown } from '../shutdown.js';
 import { DataDirInUseError, lockDataDir } from './data-lock.js';
 import { ensureFerretDbBinary, startFerretDb } from './ferretdb.js';
 import { findPostgres, startPostgres } from './postgresql.js';
@@ -26,6 +27,8 @@ export interface DatabaseServerOptions {
   dataDir: string;
   cacheDir: string;
   logger: Logger;
+  /** The service's stop: once requested, a supervised server that exits is not started again. */
+  shutdown?: Shutdown;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface DatabaseServerOptions {
  * programs, else on SQLite. A data folder keeps the backend it was created with.
  */
 export async function startDatabaseServer(options: DatabaseServerOptions): Promise<DatabaseServer> {
-  const { mongodbUri, dataDir, cacheDir, logger } = options;
+  const { mongodbUri, dataDir, cacheDir, logger, shutdown } = options;
   if (mongodbUri) {
     return { uri: mongodbUri, description: `MongoDB at ${redactUri(mongodbUri)}`, stop: async () => {} };
   }
@@ -60,7 +63,7 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
       const postgres = findPostgres();
       if (postgres) {
         try {
-          return await startFerretDbOnPostgres(binary, postgresDir, postgres, logger);
+          return await startFerretDbOnPostgres(binary, postgresDir, postgres, logger, shutdown);
         } catch (error) {
           // A cluster that holds data is never silently abandoned for an empty SQLite folder.
           if (error instanceof DataDirInUseError || (await holdsFiles(path.join(postgresDir, 'cluster')))) throw error;
@@ -71,7 +74,7 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
         throw new Error(`The data in ${postgresDir} is kept by PostgreSQL, whose server programs cannot be found (pg_config --bindir).`);
       }
     }
-    return await startFerretDbOnSqlite(binary, sqliteDir, logger);
+    return await startFerretDbOnSqlite(binary, sqliteDir, logger, shutdown);
   } catch (error) {
     if (error instanceof DataDirInUseError) throw error;
     reasons.push(`FerretDB: ${firstLine(error)}`);
@@ -81,11 +84,11 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
   );
 }
 
-async function startFerretDbOnSqlite(binary: string, dir: string, logger: Logger): Promise<DatabaseServer> {
+async function startFerretDbOnSqlite(binary: string, dir: string, logger: Logger, shutdown?: Shutdown): Promise<DatabaseServer> {
   await fs.mkdir(dir, { recursive: true });
   const lock = await lockDataDir(dir);
   try {
-    const server = await startFerretDb(binary, { kind: 'sqlite', dir }, dir, lock, logger);
+    const server = await startFerretDb(binary, { kind: 'sqlite', dir }, dir, lock, logger, shutdown);
     return withStop(server, async () => {
       await server.stop();
       await lock.release();
@@ -102,16 +105,17 @@ async function startFerretDbOnPostgres(
   dir: string,
   { binDir, version }: { binDir: string; version: string },
   logger: Logger,
+  shutdown?: Shutdown,
 ): Promise<DatabaseServer> {
   await fs.mkdir(dir, { recursive: true });
   const lock = await lockDataDir(dir);
   try {
-    const postgres = await startPostgres(dir, binDir, version, logger);
+    const postgres = await startPostgres(dir, binDir, version, logger, shutdown);
     try {
       const stateDir = path.join(dir, 'ferretdb-state');
       await fs.mkdir(stateDir, { recursive: true });
       const backend = { kind: 'postgresql', url: postgres.url, label: `PostgreSQL ${version} in ${dir}` } as const;
-      const server = await startFerretDb(binary, backend, stateDir, lock, logger);
+      const server = await startFerretDb(binary, backend, stateDir, lock, logger, shutdown);
       return withStop(server, async () => {
         await server.stop();
         await postgres.stop();

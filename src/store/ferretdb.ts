@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger } from '../logger.js';
+import { type Shutdown } from '../shutdown.js';
 import { type DataDirLock } from './data-lock.js';
 import { freePort, waitForMongo, type DatabaseServer } from './database-server.js';
 import { superviseProcess } from './supervised-process.js';
@@ -50,7 +51,8 @@ export type FerretDbBackend =
 
 /**
  * Starts FerretDB on `backend`, with its state in `stateDir`, and supervises it: restarted on
- * the same port when it dies (the driver reconnects by itself), stopped when the service dies,
+ * the same port when it crashes (the driver reconnects by itself) unless `shutdown` is
+ * requested, stopped when the service dies,
  * and never started twice on the same files (the lock of `stateDir`, taken by the caller).
  */
 export async function startFerretDb(
@@ -59,6 +61,7 @@ export async function startFerretDb(
   stateDir: string,
   lock: DataDirLock,
   logger: Logger,
+  shutdown?: Shutdown,
 ): Promise<DatabaseServer> {
   const port = await freePort();
   const uri = `mongodb://127.0.0.1:${port}/`;
@@ -75,6 +78,7 @@ export async function startFerretDb(
       ready: (watchdog) => waitForMongo(uri, watchdog),
     },
     logger,
+    shutdown,
   );
   const where = backend.kind === 'sqlite' ? `(SQLite) in ${backend.dir}` : `on ${backend.label}`;
   return {

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Logger } from '../logger.js';
+import { type Shutdown } from '../shutdown.js';
 import { isRunning } from './data-lock.js';
 import { superviseProcess, type Account, type SupervisedProcess } from './supervised-process.js';
 
@@ -57,7 +58,13 @@ export function findPostgres(): { binDir: string; version: string } | undefined 
  * root: a service running as root runs them as the `postgres` account (or `nobody`), which then
  * owns the cluster's folder. A server left running by a killed service is stopped first.
  */
-export async function startPostgres(dir: string, binDir: string, version: string, logger: Logger): Promise<EmbeddedPostgres> {
+export async function startPostgres(
+  dir: string,
+  binDir: string,
+  version: string,
+  logger: Logger,
+  shutdown?: Shutdown,
+): Promise<EmbeddedPostgres> {
   const account = process.getuid?.() === 0 ? (accountOf('postgres') ?? accountOf('nobody')) : undefined;
   const cluster = path.join(dir, 'cluster');
   await fs.mkdir(dir, { recursive: true });
@@ -82,6 +89,7 @@ export async function startPostgres(dir: string, binDir: string, version: string
       ready: (watchdog) => waitForPostgres(binDir, socketDir, () => watchdog.exitCode !== null),
     },
     logger,
+    shutdown,
   );
   try {
     const exists = run(path.join(binDir, 'psql'), ['-h', socketDir, '-U', ROLE, '-d', 'postgres', '-tAc', `SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'`]);

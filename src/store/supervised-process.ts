@@ -1,19 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Logger } from '../logger.js';
+import { type Shutdown } from '../shutdown.js';
 
 /**
  * The watchdog a database server runs under: it stops the server when its stdin closes. The
  * service holds the other end of that pipe and never writes to it; the kernel closes it when the
  * service dies however it dies (`kill -9` included), so the server is never orphaned. It prints
- * the server's pid, and exits when the server does, with its status.
+ * the server's pid (a service gone before it reads it stops the server too), and exits when the
+ * server does: with 0 when the server was stopped on purpose (by this watchdog, asked by the
+ * service or by a signal; or by anyone with a signal the server stops cleanly on, after which it
+ * exits 0 itself), otherwise with the server's status, as a crash.
  */
 const WATCHDOG = `
 const { spawn } = require('node:child_process');
 const [stopSignal, command, ...args] = process.argv.slice(1);
 const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-child.on('error', () => process.exit(127));
-child.on('exit', (code, signal) => process.exit(code ?? 128));
-process.stdout.write(child.pid + '\\n');
 let stopping = false;
 const stop = () => {
   if (stopping) return;
@@ -21,6 +23,11 @@ const stop = () => {
   child.kill(stopSignal);
   setTimeout(() => child.kill('SIGKILL'), 5000);
 };
+const stopped = (code, signal) => stopping || code === 0 || signal === 'SIGTERM' || signal === 'SIGINT';
+child.on('error', () => process.exit(127));
+child.on('exit', (code, signal) => process.exit(stopped(code, signal) ? 0 : code || 128));
+process.stdout.on('error', stop);
+process.stdout.write(child.pid + '\\n');
 process.stdin.on('end', stop).on('close', stop).on('error', stop).resume();
 process.on('SIGTERM', stop).on('SIGINT', stop);
 `;
@@ -61,12 +68,18 @@ interface Running {
 }
 
 /**
- * Starts a server under its watchdog and supervises it: started again (with growing delays) when
- * it dies, stopped when the service stops or dies.
+ * Starts a server under its watchdog and supervises it: a server that crashes is started again
+ * (with growing delays); one stopped on purpose (the watchdog exits 0) is not, and requests the
+ * service's `shutdown`, since the service cannot serve without it. Nothing is restarted once the
+ * shutdown is requested, whichever of the service's processes learnt of it first; `stop()` waits
+ * for a restart under way, so that nothing it started outlives the service.
  */
-export async function superviseProcess(spec: ProcessSpec, logger: Logger): Promise<SupervisedProcess> {
-  let stopping = false;
+export async function superviseProcess(spec: ProcessSpec, logger: Logger, shutdown?: Shutdown): Promise<SupervisedProcess> {
+  const stopped = new AbortController();
+  const halted = shutdown ? AbortSignal.any([stopped.signal, shutdown.signal]) : stopped.signal;
   let stderr = '';
+  let launching: ChildProcess | undefined;
+  let restarting: Promise<void> | undefined;
 
   const launch = async (): Promise<Running> => {
     const watchdog = spawn(process.execPath, ['-e', WATCHDOG, spec.stopSignal ?? 'SIGTERM', spec.command, ...spec.args], {
@@ -74,55 +87,77 @@ export async function superviseProcess(spec: ProcessSpec, logger: Logger): Promi
       // Another account may not be able to enter the service's folder; the server is given absolute paths.
       ...(spec.account ? { ...spec.account, cwd: '/' } : {}),
     });
+    launching = watchdog;
     watchdog.stderr!.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
     });
     const exited = new Promise<void>((resolve) => watchdog.once('exit', () => resolve()));
-    const pid = await new Promise<number>((resolve, reject) => {
-      watchdog.stdout!.once('data', (chunk: Buffer) => resolve(Number.parseInt(chunk.toString(), 10)));
-      void exited.then(() => reject(new Error(`exited with code ${watchdog.exitCode}: ${stderr.trim().split('\n').at(-1) ?? ''}`)));
-    });
-    await spec.started?.(pid);
     try {
-      await spec.ready(watchdog);
-    } catch (error) {
-      await stopWatchdog({ watchdog, pid, exited });
-      throw new Error(`${spec.name} did not start: ${(error as Error).message}\n${stderr}`);
+      const pid = await new Promise<number>((resolve, reject) => {
+        watchdog.stdout!.once('data', (chunk: Buffer) => resolve(Number.parseInt(chunk.toString(), 10)));
+        void exited.then(() => reject(new Error(`exited with code ${watchdog.exitCode}: ${stderr.trim().split('\n').at(-1) ?? ''}`)));
+      });
+      await spec.started?.(pid);
+      try {
+        await spec.ready(watchdog);
+      } catch (error) {
+        await stopWatchdog({ watchdog, pid, exited });
+        throw new Error(`${spec.name} did not start: ${(error as Error).message}\n${stderr}`);
+      }
+      logger.debug({ ...spec.logFields, pid, watchdog: watchdog.pid }, `${spec.name} started`);
+      return { watchdog, pid, exited };
+    } finally {
+      launching = undefined;
     }
-    logger.debug({ ...spec.logFields, pid, watchdog: watchdog.pid }, `${spec.name} started`);
-    return { watchdog, pid, exited };
+  };
+
+  const restart = async () => {
+    for (let delay = 250; !halted.aborted; delay = Math.min(delay * 2, 5000)) {
+      try {
+        current = await launch();
+        // Stopped meanwhile: `stop()` stops `current` once this returns.
+        if (!halted.aborted) supervise(current);
+        return;
+      } catch (error) {
+        if (halted.aborted) return;
+        logger.error({ err: error, retryInMs: delay }, `${spec.name} did not restart`);
+        await sleep(delay, undefined, { signal: halted }).catch(() => {});
+      }
+    }
   };
 
   const supervise = (running: Running) => {
-    void running.exited.then(async () => {
-      if (stopping) return;
-      logger.warn({ pid: running.pid, code: running.watchdog.exitCode, stderr: stderr.slice(-500) }, `${spec.name} exited; restarting it`);
-      for (let delay = 250; !stopping; delay = Math.min(delay * 2, 5000)) {
-        try {
-          current = await launch();
-          if (stopping) await stopWatchdog(current);
-          else supervise(current);
-          return;
-        } catch (error) {
-          logger.error({ err: error, retryInMs: delay }, `${spec.name} did not restart`);
-          await new Promise((resolve) => setTimeout(resolve, delay));
-        }
+    void running.exited.then(() => {
+      if (halted.aborted) return;
+      const code = running.watchdog.exitCode;
+      if (code === 0) {
+        logger.warn({ pid: running.pid }, `${spec.name} was stopped; stopping the service`);
+        shutdown?.request(`${spec.name} stopped`);
+        return;
       }
+      logger.warn({ pid: running.pid, code, stderr: stderr.slice(-500) }, `${spec.name} exited; restarting it`);
+      restarting = restart();
     });
   };
 
   let current = await launch();
   supervise(current);
   // A service that exits without stopping it (an uncaught error) takes its server along.
-  const stopOnExit = () => current.watchdog.kill('SIGTERM');
+  const stopOnExit = () => {
+    current.watchdog.kill('SIGTERM');
+    launching?.kill('SIGTERM');
+  };
   process.once('exit', stopOnExit);
   return {
     get pid() {
       return current.pid;
     },
     stop: async () => {
-      stopping = true;
+      stopped.abort();
       process.off('exit', stopOnExit);
+      // A server being started again is stopped as it starts (its readiness wait then fails).
+      launching?.kill('SIGTERM');
+      await restarting;
       await stopWatchdog(current);
     },
   };

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { baseEnv, runService } from '../support/service-process.js';
+import { baseEnv, descendants, listProcesses, names, runService } from '../support/service-process.js';
 
 // Makes mongodb-memory-server fail at once, so the embedded path goes to FerretDB on any machine.
 const NO_MONGOD = { MONGOMS_DOWNLOAD_URL: 'http://127.0.0.1:9/mongodb.tgz' };
@@ -83,6 +83,49 @@ describe('the service process', () => {
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
     for (const pid of [second!, replacement.worker as number]) expect(isRunning(pid)).toBe(false);
+  });
+
+  // Its own process group, as a shell's job or a service manager's unit: `kill -TERM -<pgid>`
+  // reaches the primary, the workers, the watchdogs and the database servers at once, in no set
+  // order. FerretDB first is the order in which the primary surely sees it go before its own signal.
+  describe.skipIf(process.env.MONGODB_URI).each([
+    ['the whole group at once', false],
+    ['FerretDB first, then the group', true],
+  ])('signalled with SIGTERM: %s', (_order, ferretDbFirst) => {
+    it('stops every process of its own and restarts none', async () => {
+      const dataDir = await tempDir();
+      const env = baseEnv({ ...NO_MONGOD, CMS_DATA_DIR: dataDir, CMS_WORKERS: '2', CMS_ADMIN_PASSWORD: 'group-test-password' });
+      const service = runService(env, { detached: true });
+      await service.waitForLog((line) => line.msg === 'listening', 120_000);
+      const started = descendants(listProcesses(), service.child.pid!);
+      const commands = started.map((process) => process.command);
+      expect(commands.filter((command) => command.endsWith('dist/src/main.js'))).toHaveLength(2);
+      for (const server of [/\/ferretdb .*--state-dir=/, /\/postgres -D /]) {
+        // The server, and its watchdog, which names it in its arguments.
+        expect(commands.filter((command) => server.test(command))).toHaveLength(2);
+      }
+
+      if (ferretDbFirst) {
+        const ferretDb = started.find((process) => /^\S*\/ferretdb /.test(process.command))!;
+        process.kill(ferretDb.pid, 'SIGTERM');
+        // Its watchdog gone too: the primary has been told, before any signal of its own.
+        while (isRunning(ferretDb.ppid)) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      try {
+        process.kill(-service.child.pid!, 'SIGTERM');
+      } catch (error) {
+        // The group may be gone already: a service whose database was stopped stops too.
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+      expect(await service.exited).toBe(0);
+      const left = listProcesses()
+        .filter((process) => process.state !== 'Z')
+        .filter((process) => started.some((old) => old.pid === process.pid) || names(process.pid, dataDir))
+        .map((process) => `${process.pid} (parent ${process.ppid}): ${process.command}`);
+      expect(left).toEqual([]);
+      const restarts = service.lines().filter((line) => Number(line.level) >= 40 && /restart|another/.test(String(line.msg)));
+      expect(restarts).toEqual([]);
+    }, 180_000);
   });
 
   it('creates users from the command line', async () => {
