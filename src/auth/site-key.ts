@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Db } from 'mongodb';
+import { isDuplicateKey } from '../store/mongo.js';
 
 /**
  * The site's secret key (for keyed hashes of application passwords), made on first use and
@@ -12,7 +13,7 @@ export async function loadSiteKey(db: Db): Promise<string> {
   try {
     await options.insertOne({ _id: 'auth_key', value: randomBytes(32).toString('base64') });
   } catch (error) {
-    if ((error as { code?: number }).code !== 11000) throw error;
+    if (!isDuplicateKey(error)) throw error;
   }
   return (await options.findOne({ _id: 'auth_key' }))!.value;
 }

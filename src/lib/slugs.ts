@@ -9,13 +9,22 @@ export function sanitizeSlug(text: string): string {
   return truncateSlug(sanitizeCharacters(text));
 }
 
-function truncateSlug(slug: string): string {
-  if (encodeURIComponent(slug).length <= MAX_SLUG_OCTETS) return slug;
+/**
+ * `wp_unique_post_slug`'s candidate for a taken slug: `-<suffix>` appended, the slug first cut
+ * (`_truncate_post_slug`) so that the whole stays within 200 octets, however high the suffix.
+ */
+export function suffixedSlug(slug: string, suffix: number): string {
+  const tail = `-${suffix}`;
+  return `${truncateSlug(slug, MAX_SLUG_OCTETS - tail.length)}${tail}`;
+}
+
+function truncateSlug(slug: string, maxOctets = MAX_SLUG_OCTETS): string {
+  if (encodeURIComponent(slug).length <= maxOctets) return slug;
   let kept = '';
   let octets = 0;
   for (const character of slug) {
     octets += encodeURIComponent(character).length;
-    if (octets > MAX_SLUG_OCTETS) break;
+    if (octets > maxOctets) break;
     kept += character;
   }
   return kept.replace(/-+$/, '');

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../store/mongo.js';
+import { isDatabaseUnavailable, isDuplicateKey } from '../store/mongo.js';
 
 /** The body every error is sent as: WordPress's `WP_Error` rendered by its REST server. */
 export interface RestErrorBody {
@@ -139,6 +139,12 @@ export const InvalidDate = defineRestError('rest_invalid_date', 'Invalid date.',
 export const InternalError = defineRestError('internal_server_error', 'There has been a critical error on this website.', 500);
 export const PreconditionFailed = defineRestError('rest_precondition_failed', 'The item has changed since it was read (If-Match does not match its ETag).', 412);
 export const WriteConflict = defineRestError('rest_write_conflict', 'The item is being changed by someone else; try again.', 409);
+/**
+ * A write refused by a unique index that its command did not turn into WordPress's own error
+ * (`term_exists`, `existing_user_login`, a de-duplicated slug...): a value the client sent is
+ * taken, which is the client's conflict, never a fault of the service.
+ */
+export const DuplicateValue = defineRestError('rest_duplicate_value', 'A value that must be unique is already taken by another item.', 409);
 export const ItemTooLarge = defineRestError('rest_item_too_large', 'The item would be larger than the database can store.', 413);
 export const NonFiniteNumber = defineRestError('rest_invalid_param', 'Invalid parameter(s): numbers must be finite.', 400);
 /** PHP's `max_input_nesting_level` (64) for query and form keys; `json_decode`'s depth (512) for JSON. */
@@ -157,11 +163,13 @@ export const RETRY_AFTER_UNAVAILABLE = 1;
 
 /**
  * What the client is told for anything thrown: a RestError as it is; a database that cannot be
- * reached or did not answer in time, 503 (the request may be retried); anything else, 500.
+ * reached or did not answer in time, 503 (the request may be retried); a write a unique index
+ * refused, 409; anything else, 500.
  */
 export function asRestError(error: unknown): RestError {
   if (error instanceof RestError) return error;
   if (isDatabaseUnavailable(error)) return new DatabaseUnavailable({ retry_after: RETRY_AFTER_UNAVAILABLE });
+  if (isDuplicateKey(error)) return new DuplicateValue();
   return new InternalError();
 }
 

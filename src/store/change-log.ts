@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { BSON, type Db, type Filter, type Sort } from 'mongodb';
-import { type IndexSpec } from './mongo.js';
+import { type IndexSpec, isDuplicateKey } from './mongo.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
 
 /** MongoDB's largest document (`maxBsonObjectSize`); FerretDB 1.24 keeps the same limit. */
@@ -138,7 +138,7 @@ export function changeLog(db: Db) {
       try {
         await events.insertOne(row);
       } catch (error) {
-        if ((error as { code?: number }).code === 11000) throw new ConcurrencyError(event.stream, expectedVersion);
+        if (isDuplicateKey(error)) throw new ConcurrencyError(event.stream, expectedVersion);
         throw error;
       }
       return { ...event, seq: row.seq };

@@ -117,6 +117,17 @@ export async function isDatabaseUp(db: Db, timeoutMs = 1500): Promise<boolean> {
   }
 }
 
+/**
+ * Whether a write was refused by a unique index. MongoDB says so with code 11000 (11001 on old
+ * servers), and so does FerretDB 1.24 on an insert; on an update it answers code 1 with
+ * PostgreSQL's unique-violation SQLSTATE (23505) in its message, the only sign of it there is.
+ */
+export function isDuplicateKey(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 11000 || code === 11001) return true;
+  return error instanceof MongoServerError && code === 1 && /\(SQLSTATE 23505\)/.test(error.errmsg ?? '');
+}
+
 // Server errors that mean "not now", not "not this": a server shutting down or stepping down.
 const UNAVAILABLE_SERVER_CODES = new Set([91, 189, 10107, 11600, 11602, 13435, 13436]);
 // The pool's own errors, which the driver does not export as classes: no connection could be had

@@ -1,6 +1,7 @@
 import { type Db } from 'mongodb';
 import { type ChangeLog, type StoredEvent } from './change-log.js';
 import { keptPerDatabase } from './site-changes.js';
+import { isDuplicateKey } from './mongo.js';
 
 /**
  * A read model kept from the change log. `apply` must be idempotent: it may see an event it
@@ -121,7 +122,7 @@ export const projectionFaults = {
       .replaceOne({ _id: row._id }, row, { upsert: true })
       .catch(async (error: { code?: number }) => {
         // FerretDB does not retry an upsert that lost a race for the key: the row exists now.
-        if (error.code !== 11000) throw error;
+        if (!isDuplicateKey(error)) throw error;
         await faultsCollection(db).replaceOne({ _id: row._id }, row);
       });
     anyFault.forget(db);

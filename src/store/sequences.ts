@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { isDatabaseUnavailable } from './mongo.js';
+import { isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
 
 /**
  * The integer id sequences (CONTRACT "Identifiers"): `content` for every post-like object and
@@ -22,7 +22,6 @@ interface IdClaim {
 
 const WIDTH = 15;
 const claimKey = (name: SequenceName, id: number) => `${name}:${String(id).padStart(WIDTH, '0')}`;
-const isDuplicate = (error: unknown) => (error as { code?: number }).code === 11000;
 
 /** A claim the database did not answer, and when that was known. */
 class Unavailable {
@@ -58,7 +57,7 @@ export function sequences(db: Db): Sequences {
         last.set(name, id);
         return id;
       } catch (error) {
-        if (!isDuplicate(error)) throw error;
+        if (!isDuplicateKey(error)) throw error;
         id = Math.max(id, await highest(name)) + 1;
       }
     }
@@ -84,7 +83,7 @@ export function sequences(db: Db): Sequences {
     },
     async reserve(name, id) {
       await claims.insertOne({ _id: claimKey(name, id) }).catch((error: unknown) => {
-        if (!isDuplicate(error)) throw error;
+        if (!isDuplicateKey(error)) throw error;
       });
       last.set(name, Math.max(last.get(name) ?? 0, id));
     },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Db } from 'mongodb';
+import { isDuplicateKey } from './mongo.js';
 
 const CHANGED = 'site_changed';
 
@@ -60,7 +61,7 @@ function tokenChanges(db: Db): SiteChanges {
       await checkpoints.updateOne({ _id: CHANGED }, { $set: change }, { upsert: true });
     } catch (error) {
       // FerretDB does not retry an upsert that lost the race to insert: the document exists now.
-      if ((error as { code?: number }).code !== 11000) throw error;
+      if (!isDuplicateKey(error)) throw error;
       await checkpoints.updateOne({ _id: CHANGED }, { $set: change });
     }
     // Not taken as seen: another process's token this one overwrote must still empty the caches at the next look.

@@ -293,3 +293,26 @@ describe('long slugs', () => {
     expect(theme.body.code).toBe('rest_invalid_param');
   });
 });
+
+describe('duplicate slugs', () => {
+  // `wp_unique_post_slug` has no limit on the suffix: a limit turned the next create into a 500.
+  it('takes the next free suffix however many there are, as a form post too', async () => {
+    const ids: string[] = [];
+    for (let n = 1; n <= 22; n++) {
+      const created = await app.api('POST', '/cms/v2/templates', { headers: app.admin, form: { slug: 'repeated' } });
+      expect(created.status).toBe(201);
+      ids.push(created.body.id);
+    }
+    expect(ids.at(0)).toBe('cornerstone//repeated');
+    expect(ids.at(-1)).toBe('cornerstone//repeated-22');
+    expect(new Set(ids).size).toBe(22);
+  });
+
+  it('keeps a de-duplicated slug within 200 octets, cutting the slug before its suffix', async () => {
+    const slug = 's'.repeat(200);
+    expect((await post('/templates', { slug })).status).toBe(201);
+    const again = await post('/templates', { slug });
+    expect(again.status).toBe(201);
+    expect(again.body.slug).toBe(`${'s'.repeat(198)}-2`);
+  });
+});

@@ -1,6 +1,6 @@
 import { type Collection, type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type IndexSpec, isDuplicateKey } from '../../store/mongo.js';
 
 /**
  * A theme's user global styles (WordPress's `wp_global_styles` post): one per theme, created on
@@ -21,7 +21,6 @@ export const globalStylesCollection = (db: Db): Collection<GlobalStylesDoc> => d
 // The unique index decides which of two processes creating a theme's record at once wins.
 export const globalStylesIndexes: IndexSpec[] = [{ collection: 'global_styles', key: { theme: 1 }, name: 'theme_unique', unique: true }];
 
-const isDuplicateKey = (error: unknown) => (error as { code?: number }).code === 11000;
 
 /** WordPress's default title of the record (`Custom Styles`). */
 export const DEFAULT_GLOBAL_STYLES_TITLE = 'Custom Styles';

@@ -16,6 +16,7 @@ import { type AttachmentDoc } from './media.model.js';
 import { attachmentType } from './media.schema.js';
 import { uploadUrl } from './media.serializer.js';
 import { receiveUpload } from './media.upload.js';
+import { isDuplicateKey } from '../../store/mongo.js';
 
 /** Fields of posts that media items do not have (WordPress removes them from the attachment schema). */
 const NOT_MEDIA_FIELDS = ['content', 'excerpt', 'password', 'format', 'menu_order', 'sticky', 'featured_media', 'parent', 'terms'] as const;
@@ -145,7 +146,7 @@ export async function createAttachment(req: RestRequest, deps: Deps): Promise<At
 }
 
 /** A stored name already used by a size of another item (names are claimed per upload, sizes follow them). */
-const nameTaken = (error: unknown) => !(error instanceof RestError) && (error as { code?: number }).code === 11000;
+const nameTaken = (error: unknown) => !(error instanceof RestError) && isDuplicateKey(error);
 
 /** Changes a media item's fields; its file stays. */
 export async function updateAttachment(req: RestRequest, deps: Deps, current: AttachmentDoc): Promise<AttachmentDoc> {

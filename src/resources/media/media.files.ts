@@ -5,6 +5,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { type Db, type ObjectId } from 'mongodb';
 import { uploadsBucket, type StoredFileMeta } from './media.model.js';
 import { sniffedKind } from './media.types.js';
+import { isDuplicateKey } from '../../store/mongo.js';
 
 /** How many bytes of a file are read before its type is decided (what `file-type` looks at). */
 const SNIFF_BYTES = 4100;
@@ -159,7 +160,7 @@ export async function claimName(db: Db, stem: string, attachment: number): Promi
     await db.collection<{ _id: string; attachment: number }>('upload_names').insertOne({ _id: stem, attachment });
     return true;
   } catch (error) {
-    if ((error as { code?: number }).code === 11000) return false;
+    if (isDuplicateKey(error)) return false;
     throw error;
   }
 }

@@ -12,6 +12,7 @@ import {
   type SavedAt,
 } from './menu-item.events.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
+import { isDuplicateKey } from '../../store/mongo.js';
 
 export const MENU_ITEM_STREAM_TYPE = 'nav_menu_item';
 
@@ -109,7 +110,7 @@ async function applyMenuItemEvent(db: Db, event: StoredEvent): Promise<void> {
     await items.deleteOne({ _id: event.stream });
   } else if (!current) {
     await items.insertOne(effects.item).catch((error: { code?: number }) => {
-      if (error.code !== 11000) throw error;
+      if (!isDuplicateKey(error)) throw error;
     });
   } else {
     await items.replaceOne({ _id: event.stream, version: current.version }, effects.item);

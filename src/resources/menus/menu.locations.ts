@@ -1,6 +1,6 @@
 import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type IndexSpec, isDuplicateKey } from '../../store/mongo.js';
 
 /**
  * Which menu each location of a theme shows (WordPress's `nav_menu_locations` theme mod): one
@@ -26,7 +26,6 @@ export const menuLocationIndexes: IndexSpec[] = [
 
 const assignments = (db: Db) => db.collection<LocationAssignment>('menu_locations');
 const autoAddMenus_ = (db: Db) => db.collection<AutoAddMenu>('menu_auto_add');
-const isDuplicate = (error: unknown) => (error as { code?: number }).code === 11000;
 
 /** The active theme's locations, each with its menu (0 when none is assigned), in registration order. */
 export async function activeLocations(deps: Deps): Promise<{ name: string; description: string; menu: number }[]> {
@@ -54,7 +53,7 @@ export async function assignLocations(deps: Deps, menu: number, locations: reado
   for (const location of locations) {
     const assign = () => collection.updateOne({ _id: `${theme}/${location}` }, { $set: { theme, location, menu } }, { upsert: true });
     // Two first assignments of one location at once: FerretDB does not retry the upsert that lost.
-    await assign().catch((error: unknown) => (isDuplicate(error) ? assign() : Promise.reject(error)));
+    await assign().catch((error: unknown) => (isDuplicateKey(error) ? assign() : Promise.reject(error)));
   }
 }
 
@@ -71,7 +70,7 @@ export async function setAutoAdd(deps: Deps, menu: number, autoAdd: boolean): Pr
   const menus = autoAddMenus_(deps.store.db);
   if (!autoAdd) return void (await menus.deleteOne({ _id: menu }));
   await menus.insertOne({ _id: menu }).catch((error: unknown) => {
-    if (!isDuplicate(error)) throw error;
+    if (!isDuplicateKey(error)) throw error;
   });
 }
 

@@ -1,10 +1,8 @@
-import { MongoServerError } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { CannotDeleteActivePlugin, FolderExists, IncompatibleArchive, PluginNotFound } from './plugin.errors.js';
 import { blocksOf, installedPlugins, pluginId, pluginsCollection, type PluginDoc, type PluginStatus } from './plugin.model.js';
 import { readPluginPackage } from './plugin.package.js';
-
-const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
+import { isDuplicateKey } from '../../store/mongo.js';
 
 /**
  * Copies the package `slug` of the plugin directory into the database, whole or not at all.

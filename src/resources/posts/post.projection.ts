@@ -15,6 +15,7 @@ import {
   type PostDoc,
   type RevisionDoc,
 } from './post.model.js';
+import { isDuplicateKey } from '../../store/mongo.js';
 
 /** What one event does to the read models: the next item (null: gone) and the revision rows to write. */
 export interface PostEffects {
@@ -137,7 +138,7 @@ export async function writeRevision(db: Db, revision: RevisionDoc): Promise<void
   await revisionsCollection(db)
     .replaceOne({ _id: revision._id, version: { $lt: revision.version } }, revision, { upsert: true })
     .catch((error: { code?: number }) => {
-      if (error.code !== 11000) throw error;
+      if (!isDuplicateKey(error)) throw error;
     });
 }
 
@@ -160,7 +161,7 @@ async function applyPostEvent(db: Db, event: StoredEvent): Promise<void> {
     await posts.deleteOne({ _id: event.stream });
   } else if (!current) {
     await posts.insertOne(effects.post).catch((error: { code?: number }) => {
-      if (error.code !== 11000) throw error;
+      if (!isDuplicateKey(error)) throw error;
     });
   } else if (effects.post !== current) {
     await posts.replaceOne({ _id: event.stream, version: current.version }, effects.post);

@@ -1,5 +1,7 @@
 import { type Deps } from '../../deps.js';
+import { suffixedSlug } from '../../lib/slugs.js';
 import { ItemTooLarge } from '../../rest/errors.js';
+import { isDuplicateKey } from '../../store/mongo.js';
 import { templatePartArea } from '../../themes/template-types.js';
 import { type TemplateKind } from '../../themes/themes.js';
 import { InvalidAuthor } from '../posts/post.input.js';
@@ -18,8 +20,6 @@ export interface TemplateInput {
   area?: string;
 }
 
-const isDuplicateKey = (error: unknown) => (error as { code?: number }).code === 11000;
-const MAX_ATTEMPTS = 20;
 // Content, title and description together must fit a database document (16 MiB) with room to spare.
 const MAX_TEXT_CHARS = 15 * 1024 * 1024;
 
@@ -42,19 +42,20 @@ function checkSize(doc: Pick<TemplateDoc, 'content' | 'title' | 'description'>):
 
 /**
  * Inserts a record, taking the next free slug (`-2`, `-3`, ...) when `dedupe` is set and the theme
- * has one by that name already, as `wp_unique_post_slug` does per theme; the unique index decides races.
+ * has one by that name already, as `wp_unique_post_slug` does per theme, with no limit on the
+ * suffix (a limit turned the next create into a server error); the unique index decides races.
  */
 async function insertTemplate(deps: Deps, fields: Omit<TemplateDoc, '_id'>, dedupe: boolean): Promise<TemplateDoc> {
   const templates = templatesCollection(deps.store.db);
   const id = await deps.ids.next('content');
   for (let attempt = 1; ; attempt++) {
-    const slug = attempt === 1 ? fields.slug : `${fields.slug}-${attempt}`;
+    const slug = attempt === 1 ? fields.slug : suffixedSlug(fields.slug, attempt);
     const doc: TemplateDoc = { ...fields, _id: id, slug };
     try {
       await templates.insertOne(doc);
       return doc;
     } catch (error) {
-      if (!isDuplicateKey(error) || !dedupe || attempt === MAX_ATTEMPTS) throw error;
+      if (!isDuplicateKey(error) || !dedupe) throw error;
     }
   }
 }

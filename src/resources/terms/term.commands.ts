@@ -7,6 +7,7 @@ import { DEFAULT_CATEGORY_ID, termsCollection, type TermDoc } from './term.model
 import { escapeRegex } from '../../lib/regex.js';
 import { findTerm } from './term.queries.js';
 import { mergeMeta } from '../../registry/meta.js';
+import { isDuplicateKey } from '../../store/mongo.js';
 
 /** What a create or update request sends, as validated by its arguments. */
 export interface TermInput {
@@ -18,7 +19,6 @@ export interface TermInput {
   meta?: Record<string, unknown>;
 }
 
-const isDuplicateKey = (error: unknown) => (error as { code?: number }).code === 11000;
 const MAX_ATTEMPTS = 5;
 
 /** The parent a request sets: refused on a flat taxonomy, and it must be a term of the same taxonomy. */

@@ -6,6 +6,7 @@ import { sanitizeSlug } from '../../lib/slugs.js';
 import { handOverPostsOf } from '../posts/index.js';
 import { usersCollection, type UserDoc } from './user.model.js';
 import { mergeMeta } from '../../registry/meta.js';
+import { isDuplicateKey } from '../../store/mongo.js';
 
 // `wp_insert_user` fails without a status, which WordPress's REST server sends as 500; a client's
 // mistake is a 400 here (CONTRACT.md), with WordPress's code.
@@ -59,7 +60,7 @@ export async function createUserAccount(deps: Pick<Deps, 'store' | 'ids' | 'cloc
     await users.insertOne(doc);
   } catch (error) {
     // A concurrent create won the race for the username, email or slug: asked which, not read from the message.
-    if ((error as { code?: number }).code !== 11000) throw error;
+    if (!isDuplicateKey(error)) throw error;
     const taken = async (filter: Partial<UserDoc>) => (await users.findOne(filter, { projection: { _id: 1 } })) !== null;
     if (await taken({ email })) throw new ExistingUserEmail();
     if (!(await taken({ username })) && (await taken({ slug }))) throw new UserSlugTaken();
@@ -131,7 +132,7 @@ export async function updateUserAccount(deps: Deps, doc: UserDoc, changes: UserC
     try {
       await users.updateOne({ _id: doc._id }, { $set: set });
     } catch (error) {
-      if ((error as { code?: number }).code !== 11000) throw error;
+      if (!isDuplicateKey(error)) throw error;
       // Another user took the email or slug meanwhile: asked which, not read from the message.
       const takenSlug = set.slug !== undefined && (await users.findOne({ slug: set.slug, _id: { $ne: doc._id } }, { projection: { _id: 1 } })) !== null;
       throw takenSlug ? new UserSlugTaken() : new UserEmailTaken();
