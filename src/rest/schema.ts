@@ -48,6 +48,13 @@ export interface FieldSchema {
   response?: Omit<FieldSchema, 'response'>;
 }
 
+/**
+ * The `response` note of a `format: uri` field that WordPress sends as `""` when there is no URL
+ * (a user without a website, a theme without a screenshot, a plugin header that names none, a
+ * menu item whose object is gone): the document then admits the empty string beside a URI.
+ */
+export const URI_OR_EMPTY: Omit<FieldSchema, 'response'> = Object.freeze({ format: undefined, anyOf: [{ format: 'uri' }, { enum: [''] }] });
+
 /** The schema of a resource's items, declared once per resource. */
 export interface ItemSchema {
   $schema?: string;

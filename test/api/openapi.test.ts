@@ -96,6 +96,33 @@ describe('the OpenAPI document describes what the service sends', () => {
     expect(problems()).toEqual([]);
   });
 
+  it('for URLs WordPress sends empty: a menu item whose object is gone, a plugin header naming none', async () => {
+    const { asAdmin, problems } = recorder();
+    const menu = (await asAdmin('POST', '/cms/v2/menus', { json: { name: 'Pointing nowhere' } })).body;
+    const category = (await asAdmin('POST', '/cms/v2/categories', { json: { name: 'Soon gone' } })).body;
+    const page = (await asAdmin('POST', '/cms/v2/pages', { json: { title: 'Soon gone too', status: 'publish' } })).body;
+    const items = [
+      (await asAdmin('POST', '/cms/v2/menu-items', { json: { type: 'taxonomy', object: 'category', object_id: category.id, menus: menu.id } })).body,
+      (await asAdmin('POST', '/cms/v2/menu-items', { json: { type: 'post_type', object: 'page', object_id: page.id, menus: menu.id } })).body,
+    ];
+    await asAdmin('DELETE', `/cms/v2/categories/${category.id}`, { query: { force: true } });
+    await asAdmin('DELETE', `/cms/v2/pages/${page.id}`, { query: { force: true } });
+    for (const item of items) expect((await asAdmin('GET', `/cms/v2/menu-items/${item.id}`)).body.url).toBe('');
+    // The fuzzer's case: an object named by the client is taken as sent (WordPress looks one up only
+    // when none is sent), and a taxonomy item whose object is a post type points nowhere.
+    const other = (await asAdmin('POST', '/cms/v2/pages', { json: { title: 'Not a term', status: 'publish' } })).body;
+    const renamed = await asAdmin('PUT', `/cms/v2/menu-items/${items[0].id}`, { json: { type: 'taxonomy', object: 'page', object_id: other.id, status: 'draft', url: '' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ url: '', invalid: true });
+    await asAdmin('GET', '/cms/v2/menu-items', { query: { menus: [menu.id], context: 'edit' } });
+    // Its header names neither the plugin's site nor its author's.
+    const plugin = (await asAdmin('POST', '/cms/v2/plugins', { json: { slug: 'reading-time' } })).body;
+    expect([plugin.plugin_uri, plugin.author_uri]).toEqual(['', '']);
+    await asAdmin('GET', '/cms/v2/plugins');
+    await asAdmin('DELETE', `/cms/v2/plugins/${encodeURIComponent(plugin.plugin)}`);
+    expect(problems()).toEqual([]);
+  });
+
   it('for users and application passwords', async () => {
     const { send, asAdmin, problems } = recorder();
     const user = (await asAdmin('POST', '/cms/v2/users', { json: { username: 'openapi', email: 'openapi@example.test', password: 'a password' } })).body;

@@ -1,4 +1,4 @@
-import { type ItemSchema } from '../../rest/schema.js';
+import { type ItemSchema, URI_OR_EMPTY } from '../../rest/schema.js';
 import { revisionSchema } from '../revisions/revision.schema.js';
 import { type RevisionedType } from '../revisions/revisioned-type.js';
 
@@ -12,7 +12,7 @@ export function autosaveSchema(type: RevisionedType): ItemSchema {
     context: ['edit'],
     readonly: true,
     // Items that cannot be viewed (menu items) have no preview: an empty string.
-    response: { format: undefined, anyOf: [{ format: 'uri' }, { enum: [''] }] },
+    response: URI_OR_EMPTY,
   };
   return schema;
 }

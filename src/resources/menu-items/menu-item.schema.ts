@@ -3,7 +3,7 @@ import { metaSchema } from '../../registry/meta.js';
 import { type ArgSpecs } from '../../rest/args.js';
 import { defineRestError } from '../../rest/errors.js';
 import { argsFromSchema, collectionArgs } from '../../rest/item-schema.js';
-import { type ItemSchema } from '../../rest/schema.js';
+import { type ItemSchema, URI_OR_EMPTY } from '../../rest/schema.js';
 import { POST_LIST_FILTER_ARGS } from '../posts/index.js';
 import { MENU_ITEM_TYPES } from './menu-item.model.js';
 
@@ -38,7 +38,14 @@ export const menuItemSchema: ItemSchema = {
     object: { description: 'The type of object originally represented, such as "category", "post", or "attachment".', type: 'string', context: [...ALL] },
     object_id: { description: 'The database ID of the original object this menu item represents, for example the ID for posts or the term_id for categories.', type: 'integer', minimum: 0, default: 0, context: [...ALL] },
     target: { description: 'The target attribute of the link element for this menu item.', type: 'string', enum: ['_blank', ''], context: [...ALL] },
-    url: { description: 'The URL to which this menu item points.', type: 'string', format: 'uri', context: [...ALL] },
+    url: {
+      description: 'The URL to which this menu item points.',
+      type: 'string',
+      format: 'uri',
+      context: [...ALL],
+      // An item whose post or term is gone points nowhere: WordPress sends an empty string.
+      response: URI_OR_EMPTY,
+    },
     xfn: { description: 'The XFN relationship expressed in the link of this menu item.', type: 'array', items: { type: 'string' }, context: [...ALL] },
     invalid: { description: 'Whether the menu item represents an object that no longer exists.', type: 'boolean', context: [...ALL], readonly: true },
     menus: { description: 'The terms assigned to the object in the nav_menu taxonomy.', type: 'integer', context: ['view', 'edit'] },

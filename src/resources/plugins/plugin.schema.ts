@@ -1,4 +1,4 @@
-import { type ItemSchema } from '../../rest/schema.js';
+import { type ItemSchema, URI_OR_EMPTY } from '../../rest/schema.js';
 import { PLUGIN_STATUSES } from './plugin.model.js';
 
 const ALL = ['view', 'edit', 'embed'] as const;
@@ -17,9 +17,10 @@ export const pluginSchema: ItemSchema = {
     plugin: { description: 'The plugin file.', type: 'string', pattern: '[^.\\/]+(?:\\/[^.\\/]+)?', readonly: true, context: [...ALL] },
     status: { description: 'The plugin activation status.', type: 'string', enum: [...PLUGIN_STATUSES], context: [...ALL] },
     name: { description: 'The plugin name.', type: 'string', readonly: true, context: [...ALL] },
-    plugin_uri: { description: 'The plugin\'s website address.', type: 'string', format: 'uri', readonly: true, context: [...VIEW_EDIT] },
+    // A header that names no address is sent as an empty string, as WordPress sends it.
+    plugin_uri: { description: 'The plugin\'s website address.', type: 'string', format: 'uri', readonly: true, context: [...VIEW_EDIT], response: URI_OR_EMPTY },
     author: { description: 'The plugin author.', type: 'object', readonly: true, context: [...VIEW_EDIT], response: { type: 'string' } },
-    author_uri: { description: 'Plugin author\'s website address.', type: 'string', format: 'uri', readonly: true, context: [...VIEW_EDIT] },
+    author_uri: { description: 'Plugin author\'s website address.', type: 'string', format: 'uri', readonly: true, context: [...VIEW_EDIT], response: URI_OR_EMPTY },
     description: {
       description: 'The plugin description.',
       type: 'object',

@@ -1,6 +1,6 @@
 import { type ArgSpecs } from '../../rest/args.js';
 import { contextArg } from '../../rest/item-schema.js';
-import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
+import { type FieldSchema, type ItemSchema, URI_OR_EMPTY } from '../../rest/schema.js';
 
 const ALL = ['view', 'embed', 'edit'] as const;
 
@@ -33,7 +33,7 @@ export const themeSchema: ItemSchema = {
     },
     template_uri: { description: "The uri for the theme's template directory.", type: 'string', format: 'uri', readonly: true, context: ALL },
     author: rawRendered('The theme author.'),
-    author_uri: rawRendered("The website of the theme author.", { type: 'string', format: 'uri' }),
+    author_uri: rawRendered("The website of the theme author.", { type: 'string', format: 'uri', response: URI_OR_EMPTY }),
     description: rawRendered('A description of the theme.'),
     is_block_theme: { description: 'Whether the theme is a block-based theme.', type: 'boolean', readonly: true, context: ALL },
     name: rawRendered('The name of the theme.'),
@@ -46,7 +46,7 @@ export const themeSchema: ItemSchema = {
       readonly: true,
       context: ALL,
       // A theme without a screenshot shows an empty string, as WordPress does.
-      response: { format: undefined, anyOf: [{ format: 'uri' }, { enum: [''] }] },
+      response: URI_OR_EMPTY,
     },
     tags: {
       description: 'Tags indicating styles and features of the theme.',
@@ -83,7 +83,7 @@ export const themeSchema: ItemSchema = {
         'wp-block-styles': { description: 'Whether theme opts in to default WordPress block styles for viewing.', type: 'boolean', context: ALL },
       },
     },
-    theme_uri: rawRendered('The URI of the theme\'s webpage.', { type: 'string', format: 'uri' }),
+    theme_uri: rawRendered('The URI of the theme\'s webpage.', { type: 'string', format: 'uri', response: URI_OR_EMPTY }),
     version: { description: "The theme's current version.", type: 'string', readonly: true, context: ALL },
     status: { description: 'A named status for the theme.', type: 'string', enum: ['inactive', 'active'], context: ALL },
   },

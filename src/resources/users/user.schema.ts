@@ -1,4 +1,4 @@
-import { type ItemSchema } from '../../rest/schema.js';
+import { type ItemSchema, URI_OR_EMPTY } from '../../rest/schema.js';
 import { metaSchema } from '../../registry/meta.js';
 
 const ALL = ['view', 'embed', 'edit'] as const;
@@ -24,7 +24,7 @@ export const userSchema: ItemSchema = {
       format: 'uri',
       context: [...ALL],
       // WordPress sends an empty string for a user without one.
-      response: { format: undefined, anyOf: [{ format: 'uri' }, { enum: [''] }] },
+      response: URI_OR_EMPTY,
     },
     description: { description: 'Description of the user.', type: 'string', context: [...ALL] },
     link: { description: 'Author URL of the user.', type: 'string', format: 'uri', context: [...ALL], readonly: true },
