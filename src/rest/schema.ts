@@ -41,6 +41,12 @@ export interface FieldSchema {
   anyOf?: FieldSchema[];
   oneOf?: FieldSchema[];
   /**
+   * Values to start from (JSON Schema's `examples`). The OpenAPI document gives a path
+   * parameter's as its examples: a generator (schemathesis) then knows the shapes an id takes,
+   * and that a `/` in it (`<theme>//<slug>`, `<folder>/<file>`) is meant.
+   */
+  examples?: readonly unknown[];
+  /**
    * How responses show the field where that differs from what a request may send (WordPress's
    * schema describes input): `trash` among statuses, `null` where a value may be missing.
    * Only the OpenAPI document reads it.

@@ -4,6 +4,7 @@ import { schemaError } from '../../rest/errors.js';
 import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { validateThemeSettings, validateThemeStyles } from '../../themes/theme-schemas.js';
+import { STYLESHEET_EXAMPLES } from '../themes/theme.schema.js';
 
 const ALL = ['view', 'embed', 'edit'] as const;
 const VIEW_EDIT = ['view', 'edit'] as const;
@@ -53,5 +54,5 @@ export const globalStylesUpdateArgs: ArgSpecs = {
 };
 
 export const stylesheetArg: ArgSpecs = {
-  stylesheet: { description: 'The theme identifier', type: 'string' },
+  stylesheet: { description: 'The theme identifier', type: 'string', examples: STYLESHEET_EXAMPLES },
 };

@@ -17,7 +17,8 @@ const everyField = (req: RestRequest) => {
 };
 
 const pluginArg = {
-  plugin: { description: 'The plugin file.', type: 'string', pattern: '^[^.\\/]+(?:\\/[^.\\/]+)?$' },
+  // `<folder>/<file>`, as the packages of the project's plugin directory are named.
+  plugin: { description: 'The plugin file.', type: 'string', pattern: '^[^.\\/]+(?:\\/[^.\\/]+)?$', examples: ['reading-time/reading-time', 'hello-blocks/hello-blocks'] },
 } as const;
 
 export const pluginRoutes = defineRoutes<Deps>('cms/v2', [

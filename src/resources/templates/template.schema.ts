@@ -72,7 +72,10 @@ export function templateCollectionArgs(schema: ItemSchema): ArgSpecs {
   };
 }
 
-export const templateIdArg: ArgSpecs = { id: { description: 'The id of a template', type: 'string' } };
+export const templateIdArg: ArgSpecs = {
+  // `<theme>//<slug>`: the default theme's own templates and parts (`index`, `header`) are examples.
+  id: { description: 'The id of a template', type: 'string', examples: ['cornerstone//index', 'cornerstone//header'] },
+};
 
 export function templateWriteArgs(schema: ItemSchema, mode: 'create' | 'update'): ArgSpecs {
   return mode === 'create' ? argsFromSchema(schema, 'create') : { ...templateIdArg, ...argsFromSchema(schema, 'update') };

@@ -98,10 +98,12 @@ export const themeCollectionArgs: ArgSpecs = {
   },
 };
 
-export const themeItemArgs: ArgSpecs = {
-  stylesheet: { description: "The theme's stylesheet. This uniquely identifies the theme.", type: 'string' },
-  context: contextArg(themeSchema),
-};
-
 /** WordPress's stylesheet pattern: one or two path segments, none of `:<>*?"|`. */
 export const STYLESHEET_PATTERN = '[^\\/:<>\\*\\?"\\|]+(?:\\/[^\\/:<>\\*\\?"\\|]+)?';
+/** A theme's folder, or a folder in a folder of themes (`<group>/<theme>`), as WordPress allows. */
+export const STYLESHEET_EXAMPLES = ['cornerstone', 'collection/cornerstone'];
+
+export const themeItemArgs: ArgSpecs = {
+  stylesheet: { description: "The theme's stylesheet. This uniquely identifies the theme.", type: 'string', examples: STYLESHEET_EXAMPLES },
+  context: contextArg(themeSchema),
+};
