@@ -56,7 +56,7 @@ export async function startWorkers(count: number, env: Record<string, string>, l
         if (!ready) return reject(new WorkerStartFailed(`a service worker exited during start-up (code ${code}, signal ${signal})`));
         if (stopping()) return;
         if (code === 0 || signal === 'SIGTERM' || signal === 'SIGINT') {
-          logger.warn({ worker: worker.process.pid, code, signal }, 'worker was stopped; stopping the service');
+          logger.warn({ worker: worker.process.pid, code, signal }, 'worker was stopped; not replacing it');
           shutdown?.request('a worker stopped');
           return;
         }

@@ -131,7 +131,7 @@ export async function superviseProcess(spec: ProcessSpec, logger: Logger, shutdo
       if (halted.aborted) return;
       const code = running.watchdog.exitCode;
       if (code === 0) {
-        logger.warn({ pid: running.pid }, `${spec.name} was stopped; stopping the service`);
+        logger.warn({ pid: running.pid }, `${spec.name} was stopped; not restarting it`);
         shutdown?.request(`${spec.name} stopped`);
         return;
       }
