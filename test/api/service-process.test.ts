@@ -123,7 +123,7 @@ describe('the service process', () => {
         .filter((process) => started.some((old) => old.pid === process.pid) || names(process.pid, dataDir))
         .map((process) => `${process.pid} (parent ${process.ppid}): ${process.command}`);
       expect(left).toEqual([]);
-      const restarts = service.lines().filter((line) => Number(line.level) >= 40 && /restart|another/.test(String(line.msg)));
+      const restarts = service.lines().filter((line) => Number(line.level) >= 40 && /exited; restarting it$|starting another$/.test(String(line.msg)));
       expect(restarts).toEqual([]);
     }, 180_000);
   });
