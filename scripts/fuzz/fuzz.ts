@@ -6,10 +6,10 @@
  * checks: no server error, statuses, content types, headers and bodies as the document says, and
  * no deleted resource still served.
  *
- *   npm run test:fuzz [-- --examples 50] [--scenarios 200] [--long] [--phases fuzzing,stateful] [--seed N]
+ *   npm run test:fuzz [-- --examples 80] [--scenarios 200] [--long] [--phases fuzzing,stateful] [--seed N]
  *
  * `--examples` bounds the cases per operation of the fuzzing phase, `--scenarios` the stateful
- * phase's sequences of linked calls; the defaults fit CI (about 12 minutes on two cores). The seed
+ * phase's sequences of linked calls; the defaults fit CI (about 10 minutes on two cores). The seed
  * is new on every run, so that each run (CI's included) tries other cases, and is printed with the
  * command that replays the run: `--seed N` with the same sizes. `--long` (or FUZZ_LONG=1) runs
  * every phase, 200 cases per operation and 500 scenarios; FUZZ_EXAMPLES, FUZZ_SCENARIOS,
@@ -49,8 +49,8 @@ const { values: flags } = parseArgs({
   },
 });
 const long = flags.long || process.env.FUZZ_LONG === '1';
-// Each case per operation costs the run about 12 s (both identities, two cores): 50 fit CI's time.
-const examples = Number(flags.examples ?? process.env.FUZZ_EXAMPLES ?? (long ? 200 : 50));
+// Each case per operation costs the run about 6 s (both identities, two cores): 80 fit CI's time.
+const examples = Number(flags.examples ?? process.env.FUZZ_EXAMPLES ?? (long ? 200 : 80));
 const scenarios = Number(flags.scenarios ?? process.env.FUZZ_SCENARIOS ?? (long ? 500 : 200));
 const phases = flags.phases ?? process.env.FUZZ_PHASES ?? (long ? 'coverage,fuzzing,stateful' : 'fuzzing,stateful');
 // A fixed seed tries the same cases on every run and never finds what they miss.
