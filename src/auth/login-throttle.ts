@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
-import { type Db, MongoServerError, type ObjectId } from 'mongodb';
+import { type Db, type ObjectId } from 'mongodb';
 import { defineRestErrorWith } from '../rest/errors.js';
-import { type IndexSpec } from '../store/mongo.js';
+import { isDuplicateKey, type IndexSpec } from '../store/mongo.js';
 
 export interface ThrottleLimits {
   /**
@@ -174,7 +174,7 @@ export function loginThrottle(db: Db, limits: ThrottleLimits, clock: () => Date)
       try {
         await slots.insertOne({ account, slot, at: new Date(slot * delay) });
       } catch (error) {
-        if (error instanceof MongoServerError && error.code === 11000) continue; // taken meanwhile: look again
+        if (isDuplicateKey(error)) continue; // taken meanwhile: look again
         throw error;
       }
       // A timer may fire a moment early: the check starts at the slot's time, never before.
