@@ -57,6 +57,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     siteName: SITE_NAME,
     bodyLimitBytes: deps.config.bodyLimitBytes,
     trustedProxies: deps.config.trustedProxies,
+    anonymousBodyLimitBytes: deps.config.anonymousBodyLimitBytes,
     logger: deps.logger,
     authenticate: options.authenticate ?? deps.auth.authenticate,
     isHealthy: () => isDatabaseUp(deps.store.db),

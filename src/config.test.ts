@@ -12,6 +12,9 @@ describe('loadConfig', () => {
       dataDir: path.resolve('data'),
       cacheDir: '/home/someone/.cache/cms-service',
       logLevel: 'info',
+      bodyLimitBytes: 16 * 1024 * 1024,
+      anonymousBodyLimitBytes: 64 * 1024,
+      eventLoopReport: undefined,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -25,6 +28,7 @@ describe('loadConfig', () => {
     [{ CMS_TRUSTED_PROXIES: '10.0.0.0/33' }, /CMS_TRUSTED_PROXIES.*invalid range/],
     [{ CMS_TRUSTED_PROXIES: '101' }, /CMS_TRUSTED_PROXIES must be a whole number from 0 to 100/],
     [{ CMS_LOGIN_SLOWDOWN_MS: '0' }, /CMS_LOGIN_SLOWDOWN_MS/],
+    [{ CMS_ANONYMOUS_BODY_LIMIT_BYTES: '64k' }, /CMS_ANONYMOUS_BODY_LIMIT_BYTES must be a whole number/],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

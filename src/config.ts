@@ -20,6 +20,11 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Largest request body accepted, in bytes. */
   readonly bodyLimitBytes: number;
+  /**
+   * Largest body of a request that carries no credentials (`CMS_ANONYMOUS_BODY_LIMIT_BYTES`),
+   * refused before it is read: an anonymous caller may not write anything large.
+   */
+  readonly anonymousBodyLimitBytes: number;
   /** Largest media file accepted by an upload (`CMS_MAX_UPLOAD_BYTES`), counted as it streams in. */
   readonly maxUploadBytes: number;
   /** How long a shutdown waits for requests in flight. */
@@ -57,6 +62,11 @@ export interface Config {
   readonly themesDir: string;
   /** Where plugin packages are installed from (`CMS_PLUGIN_DIRECTORY`); by default the package's own `plugin-directory/`. */
   readonly pluginDirectory: string;
+  /**
+   * `CMS_EVENT_LOOP_REPORT`: a file each process appends its event-loop delay to (one JSON line),
+   * at exit and on SIGUSR2; for `npm run bench:event-loop`. Unset: nothing is measured.
+   */
+  readonly eventLoopReport: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -72,7 +82,9 @@ export function loadConfig(env: Env): Config {
     dataDir: path.resolve(text(env, 'CMS_DATA_DIR', './data')),
     cacheDir: path.resolve(text(env, 'CMS_CACHE_DIR', defaultCacheDir(env))),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
-    bodyLimitBytes: integer(env, 'CMS_BODY_LIMIT_BYTES', 64 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
+    // MongoDB's largest document: a larger body could only be refused once parsed, as too large to store.
+    bodyLimitBytes: integer(env, 'CMS_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
+    anonymousBodyLimitBytes: integer(env, 'CMS_ANONYMOUS_BODY_LIMIT_BYTES', 64 * 1024, 1, Number.MAX_SAFE_INTEGER),
     maxUploadBytes: integer(env, 'CMS_MAX_UPLOAD_BYTES', 1024 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     shutdownTimeoutMs: integer(env, 'CMS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     adminUser: text(env, 'CMS_ADMIN_USER', 'admin'),
@@ -89,6 +101,7 @@ export function loadConfig(env: Env): Config {
     theme: text(env, 'CMS_THEME', 'cornerstone'),
     themesDir: path.resolve(text(env, 'CMS_THEMES_DIR', path.join(packageRoot(), 'themes'))),
     pluginDirectory: path.resolve(text(env, 'CMS_PLUGIN_DIRECTORY', path.join(packageRoot(), 'plugin-directory'))),
+    eventLoopReport: env.CMS_EVENT_LOOP_REPORT?.trim() ? path.resolve(env.CMS_EVENT_LOOP_REPORT.trim()) : undefined,
   });
 }
 

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { reportEventLoopDelay } from './event-loop-report.js';
 import { createLogger, type Logger } from './logger.js';
 import { resources } from './resources/index.js';
 import { startService } from './service.js';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel);
+  const eventLoop = config.eventLoopReport ? reportEventLoopDelay(config.eventLoopReport, cluster.isWorker ? 'worker' : 'primary') : undefined;
   // A broken theme stops start-up before anything else is started, naming the file.
   let themes: Themes;
   try {
@@ -30,7 +32,7 @@ async function main(): Promise<void> {
     console.error(`Theme error: ${error.message}`);
     process.exit(1);
   }
-  if (cluster.isWorker) return serveAsWorker(config, logger, themes, shutdown);
+  if (cluster.isWorker) return serveAsWorker(config, logger, themes, shutdown, () => eventLoop?.serving());
 
   let database;
   try {
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   logger.info({ url: service.siteUrl, api: `${service.siteUrl}/cms-json/`, workers: config.workers }, 'listening');
+  eventLoop?.serving();
 
   stopWhenRequested(shutdown, logger, async () => {
     await service.stop();
@@ -65,8 +68,9 @@ async function main(): Promise<void> {
 }
 
 /** A process forked by `startWorkers`: the database is the primary's, given as MONGODB_URI. */
-async function serveAsWorker(config: Config, logger: Logger, themes: Themes, shutdown: Shutdown): Promise<void> {
+async function serveAsWorker(config: Config, logger: Logger, themes: Themes, shutdown: Shutdown, serving: () => void): Promise<void> {
   const service = await startService({ config, logger, resources, databaseUri: config.mongodbUri!, themes });
+  serving();
   announceReady(service.siteUrl);
   stopWhenRequested(shutdown, logger, () => service.stop());
 }

@@ -18,6 +18,34 @@ interface CompiledArg<R> {
 
 export type CompiledArgs<R> = CompiledArg<R>[];
 
+/**
+ * Items a list argument may hold, unless it states its own `maxItems`: WordPress bounds none (an
+ * `include` list is as long as the URL), but each item is a term of the query or a check, and a
+ * list of 100,000 ids is a scan. 1,000 is ten pages of 100 by `include`, and more ids, tags or
+ * categories than any one request names.
+ */
+export const MAX_LIST_ITEMS = 1000;
+/** Characters a `search` argument may have, unless it states its own `maxLength` (WordPress: none). */
+export const MAX_SEARCH_LENGTH = 500;
+
+/**
+ * The arguments with the bounds every client-sized one gets unless it states its own: each list
+ * at most `MAX_LIST_ITEMS`, a search term at most `MAX_SEARCH_LENGTH` characters. Applied when a
+ * route is registered, so OPTIONS, the index and the OpenAPI document show them, and a longer
+ * value is refused (400 `rest_invalid_param` naming it) before the handler runs.
+ */
+export function withClientBounds<R>(args: ArgSpecs<R>): ArgSpecs<R> {
+  const bounded: ArgSpecs<R> = {};
+  for (const [name, spec] of Object.entries(args)) {
+    const types = typesOf(spec);
+    let out = spec;
+    if (types.includes('array') && out.maxItems === undefined) out = { ...out, maxItems: MAX_LIST_ITEMS };
+    if (name === 'search' && types.includes('string') && out.maxLength === undefined) out = { ...out, maxLength: MAX_SEARCH_LENGTH };
+    bounded[name] = out;
+  }
+  return bounded;
+}
+
 /** One validator per argument, compiled when the route is registered. */
 export function compileArgs<R>(args: ArgSpecs<R>, ajv: Ajv): CompiledArgs<R> {
   return Object.entries(args).map(([name, spec]) => ({ name, spec, check: compileField(ajv, spec) }));

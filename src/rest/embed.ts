@@ -3,14 +3,41 @@ import { type EmbedRequest, type Link } from './links.js';
 type Fetch = (href: string) => Promise<unknown>;
 
 /**
+ * How many embedded resources one response fetches at once. A page of 100 posts embeds a few
+ * hundred (authors, each post's terms, media: WordPress fetches them all, and so does this);
+ * fetched all at once they were as many queries at once, and the process and its database were
+ * busy with one response while other requests waited.
+ */
+export const EMBED_CONCURRENCY = 4;
+
+/** `fetch`, with at most `concurrency` calls under way; the others wait their turn in order. */
+function inTurn(fetch: Fetch, concurrency: number): Fetch {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (href) => {
+    if (running < concurrency) running++;
+    // A finished call hands its place to the next waiting one.
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await fetch(href);
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
+/**
  * Adds `_embedded` next to `_links` (`WP_REST_Server::embed_links`): every embeddable link of the
  * asked-for relations is fetched once per response; other entries hold `[]` so positions line up,
  * and a relation with nothing embeddable is left out.
  */
 export async function embedLinks(data: unknown, embed: EmbedRequest, fetch: Fetch): Promise<unknown> {
   const cache = new Map<string, Promise<unknown>>();
+  const fetchInTurn = inTurn(fetch, EMBED_CONCURRENCY);
   const cachedFetch = (href: string) => {
-    if (!cache.has(href)) cache.set(href, fetch(href));
+    if (!cache.has(href)) cache.set(href, fetchInTurn(href));
     return cache.get(href)!;
   };
   const embedItem = async (item: unknown) => {

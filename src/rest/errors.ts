@@ -149,6 +149,8 @@ export const ItemTooLarge = defineRestError('rest_item_too_large', 'The item wou
 export const NonFiniteNumber = defineRestError('rest_invalid_param', 'Invalid parameter(s): numbers must be finite.', 400);
 /** PHP's `max_input_nesting_level` (64) for query and form keys; `json_decode`'s depth (512) for JSON. */
 export const InputTooDeep = defineRestError('rest_invalid_param', 'Invalid parameter(s): nested too deeply.', 400);
+/** PHP's `max_input_vars` (1000) for a query string or form body, refused rather than cut short. */
+export const TooManyParameters = defineRestErrorWith('rest_invalid_param', 400, (max: number) => `Invalid parameter(s): more than ${max} parameters.`);
 export const UnsupportedBodyEncoding = defineRestError('rest_unsupported_encoding', "The request body's charset or Content-Encoding is not supported.", 415);
 export const UnreadableBody = defineRestError('rest_invalid_body', 'The request body could not be read.', 400);
 export const HeadersTooLarge = defineRestError('rest_headers_too_large', "The request's URL or headers are larger than this site accepts.", 431);

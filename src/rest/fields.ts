@@ -1,8 +1,21 @@
-/** `_fields=a,b.c` or `_fields[]=a&_fields[]=b.c`, trimmed, as a list of dot paths. */
+import { boundedList } from './client-input.js';
+
+/**
+ * How many names `_fields` may hold, and how long they may be together. WordPress sets no bound;
+ * every name is looked for in every field of every item, so an unbounded list costs
+ * `items x fields x names` (4 million names kept a process busy for seconds), while a client
+ * names a few dozen fields at most (every field of a post, dotted paths included, is under 60).
+ */
+export const MAX_FIELDS = 100;
+export const MAX_FIELDS_LENGTH = 4096;
+
+/**
+ * `_fields=a,b.c` or `_fields[]=a&_fields[]=b.c`, trimmed, as a list of dot paths; a longer list
+ * than the bounds allow is refused (400 `rest_invalid_param` naming `_fields`) before it is split.
+ */
 export function parseFieldList(value: unknown): string[] | null {
   if (value === undefined || value === null) return null;
-  const parts = Array.isArray(value) ? value.map(String) : String(value).split(/[\s,]+/);
-  return parts.map((part) => part.trim()).filter((part) => part !== '');
+  return boundedList('_fields', value, { maxItems: MAX_FIELDS, maxLength: MAX_FIELDS_LENGTH, separator: /[\s,]+/ });
 }
 
 /** Whether `field` (a top-level or dotted name) is asked for by `fields`; everything is when nothing was asked. */

@@ -1,3 +1,5 @@
+import { boundedList } from './client-input.js';
+
 /** One link object: `href` plus attributes such as `embeddable`, `count`, `taxonomy`. */
 export interface Link {
   href: string;
@@ -30,9 +32,17 @@ export function compactLinks(links: Links): Links {
 /** `_embed`: null when absent, true for every embeddable relation, or the listed relation names. */
 export type EmbedRequest = null | true | string[];
 
+/**
+ * How many relations `_embed` may name, and how long they may be together: WordPress sets no
+ * bound, and has fewer than twenty relations (a name may be a full URI, `https://api.w.org/term`).
+ */
+export const MAX_EMBED_RELATIONS = 32;
+export const MAX_EMBED_LENGTH = 1024;
+
+/** `rest_parse_embed_param`; a longer list than the bounds allow is refused (400 `rest_invalid_param` naming `_embed`). */
 export function parseEmbed(value: unknown): EmbedRequest {
   if (value === undefined) return null;
-  const text = Array.isArray(value) ? value.join(',') : String(value);
-  if (text === '' || text === '1' || text === 'true' || text === '0') return true;
-  return text.split(',').map((rel) => rel.trim()).filter(Boolean);
+  const rels = boundedList('_embed', value, { maxItems: MAX_EMBED_RELATIONS, maxLength: MAX_EMBED_LENGTH, separator: /,/, splitEntries: true });
+  if (rels.length === 0 || (rels.length === 1 && ['1', 'true', '0'].includes(rels[0]))) return true;
+  return rels;
 }

@@ -1,5 +1,5 @@
 import { type Ajv } from 'ajv';
-import { applyArgs, compileArgs, type CompiledArgs } from './args.js';
+import { applyArgs, compileArgs, withClientBounds, type CompiledArgs } from './args.js';
 import { clientInput, parseQueryString } from './client-input.js';
 import { embedLinks } from './embed.js';
 import { asRestError, Forbidden, InvalidJson, NoRoute, RestError } from './errors.js';
@@ -73,7 +73,10 @@ export class RestServer<D> {
         pattern,
         namespace: spec.namespace,
         regex: new RegExp(`^${pattern.replace(/\(\?P</g, '(?<')}$`, 'i'),
-        endpoints: spec.endpoints.map((endpoint) => ({ spec: endpoint, args: compileArgs(endpoint.args ?? {}, this.ajv) })),
+        endpoints: spec.endpoints.map((declared) => {
+          const endpoint = { ...declared, args: withClientBounds(declared.args ?? {}) };
+          return { spec: endpoint, args: compileArgs(endpoint.args, this.ajv) };
+        }),
         spec,
       });
     }
@@ -100,7 +103,13 @@ export class RestServer<D> {
 
   /** Serves a request from the outside: dispatch, then links, `_embed`, `_fields`, pagination headers and `_envelope`. */
   async serve(incoming: IncomingRequest, apiRoot: string): Promise<RestResult> {
-    const embed = parseEmbed(incoming.query._embed);
+    let embed: EmbedRequest;
+    try {
+      embed = parseEmbed(incoming.query._embed);
+    } catch (error) {
+      const refused = errorResult(error);
+      return { status: refused.status, headers: refused.headers, body: refused.data };
+    }
     const result = await this.dispatch(incoming, apiRoot, { embedding: embed !== null });
     if (result.stream) return { status: result.status, headers: result.headers, body: null, stream: result.stream };
     const { status, headers, body } = await this.present(result, apiRoot, embed);
@@ -138,7 +147,7 @@ export class RestServer<D> {
     const matched = this.matchEndpoint(incoming, apiRoot, options);
     if (!matched) return errorResult(new NoRoute());
     const invalid = await this.validate(matched, incoming, options);
-    return this.respond(matched, invalid);
+    return this.respond(matched, invalid, options);
   }
 
   /** The endpoint a request reaches, with its request (`WP_REST_Server::match_request_to_handler`); undefined for none. */
@@ -166,6 +175,8 @@ export class RestServer<D> {
       if (incoming.jsonError !== undefined) {
         throw new InvalidJson({ json_error_code: 4, json_error_message: incoming.jsonError });
       }
+      // Read before the arguments, whose checks may read the database: an oversized list is refused first.
+      request.fields = options.embedded ? null : parseFieldList(request.params._fields);
       if (options.embedded) {
         const perPage = endpoint.spec.args?.per_page;
         if (perPage && request.params.per_page === undefined) request.params.per_page = perPage.maximum ?? 100;
@@ -186,7 +197,6 @@ export class RestServer<D> {
         };
       }
       request.context = (request.params.context as Context | undefined) ?? (isRead(request.method) ? 'view' : 'edit');
-      request.fields = options.embedded ? null : parseFieldList(request.params._fields);
       return undefined;
     } catch (error) {
       if (!(error instanceof RestError)) request.log.error({ err: error, route: route.pattern }, 'request failed');
@@ -198,12 +208,13 @@ export class RestServer<D> {
    * Answers a matched request (`WP_REST_Server::respond_to_request`): with `error` when its
    * arguments were refused, else through its permission check and handler; then `Allow`.
    */
-  async respond(matched: MatchedEndpoint<D>, error?: unknown): Promise<Dispatched<D>> {
+  async respond(matched: MatchedEndpoint<D>, error?: unknown, options: { embedded?: boolean } = {}): Promise<Dispatched<D>> {
     const { route, endpoint, request } = matched;
     const outcome = error === undefined ? await this.run(route, endpoint, request) : errorResult<D>(error);
     outcome.headers = { ...outcome.headers };
     // Without a database the permission checks cannot answer either: each would wait out the timeout.
-    const allow = outcome.status === 503 ? [] : await this.allowedMethods(route, request);
+    // An embedded answer's headers are dropped: its `Allow` would be one permission check per endpoint for nothing.
+    const allow = outcome.status === 503 || options.embedded ? [] : await this.allowedMethods(route, request);
     if (allow.length) outcome.headers.Allow = allow.join(', ');
     return { ...outcome, request, route };
   }

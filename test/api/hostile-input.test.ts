@@ -1,5 +1,13 @@
+import http from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LIST_ITEMS, MAX_SEARCH_LENGTH } from '../../src/rest/args.js';
+import { MAX_JSON_VALUES, MAX_PARAMS } from '../../src/rest/client-input.js';
+import { MAX_FIELDS, MAX_FIELDS_LENGTH } from '../../src/rest/fields.js';
+import { MAX_EMBED_RELATIONS } from '../../src/rest/links.js';
 import { splitRoutePattern } from '../../src/rest/route.js';
+import { MAX_DIFF_EDITS } from '../../src/resources/revisions/revision.diff.js';
+import { currentServiceWork } from '../../src/store/service-work.js';
 import { createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
 
 // Hostile names and values through every parameter and body field the discovery index lists: no
@@ -637,5 +645,198 @@ describe('the HTTP boundary', () => {
       check(failures, `GET ?rest_route=/cms/v2/posts&${query}`, response, expected);
     }
     expect(failures).toEqual([]);
+  });
+});
+
+// Every input whose size the client chooses is bounded before the work it would cause: a 35 MB
+// `_fields` list once kept a process busy for seconds. Each refusal below is shown to cost the
+// service nothing: the request sends no command to the database (this app keeps no response cache,
+// whose freshness check would be one).
+describe('client-sized inputs, refused before any work', () => {
+  let bounded: TestApp;
+  let commands: string[] = [];
+  let admin: Record<string, string>;
+
+  beforeAll(async () => {
+    bounded = await createTestApp({
+      env: { CMS_RESPONSE_CACHE_BYTES: '0' },
+      // Only what serving a request sends: start-up's own work may still be finishing.
+      onCommand: (event) => {
+        if (currentServiceWork() === 'request') commands.push(`${event.commandName} ${String(event.command[event.commandName])}`);
+      },
+    });
+    admin = bounded.admin;
+    // The administrator's first request reads its account; later ones within a second do not.
+    await bounded.api('GET', '/cms/v2/users/me', { headers: admin });
+  }, 60_000);
+  afterAll(async () => {
+    await bounded?.stop();
+  });
+
+  /** The answer to `request`, and the database commands sent while it was served. */
+  async function counted(request: () => Promise<ApiResponse>): Promise<{ response: ApiResponse; commands: string[] }> {
+    commands = [];
+    requests++;
+    const response = await request();
+    await nextTurn();
+    return { response, commands };
+  }
+
+  /** A request with any method and body (fetch sends none with GET), answered before its body is read if the service so chooses. */
+  function raw(method: string, route: string, options: { headers?: Record<string, string>; body?: string; contentType?: string; chunked?: boolean } = {}): Promise<ApiResponse> {
+    return new Promise((resolve, reject) => {
+      const body = options.body === undefined ? undefined : Buffer.from(options.body);
+      const request = http.request(`${bounded.apiRoot}${route}`, {
+        method,
+        headers: {
+          ...options.headers,
+          ...(body ? { 'Content-Type': options.contentType ?? 'application/json' } : {}),
+          ...(body ? (options.chunked ? { 'Transfer-Encoding': 'chunked' } : { 'Content-Length': String(body.length) }) : {}),
+        },
+      });
+      request.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          resolve({ status: response.statusCode ?? 0, headers: new Headers(response.headers as Record<string, string>), body: text ? JSON.parse(text) : text, text });
+        });
+      });
+      // An answer given before the body was read may cut the upload short: the answer is what counts.
+      request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+      if (body && options.chunked) {
+        // Sent in pieces without a declared length: the limit is counted as it arrives.
+        for (let at = 0; at < body.length; at += 16_384) request.write(body.subarray(at, at + 16_384));
+        request.end();
+      } else request.end(body);
+    });
+  }
+
+  /**
+   * Refused with `status` and `code` (and, for a parameter, named in `data.params` with `detail`'s
+   * code), costing no database command; but for a body larger than an anonymous caller may send,
+   * whose sender is authenticated before it is read (`authenticated`: its account may be read).
+   */
+  async function expectRefusedUnread(request: () => Promise<ApiResponse>, status: number, code: string, param?: { name: string; detail: string }, { authenticated = false } = {}) {
+    const { response, commands: sent } = await counted(request);
+    expect(response.status, response.text.slice(0, 300)).toBe(status);
+    expect(response.body).toMatchObject({ code, data: { status } });
+    if (param) {
+      expect(Object.keys(response.body.data.params)).toEqual([param.name]);
+      expect(response.body.data.details[param.name]).toMatchObject({ code: param.detail, data: { param: param.name } });
+    }
+    const work = authenticated ? sent.filter((command) => command !== 'find users') : sent;
+    expect(work, 'database commands the refused request caused').toEqual([]);
+  }
+
+  const names = (count: number, prefix = 'f') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+  it('refuses an anonymous body larger than an anonymous caller may send (413) unread, a logged-in caller\'s of the same size is read', async () => {
+    const body = JSON.stringify({ _fields: names(150_000).join(',') });
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    await expectRefusedUnread(() => raw('GET', '/cms/v2/posts?per_page=100', { body }), 413, 'rest_request_too_large');
+    await expectRefusedUnread(() => raw('POST', '/cms/v2/posts', { body }), 413, 'rest_request_too_large');
+    // Of unknown length (chunked): counted as it arrives, whatever parses it.
+    await expectRefusedUnread(() => raw('GET', '/cms/v2/posts', { body, chunked: true }), 413, 'rest_request_too_large');
+    // Many small fields, each within the limit, together past it.
+    const multipart = `${names(500, 'p').map((name) => `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${'x'.repeat(200)}\r\n`).join('')}--b--\r\n`;
+    await expectRefusedUnread(() => raw('POST', '/cms/v2/posts', { body: multipart, contentType: 'multipart/form-data; boundary=b', chunked: true }), 413, 'rest_request_too_large');
+    await expectRefusedUnread(() => raw('POST', '/cms/v2/posts', { body: multipart, contentType: 'multipart/form-data; boundary=b' }), 413, 'rest_request_too_large');
+    // The administrator may send as much; this one is refused for its `_fields`, not its size.
+    const { response } = await counted(() => raw('GET', '/cms/v2/posts', { body, headers: admin }));
+    expect(response.status).toBe(400);
+    expect(response.body.data.params).toHaveProperty('_fields');
+  });
+
+  it(`refuses _fields of more than ${MAX_FIELDS} names or ${MAX_FIELDS_LENGTH} characters, in the query or the body`, async () => {
+    await expectRefusedUnread(() => bounded.api('GET', `/cms/v2/posts?_fields=${names(MAX_FIELDS + 1).join(',')}`), 400, 'rest_invalid_param', { name: '_fields', detail: 'rest_too_many_items' });
+    await expectRefusedUnread(() => bounded.api('GET', `/cms/v2/posts?_fields=${'a'.repeat(MAX_FIELDS_LENGTH + 1)}`), 400, 'rest_invalid_param', { name: '_fields', detail: 'rest_too_long' });
+    await expectRefusedUnread(() => raw('GET', '/cms/v2/posts', { body: JSON.stringify({ _fields: names(1000) }), headers: admin }), 400, 'rest_invalid_param', { name: '_fields', detail: 'rest_too_long' });
+    await expectRefusedUnread(() => raw('POST', '/cms/v2/posts', { body: JSON.stringify({ title: 'x', _fields: Array(MAX_FIELDS + 1).fill('id') }), headers: admin }), 400, 'rest_invalid_param', { name: '_fields', detail: 'rest_too_many_items' });
+    // Within the bounds, and as a list of scalars only (`wp_parse_list`), it filters as before.
+    const within = await bounded.api('GET', `/cms/v2/posts?_fields=${['id', ...names(MAX_FIELDS - 1)].join(',')}`);
+    expect(within.status).toBe(200);
+  });
+
+  it(`refuses _embed naming more than ${MAX_EMBED_RELATIONS} relations`, async () => {
+    await expectRefusedUnread(() => bounded.api('GET', `/cms/v2/posts?_embed=${names(MAX_EMBED_RELATIONS + 1, 'rel').join(',')}`), 400, 'rest_invalid_param', { name: '_embed', detail: 'rest_too_many_items' });
+    await expectRefusedUnread(() => bounded.api('GET', `/cms/v2/posts?_embed=${'a'.repeat(2000)}`), 400, 'rest_invalid_param', { name: '_embed', detail: 'rest_too_long' });
+  });
+
+  it('refuses a _jsonp callback longer than 128 characters', async () => {
+    const { response, commands: sent } = await counted(() => bounded.api('GET', `/cms/v2/posts?_jsonp=${'f'.repeat(129)}`));
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.text)).toMatchObject({ code: 'rest_callback_invalid' });
+    expect(sent).toEqual([]);
+  });
+
+  it(`refuses more than ${MAX_PARAMS} parameters in a query string (400), a form body or a multipart body (413)`, async () => {
+    const pairs = names(MAX_PARAMS + 1, 'p').map((name) => `${name}=1`).join('&');
+    await expectRefusedUnread(() => bounded.api('GET', `/cms/v2/posts?${pairs}`), 400, 'rest_invalid_param');
+    await expectRefusedUnread(() => raw('POST', '/cms/v2/posts', { body: `title=x&${pairs}`, contentType: 'application/x-www-form-urlencoded', headers: admin }), 413, 'rest_request_too_large');
+    const multipart = `${names(MAX_PARAMS + 1, 'p').map((name) => `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n1\r\n`).join('')}--b--\r\n`;
+    await expectRefusedUnread(() => raw('POST', '/cms/v2/posts', { body: multipart, contentType: 'multipart/form-data; boundary=b', headers: admin }), 413, 'rest_request_too_large');
+  });
+
+  it(`refuses a JSON body of more than ${MAX_JSON_VALUES} values (413) before parsing it, declared or chunked`, async () => {
+    const members = names(MAX_JSON_VALUES + 1, 'k').map((key) => `"${key}":1`).join(',');
+    const body = `{"title":"Wide","meta":{${members}}}`;
+    const asAdmin = { authenticated: true };
+    await expectRefusedUnread(() => raw('POST', '/cms/v2/posts', { body, headers: admin }), 413, 'rest_request_too_large', undefined, asAdmin);
+    await expectRefusedUnread(() => raw('POST', '/cms/v2/posts', { body, headers: admin, chunked: true }), 413, 'rest_request_too_large', undefined, asAdmin);
+    const list = `{"title":"Long","tags":[${Array(MAX_JSON_VALUES + 1).fill('""').join(',')}]}`;
+    await expectRefusedUnread(() => raw('POST', '/cms/v2/posts', { body: list, headers: admin }), 413, 'rest_request_too_large', undefined, asAdmin);
+    // Commas, brackets and braces inside strings are text, not values.
+    const text = await bounded.api('POST', '/cms/v2/posts', { headers: admin, json: { title: 'Commas', content: '{[,'.repeat(MAX_JSON_VALUES) } });
+    expect(text.status).toBe(201);
+  });
+
+  it(`refuses a list argument of more than ${MAX_LIST_ITEMS} items, however it is sent`, async () => {
+    const ids = Array.from({ length: MAX_LIST_ITEMS + 1 }, (_, i) => i + 1);
+    const include = { name: 'include', detail: 'rest_too_many_items' };
+    await expectRefusedUnread(() => bounded.api('GET', `/cms/v2/posts?include=${ids.join(',')}`), 400, 'rest_invalid_param', include);
+    await expectRefusedUnread(() => raw('GET', '/cms/v2/posts', { body: JSON.stringify({ include: ids }) }), 400, 'rest_invalid_param', include);
+    await expectRefusedUnread(() => bounded.api('GET', `/cms/v2/categories?exclude=${ids.join(',')}`), 400, 'rest_invalid_param', { name: 'exclude', detail: 'rest_too_many_items' });
+    await expectRefusedUnread(() => bounded.api('GET', `/cms/v2/posts?slug=${names(MAX_LIST_ITEMS + 1, 's').join(',')}`), 400, 'rest_invalid_param', { name: 'slug', detail: 'rest_too_many_items' });
+  });
+
+  it(`refuses a search term longer than ${MAX_SEARCH_LENGTH} characters`, async () => {
+    const search = 'a'.repeat(MAX_SEARCH_LENGTH + 1);
+    for (const route of ['/cms/v2/posts', '/cms/v2/pages', '/cms/v2/categories', '/cms/v2/tags', '/cms/v2/media']) {
+      await expectRefusedUnread(() => bounded.api('GET', `${route}?search=${search}`), 400, 'rest_invalid_param', { name: 'search', detail: 'rest_too_long' });
+    }
+    const within = await bounded.api('GET', `/cms/v2/posts?search=${'a'.repeat(MAX_SEARCH_LENGTH)}`);
+    expect(within.status).toBe(200);
+  });
+
+  it('states the bounds of every list and search argument in the index, for clients to see', async () => {
+    const index = await bounded.api('GET', '/', { headers: admin });
+    const unbounded: string[] = [];
+    for (const [pattern, route] of Object.entries(index.body.routes as Record<string, { endpoints: { methods: string[]; args: Record<string, { type?: string | string[]; maxItems?: number; maxLength?: number }> }[] }>)) {
+      for (const endpoint of route.endpoints) {
+        for (const [name, arg] of Object.entries(endpoint.args)) {
+          const types = ([] as string[]).concat(arg.type ?? []);
+          if (types.includes('array') && arg.maxItems === undefined) unbounded.push(`${endpoint.methods.join(',')} ${pattern} ${name}`);
+          if (name === 'search' && types.includes('string') && arg.maxLength === undefined) unbounded.push(`${endpoint.methods.join(',')} ${pattern} ${name}`);
+        }
+      }
+    }
+    expect(unbounded).toEqual([]);
+  });
+
+  it(`answers a diff of texts that differ in more than ${MAX_DIFF_EDITS} places as one hunk, marked as not minimal`, async () => {
+    const text = (changed: (i: number) => boolean) => Array.from({ length: 3000 }, (_, i) => (changed(i) ? `changed line ${i}` : `line ${i}`)).join('\n');
+    const post = await bounded.api('POST', '/cms/v2/posts', { headers: admin, json: { title: 'Diffed', content: text(() => false) } });
+    await bounded.api('POST', `/cms/v2/posts/${post.body.id}`, { headers: admin, json: { content: text(() => false).concat('\nend') } });
+    await bounded.api('POST', `/cms/v2/posts/${post.body.id}`, { headers: admin, json: { content: text((i) => i % 3 === 0) } });
+    const revisions = await bounded.api('GET', `/cms/v2/posts/${post.body.id}/revisions`, { headers: admin, query: { _fields: 'id' } });
+    const [newest, before] = revisions.body as { id: number }[];
+    const diff = await bounded.api('GET', `/cms/v2/posts/${post.body.id}/revisions/${newest.id}/diff`, { headers: admin, query: { against: before.id } });
+    expect(diff.status).toBe(200);
+    const content = diff.body.fields.content;
+    expect(content).toMatchObject({ changed: true, minimal: false, hunks: [{ oldStart: 1, oldLines: 3001, newStart: 1, newLines: 3000 }] });
+    expect(content.hunks[0].lines.every((line: string) => line.startsWith('-') || line.startsWith('+'))).toBe(true);
+    // The other fields are compared as before.
+    expect(diff.body.fields.title).toEqual({ changed: false, hunks: [] });
   });
 });

@@ -64,6 +64,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** A database server other than the run's (one a test may freeze or kill). */
   databaseUri?: string;
+  /** Told every command the service sends to the database (as well as the run's query-shape record). */
+  onCommand?: (event: CommandStartedEvent) => void;
 }
 
 /**
@@ -121,7 +123,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     databaseUri,
     databaseName,
     authenticate: options.authenticate,
-    onCommand: recordCommand,
+    onCommand: (event) => {
+      recordCommand(event);
+      options.onCommand?.(event);
+    },
   });
 
   const send = async (method: string, url: string, request: RequestOptions = {}): Promise<ApiResponse> => {

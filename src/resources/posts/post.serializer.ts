@@ -11,6 +11,7 @@ import { readSetting } from '../settings/index.js';
 import { revisionsCollection, UNKNOWN, type PostDoc } from './post.model.js';
 import { canEditPost } from './post.permissions.js';
 import { metaForResponse } from '../../registry/meta.js';
+import { mapInSlices } from '../../lib/time-slices.js';
 
 /** The item's URL on the site: WordPress's plain permalinks (`?p=`, `?page_id=`). */
 export function permalink(siteUrl: string, doc: Pick<PostDoc, '_id' | 'type'>): string {
@@ -140,7 +141,8 @@ async function latestRevisions(deps: Deps, docs: PostDoc[]): Promise<Map<number,
 export async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>[]> {
   const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs) : new Map<number, number>();
   const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
-  return docs.map((doc) => {
+  // Rendering a page of long posts takes a while: other requests are answered between items.
+  return mapInSlices(docs, (doc) => {
     const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null };
     return preparePost(doc, req, type, deps.siteUrl, facts);
   });

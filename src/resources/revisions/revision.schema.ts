@@ -93,6 +93,12 @@ const fieldDiffSchema = (field: string): FieldSchema => ({
   properties: {
     changed: { description: `Whether the ${field} differs.`, type: 'boolean', context: [...ALL] },
     hunks: { description: 'The differences, line by line, as unified-diff hunks.', type: 'array', items: hunkSchema, context: [...ALL] },
+    minimal: {
+      description: 'Present, and false, when the texts differ in too many places to compare: one hunk then removes every line and adds every line.',
+      type: 'boolean',
+      enum: [false],
+      context: [...ALL],
+    },
   },
 });
 

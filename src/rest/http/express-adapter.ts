@@ -2,28 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { type Duplex } from 'node:stream';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import multer from 'multer';
 import { pinoHttp } from 'pino-http';
 import { type Logger } from '../../logger.js';
 import { asServiceWork } from '../../store/service-work.js';
-import { clientInput, MAX_PARAM_DEPTH, parseQueryString, type ClientParams } from '../client-input.js';
+import { clientInput, parseQueryString, type ClientParams } from '../client-input.js';
+import { refuseOversizedGlobals } from '../global-params.js';
 import {
   asRestError,
   HeadersTooLarge,
-  InputTooDeep,
   InternalError,
   InvalidCallback,
-  InvalidMultipart,
   MalformedRequest,
-  RequestTooLarge,
   RestError,
-  UnreadableBody,
-  UnsupportedBodyEncoding,
 } from '../errors.js';
 import { ifNoneMatchHits } from '../conditional.js';
 import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
+import { bodyError, bodyParsers } from './body-parsers.js';
 import { type AnonymousResponseCache, type ChangeSignal } from './response-cache.js';
 
 export const API_PREFIX = '/cms-json';
@@ -33,9 +29,15 @@ export interface HttpOptions<D> {
   /** `http://HOST:PORT`, without a trailing slash. */
   siteUrl: string;
   siteName: string;
+  /** Largest body of a logged-in caller's request. */
   bodyLimitBytes: number;
   /** Express's `trust proxy`: the proxies whose `X-Forwarded-For` names the client (`req.ip`). */
   trustedProxies: readonly string[] | number;
+  /**
+   * Largest body of an anonymous caller's request (at most `bodyLimitBytes`): decided before the
+   * body is read, from the request's credentials (absent: `bodyLimitBytes`).
+   */
+  anonymousBodyLimitBytes?: number;
   logger: Logger;
   /** Resolves the caller from the request headers; throws a RestError for bad credentials. */
   authenticate: (credentials: { headers: Record<string, string | undefined>; ip: string }) => Promise<RestUser>;
@@ -52,7 +54,8 @@ export interface HttpOptions<D> {
 
 type ApiRequest = Request & { jsonError?: string };
 
-const JSONP_CALLBACK = /^[\w.]+$/;
+// WordPress's `wp_check_jsonp_callback`, and at most 128 characters (WordPress sets no length).
+const JSONP_CALLBACK = /^[\w.]{1,128}$/;
 const NO_CACHE = {
   'Cache-Control': 'no-cache, must-revalidate, max-age=0, no-store, private',
   Expires: 'Wed, 11 Jan 1984 05:00:00 GMT',
@@ -119,9 +122,24 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
 
   // An endpoint that reads its body as it arrives (an upload) gets the request unread.
   const streamed = new WeakSet<Request>();
-  const parseBody = bodyParsers(options.bodyLimitBytes).map(
-    (parse) => (req: Request, res: Response, next: NextFunction) => (streamed.has(req) ? next() : parse(req, res, next)),
-  );
+  const parseBody = [
+    ...bodyParsers({
+      bodyLimitBytes: options.bodyLimitBytes,
+      anonymousBodyLimitBytes: options.anonymousBodyLimitBytes,
+      callerOf: (req) => options.authenticate({ headers: headerMap(req), ip: req.ip ?? '' }),
+    }).map(
+      (parse) => (req: Request, res: Response, next: NextFunction) => (streamed.has(req) ? next() : parse(req, res, next)),
+    ),
+    // `_fields` and `_embed` are bounded before anything is done with them: authentication, the cache, the route.
+    (req: Request, _res: Response, next: NextFunction) => {
+      try {
+        refuseOversizedGlobals(req.query, streamed.has(req) ? undefined : req.body);
+      } catch (error) {
+        return next(error);
+      }
+      next();
+    },
+  ];
   const apiRouter = (routeOf: (req: Request) => string) => express.Router().use(
     (req: Request, _res: Response, next: NextFunction) => {
       if (server.takesStream(req.method, routeOf(req))) streamed.add(req);
@@ -261,37 +279,8 @@ function sharedReadKey(req: Request): string | undefined {
   return `${accept}\n${req.originalUrl}`;
 }
 
-function bodyParsers(limit: number) {
-  // body-parser's own `depth` (its types omit it): deeper form keys are refused, as for the query.
-  const formOptions = { limit, extended: true, parameterLimit: 10_000, depth: MAX_PARAM_DEPTH };
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: limit, fieldSize: limit } }).any();
-  return [
-    express.json({ limit, strict: false, type: (req) => /^application\/([\w.+-]+\+)?json\b/i.test(req.headers['content-type'] ?? '') }),
-    express.urlencoded(formOptions),
-    // Whatever busboy says of a broken multipart body is the client's mistake.
-    (req: Request, res: Response, next: NextFunction) =>
-      req.is('multipart/form-data') ? upload(req, res, (error?: unknown) => next(error && multipartError(error))) : next(),
-  ];
-}
-
 function refuse(req: Request, res: Response, error: RestError): Promise<void> {
   return writeResult(req, res, { status: error.status, headers: {}, body: error.toBody() }, ANONYMOUS);
-}
-
-/** A body the parsers refused, as the client is told: the parsers' 4xx keep their meaning, anything else is ours. */
-function bodyError(error: unknown): RestError {
-  if (error instanceof RestError) return error;
-  const { status, type } = error as { status?: number; type?: string };
-  if (status === 413) return new RequestTooLarge();
-  if (status === 415) return new UnsupportedBodyEncoding();
-  if (type === 'querystring.parse.rangeError') return new InputTooDeep();
-  if (status !== undefined && status >= 400 && status < 500) return new UnreadableBody();
-  return new InternalError();
-}
-
-function multipartError(error: unknown): RestError {
-  const code = (error as { code?: string }).code;
-  return code === 'LIMIT_FILE_SIZE' || code === 'LIMIT_FIELD_VALUE' ? new RequestTooLarge() : new InvalidMultipart();
 }
 
 /**
