@@ -6,11 +6,11 @@
 // is printed, with the slowest `/healthz` answer beside it. `--fuzz` then runs the schema fuzzer
 // (`npm run test:fuzz`) with the same monitor in each of its service's processes.
 //
-//   npm run bench:event-loop [-- --rounds 3 --goal 100 --strict --priority=-10 --only TEXT --fuzz --fuzz-examples 5]
+//   npm run bench:event-loop [-- --rounds 3 --goal 100 --strict --priority=-10 --only REGEX --fuzz --fuzz-examples 5]
 //
 // Exits 1 when a hostile request's worst delay is over `--goal` milliseconds (with `--strict`).
 // `--priority` runs the service at that nice value (negative: root only), so that on a shared
-// machine the figures are mostly the service's own; `--only` runs the phases whose name has TEXT.
+// machine the figures are mostly the service's own; `--only` runs the phases whose name matches REGEX.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -236,7 +236,7 @@ const rows: { name: string; reference: boolean; answers: string; maxMs: number; 
 console.log(`\n${'request ((ref): not hostile, for comparison)'.padEnd(58)} ${'max delay'.padStart(9)} ${'/healthz'.padStart(9)}   answers (${rounds} rounds)`);
 await measured();
 for (const phase of phases) {
-  if (values.only && !phase.name.includes(values.only)) continue;
+  if (values.only && !new RegExp(values.only, 'i').test(phase.name)) continue;
   const probe = probeHealth();
   await measured();
   const answers = new Map<string, number>();
