@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { basic, twoServicesOnOneDatabase } from '../support/test-app.js';
 
 // Two service processes on one database, each keeping what it may in memory (settings, verified
 // users, anonymous answers, fault flags). A write answered by one is seen by the other at once:
 // no waiting between the write and the read in any test below.
-let app: TestApp;
-let other: Awaited<ReturnType<typeof startServiceOn>>;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  other = await startServiceOn(app.databaseName);
-});
-afterAll(async () => {
-  await other?.stop();
-  await app?.stop();
-});
+const services = twoServicesOnOneDatabase();
 
 const onOther = async (method: string, route: string, headers: Record<string, string> = {}, json?: unknown) => {
-  const response = await fetch(`${other.siteUrl}/cms-json${route}`, {
+  const response = await fetch(`${services.other.siteUrl}/cms-json${route}`, {
     method,
     headers: { ...headers, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
     body: json === undefined ? undefined : JSON.stringify(json),
@@ -29,21 +19,21 @@ describe('a write answered by one process is seen at once by another', () => {
   it('settings, for those who read them and in the anonymous index', async () => {
     for (const title of ['First title', 'Second title', 'Third title']) {
       // The other process has just read (and kept) the previous title.
-      await onOther('GET', '/cms/v2/settings', app.admin);
+      await onOther('GET', '/cms/v2/settings', services.app.admin);
       await onOther('GET', '/');
-      expect((await app.api('POST', '/cms/v2/settings', { headers: app.admin, json: { title } })).status).toBe(200);
-      expect((await onOther('GET', '/cms/v2/settings', app.admin)).body.title).toBe(title);
+      expect((await services.app.api('POST', '/cms/v2/settings', { headers: services.app.admin, json: { title } })).status).toBe(200);
+      expect((await onOther('GET', '/cms/v2/settings', services.app.admin)).body.title).toBe(title);
       expect((await onOther('GET', '/')).body.name).toBe(title);
     }
   });
 
   it('a changed password: the old one is refused, the new one taken', async () => {
-    const user = await app.asRole('author');
+    const user = await services.app.asRole('author');
     let password = user.password;
     for (let change = 1; change <= 3; change++) {
       expect((await onOther('GET', '/cms/v2/users/me', basic(user.username, password))).status).toBe(200);
       const next = `changed-${change}-${password}`;
-      expect((await app.api('POST', `/cms/v2/users/${user.id}`, { headers: app.admin, json: { password: next } })).status).toBe(200);
+      expect((await services.app.api('POST', `/cms/v2/users/${user.id}`, { headers: services.app.admin, json: { password: next } })).status).toBe(200);
       expect((await onOther('GET', '/cms/v2/users/me', basic(user.username, password))).status).toBe(401);
       expect((await onOther('GET', '/cms/v2/users/me', basic(user.username, next))).status).toBe(200);
       password = next;
@@ -51,44 +41,44 @@ describe('a write answered by one process is seen at once by another', () => {
   });
 
   it('a changed role', async () => {
-    const user = await app.asRole('author');
+    const user = await services.app.asRole('author');
     expect((await onOther('POST', '/cms/v2/posts', user.headers, { title: 'While an author' })).status).toBe(201);
-    expect((await app.api('POST', `/cms/v2/users/${user.id}`, { headers: app.admin, json: { roles: ['subscriber'] } })).status).toBe(200);
+    expect((await services.app.api('POST', `/cms/v2/users/${user.id}`, { headers: services.app.admin, json: { roles: ['subscriber'] } })).status).toBe(200);
     expect((await onOther('POST', '/cms/v2/posts', user.headers, { title: 'Once a subscriber' })).status).toBe(403);
     expect((await onOther('GET', '/cms/v2/users/me', user.headers, undefined)).body.id).toBe(user.id);
   });
 
   it('a deleted user', async () => {
-    const user = await app.asRole('editor');
+    const user = await services.app.asRole('editor');
     expect((await onOther('GET', '/cms/v2/users/me', user.headers)).status).toBe(200);
-    expect((await app.api('DELETE', `/cms/v2/users/${user.id}`, { headers: app.admin, query: { force: true, reassign: 1 } })).status).toBe(200);
+    expect((await services.app.api('DELETE', `/cms/v2/users/${user.id}`, { headers: services.app.admin, query: { force: true, reassign: 1 } })).status).toBe(200);
     expect((await onOther('GET', '/cms/v2/users/me', user.headers)).status).toBe(401);
   });
 
   it("a plugin's block types", async () => {
-    expect((await app.api('POST', '/cms/v2/plugins', { headers: app.admin, json: { slug: 'hello-blocks', status: 'active' } })).status).toBe(201);
-    const names = async () => ((await onOther('GET', '/cms/v2/block-types', app.admin)).body as { name: string }[]).map((type) => type.name);
+    expect((await services.app.api('POST', '/cms/v2/plugins', { headers: services.app.admin, json: { slug: 'hello-blocks', status: 'active' } })).status).toBe(201);
+    const names = async () => ((await onOther('GET', '/cms/v2/block-types', services.app.admin)).body as { name: string }[]).map((type) => type.name);
     expect((await names()).some((name) => name.startsWith('hello-blocks/'))).toBe(true);
-    expect((await app.api('POST', '/cms/v2/plugins/hello-blocks/hello-blocks', { headers: app.admin, json: { status: 'inactive' } })).status).toBe(200);
+    expect((await services.app.api('POST', '/cms/v2/plugins/hello-blocks/hello-blocks', { headers: services.app.admin, json: { status: 'inactive' } })).status).toBe(200);
     expect((await names()).some((name) => name.startsWith('hello-blocks/'))).toBe(false);
   });
 
   it("the theme's global styles", async () => {
-    const themes = await app.api('GET', '/cms/v2/themes', { headers: app.admin, query: { status: ['active'] } });
-    const route = (themes.body[0]._links['wp:user-global-styles'][0].href as string).slice(app.apiRoot.length);
+    const themes = await services.app.api('GET', '/cms/v2/themes', { headers: services.app.admin, query: { status: ['active'] } });
+    const route = (themes.body[0]._links['wp:user-global-styles'][0].href as string).slice(services.app.apiRoot.length);
     for (const color of ['#111111', '#222222']) {
-      await onOther('GET', route, app.admin);
-      expect((await app.api('POST', route, { headers: app.admin, json: { styles: { color: { text: color } } } })).status).toBe(200);
-      expect((await onOther('GET', route, app.admin)).body.styles).toEqual({ color: { text: color } });
+      await onOther('GET', route, services.app.admin);
+      expect((await services.app.api('POST', route, { headers: services.app.admin, json: { styles: { color: { text: color } } } })).status).toBe(200);
+      expect((await onOther('GET', route, services.app.admin)).body.styles).toEqual({ color: { text: color } });
     }
   });
 
   it('anonymous answers, item and list', async () => {
-    const post = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Version 1', status: 'publish' } });
+    const post = await services.app.api('POST', '/cms/v2/posts', { headers: services.app.admin, json: { title: 'Version 1', status: 'publish' } });
     for (let version = 2; version <= 4; version++) {
       expect((await onOther('GET', `/cms/v2/posts/${post.body.id}`)).body.title.rendered).toBe(`Version ${version - 1}`);
       await onOther('GET', '/cms/v2/posts?per_page=100');
-      await app.api('POST', `/cms/v2/posts/${post.body.id}`, { headers: app.admin, json: { title: `Version ${version}` } });
+      await services.app.api('POST', `/cms/v2/posts/${post.body.id}`, { headers: services.app.admin, json: { title: `Version ${version}` } });
       expect((await onOther('GET', `/cms/v2/posts/${post.body.id}`)).body.title.rendered).toBe(`Version ${version}`);
       const list = (await onOther('GET', '/cms/v2/posts?per_page=100')).body as { id: number; title: { rendered: string } }[];
       expect(list.find((item) => item.id === post.body.id)?.title.rendered).toBe(`Version ${version}`);

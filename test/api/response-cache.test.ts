@@ -1,20 +1,10 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { startServiceOn, twoServicesOnOneDatabase } from '../support/test-app.js';
 
 // Two processes' worth of the service on one database: each keeps anonymous answers in memory,
 // and a write through either is seen by both before it is answered.
-let app: TestApp;
-let other: Awaited<ReturnType<typeof startServiceOn>>;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  other = await startServiceOn(app.databaseName);
-});
-afterAll(async () => {
-  await other?.stop();
-  await app?.stop();
-});
+const services = twoServicesOnOneDatabase();
 
 const titleOn = async (siteUrl: string, id: number, headers: Record<string, string> = {}) => {
   const response = await fetch(`${siteUrl}/cms-json/cms/v2/posts/${id}?_fields=title`, { headers });
@@ -32,46 +22,46 @@ const rawRequest = (siteUrl: string, method: string, path: string, headers: Reco
 
 describe('the anonymous response cache', () => {
   it('answers anonymous reads from memory, with an entity tag and 304 for a client that has it', async () => {
-    const post = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Cached', status: 'publish' } });
-    const first = await titleOn(other.siteUrl, post.body.id);
+    const post = await services.app.api('POST', '/cms/v2/posts', { headers: services.app.admin, json: { title: 'Cached', status: 'publish' } });
+    const first = await titleOn(services.other.siteUrl, post.body.id);
     expect(first).toMatchObject({ status: 200, title: 'Cached' });
     expect(first.etag).toBeTruthy();
-    const conditional = await fetch(`${other.siteUrl}/cms-json/cms/v2/posts/${post.body.id}?_fields=title`, { headers: { 'If-None-Match': first.etag! } });
+    const conditional = await fetch(`${services.other.siteUrl}/cms-json/cms/v2/posts/${post.body.id}?_fields=title`, { headers: { 'If-None-Match': first.etag! } });
     expect(conditional.status).toBe(304);
     // Changed behind every process's back (no write announced it): the cached answer stands.
-    await app.deps.store.db.collection('posts').updateOne({ _id: post.body.id }, { $set: { title: 'Changed unannounced' } });
-    expect((await titleOn(other.siteUrl, post.body.id)).title).toBe('Cached');
+    await services.app.deps.store.db.collection('posts').updateOne({ _id: post.body.id }, { $set: { title: 'Changed unannounced' } });
+    expect((await titleOn(services.other.siteUrl, post.body.id)).title).toBe('Cached');
     // A logged-in reader is never answered from the cache.
-    expect((await titleOn(other.siteUrl, post.body.id, app.admin)).title).toBe('Changed unannounced');
+    expect((await titleOn(services.other.siteUrl, post.body.id, services.app.admin)).title).toBe('Changed unannounced');
   });
 
   it('shows a write at once in the process that made it and in the other', async () => {
-    const post = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Before', status: 'publish' } });
-    expect((await titleOn(app.siteUrl, post.body.id)).title).toBe('Before');
-    expect((await titleOn(other.siteUrl, post.body.id)).title).toBe('Before');
-    const list = await fetch(`${other.siteUrl}/cms-json/cms/v2/posts?_fields=id,title&per_page=100`);
+    const post = await services.app.api('POST', '/cms/v2/posts', { headers: services.app.admin, json: { title: 'Before', status: 'publish' } });
+    expect((await titleOn(services.app.siteUrl, post.body.id)).title).toBe('Before');
+    expect((await titleOn(services.other.siteUrl, post.body.id)).title).toBe('Before');
+    const list = await fetch(`${services.other.siteUrl}/cms-json/cms/v2/posts?_fields=id,title&per_page=100`);
     expect(((await list.json()) as { id: number }[]).map((item) => item.id)).toContain(post.body.id);
 
-    const updated = await app.api('POST', `/cms/v2/posts/${post.body.id}`, { headers: app.admin, json: { title: 'After' } });
+    const updated = await services.app.api('POST', `/cms/v2/posts/${post.body.id}`, { headers: services.app.admin, json: { title: 'After' } });
     expect(updated.status).toBe(200);
-    expect((await titleOn(app.siteUrl, post.body.id)).title).toBe('After');
-    expect((await titleOn(other.siteUrl, post.body.id)).title).toBe('After');
+    expect((await titleOn(services.app.siteUrl, post.body.id)).title).toBe('After');
+    expect((await titleOn(services.other.siteUrl, post.body.id)).title).toBe('After');
 
-    const deleted = await fetch(`${other.siteUrl}/cms-json/cms/v2/posts/${post.body.id}?force=true`, { method: 'DELETE', headers: app.admin });
+    const deleted = await fetch(`${services.other.siteUrl}/cms-json/cms/v2/posts/${post.body.id}?force=true`, { method: 'DELETE', headers: services.app.admin });
     expect(deleted.status).toBe(200);
-    expect((await titleOn(other.siteUrl, post.body.id)).status).toBe(404);
-    expect((await titleOn(app.siteUrl, post.body.id)).status).toBe(404);
+    expect((await titleOn(services.other.siteUrl, post.body.id)).status).toBe(404);
+    expect((await titleOn(services.app.siteUrl, post.body.id)).status).toBe(404);
   });
 
   it('computes a burst of misses for one address once', async () => {
     const postReads: string[] = [];
-    const counted = await startServiceOn(app.databaseName, {
+    const counted = await startServiceOn(services.app.databaseName, {
       onCommand: (event) => {
         if (event.command[event.commandName] === 'posts') postReads.push(event.commandName);
       },
     });
     try {
-      await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Burst', status: 'publish' } });
+      await services.app.api('POST', '/cms/v2/posts', { headers: services.app.admin, json: { title: 'Burst', status: 'publish' } });
       const page = (query: string) => fetch(`${counted.siteUrl}/cms-json/cms/v2/posts?${query}`).then((response) => response.status);
       expect(await page('per_page=3')).toBe(200);
       const alone = postReads.length;
@@ -85,15 +75,15 @@ describe('the anonymous response cache', () => {
   });
 
   describe('keeps only what nothing but its key shaped', () => {
-    const publish = async (title: string) => (await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title, status: 'publish' } })).body.id as number;
+    const publish = async (title: string) => (await services.app.api('POST', '/cms/v2/posts', { headers: services.app.admin, json: { title, status: 'publish' } })).body.id as number;
 
     it('never keeps a read made through a method override, whose body may carry parameters', async () => {
       const [target, other_] = [await publish('Override target'), await publish('Override other')];
       for (const override of [{ headers: { 'X-HTTP-Method-Override': 'GET' }, query: '' }, { headers: {} as Record<string, string>, query: '?_method=GET' }]) {
         const path = `/cms-json/cms/v2/posts/${target}${override.query}`;
-        const poisoned = await rawRequest(app.siteUrl, 'POST', path, { ...override.headers, 'Content-Type': 'application/json' }, JSON.stringify({ id: other_ }));
+        const poisoned = await rawRequest(services.app.siteUrl, 'POST', path, { ...override.headers, 'Content-Type': 'application/json' }, JSON.stringify({ id: other_ }));
         expect(JSON.parse(poisoned.body).id).toBe(other_);
-        const read = await fetch(`${app.siteUrl}/cms-json/cms/v2/posts/${target}${override.query}`);
+        const read = await fetch(`${services.app.siteUrl}/cms-json/cms/v2/posts/${target}${override.query}`);
         expect(((await read.json()) as { id: number }).id).toBe(target);
       }
     });
@@ -101,12 +91,12 @@ describe('the anonymous response cache', () => {
     it('never keeps, nor answers from memory, a read that came with a body', async () => {
       await publish('Listed while someone searches');
       for (const [type, body] of [['application/x-www-form-urlencoded', 'search=zzzznomatch'], ['application/json', '{"search":"zzzznomatch"}']]) {
-        const searched = await rawRequest(app.siteUrl, 'GET', '/cms-json/cms/v2/posts', { 'Content-Type': type }, body);
+        const searched = await rawRequest(services.app.siteUrl, 'GET', '/cms-json/cms/v2/posts', { 'Content-Type': type }, body);
         expect(searched.status).toBe(200);
-        const plain = await fetch(`${app.siteUrl}/cms-json/cms/v2/posts`);
+        const plain = await fetch(`${services.app.siteUrl}/cms-json/cms/v2/posts`);
         expect(Number(plain.headers.get('x-wp-total'))).toBeGreaterThan(0);
         // And a read with a body is not answered with what a plain read left in memory.
-        const again = await rawRequest(app.siteUrl, 'GET', '/cms-json/cms/v2/posts', { 'Content-Type': type }, body);
+        const again = await rawRequest(services.app.siteUrl, 'GET', '/cms-json/cms/v2/posts', { 'Content-Type': type }, body);
         expect(JSON.parse(again.body)).toEqual(JSON.parse(searched.body));
       }
     });

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { MongoClient } from 'mongodb';
 import { pino } from 'pino';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { type Authenticate } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { resources as serviceResources } from '../../src/resources/index.js';
@@ -92,6 +92,31 @@ export async function startServiceOn(
     stop: async () => {
       await service.stop();
       flushQueryShapes();
+    },
+  };
+}
+
+/**
+ * Two processes' worth of the service on one database for a test file: a test app and a second
+ * service on its database, started before the file's tests and stopped after them.
+ */
+export function twoServicesOnOneDatabase(): { readonly app: TestApp; readonly other: Awaited<ReturnType<typeof startServiceOn>> } {
+  let app: TestApp | undefined;
+  let other: Awaited<ReturnType<typeof startServiceOn>> | undefined;
+  beforeAll(async () => {
+    app = await createTestApp();
+    other = await startServiceOn(app.databaseName);
+  });
+  afterAll(async () => {
+    await other?.stop();
+    await app?.stop();
+  });
+  return {
+    get app() {
+      return app!;
+    },
+    get other() {
+      return other!;
     },
   };
 }
