@@ -56,9 +56,14 @@ export interface KernelDeps {
 /** What a command decides: its event, and what the event erases from the stream once committed. */
 export type Decision<D> = { type: string; data: D; erase?: Erasure } | null;
 
-export interface CommandOptions {
+export interface CommandOptions<S> {
   /** The client's condition on the item's entity tag (`If-Match`); false: 412, nothing written. */
   precondition?: (etag: string) => boolean;
+  /**
+   * The item as the caller read it for this request (its permission check): the first attempt
+   * decides on it rather than reading it again. A stale one only costs a lost race and a retry.
+   */
+  current?: S;
 }
 
 export interface CommandResult<S> {
@@ -126,7 +131,7 @@ function toRestError(error: unknown): unknown {
  * and if it still fails, the item as the fold leaves it is returned and the next command or
  * start-up heals the read model.
  */
-async function project<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, folded: S | null): Promise<S | null> {
+async function project<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, before: S | null, folded: S | null): Promise<S | null> {
   const { db } = deps.store;
   const log = changeLog(db);
   for (let attempt = 1; attempt <= PROJECTION_ATTEMPTS; attempt++) {
@@ -136,8 +141,8 @@ async function project<S extends Versioned>(deps: KernelDeps, type: HistoryType<
       // on FerretDB a filtered replace is not atomic, and another writer applying an earlier
       // event late can put the read model back. The answer is this command's outcome, as the
       // fold computed it, even if others have appended since.
-      if (attempt === 1) await type.projection.apply(db, event);
-      const reached = (await type.projection.versionsOf(db, [event.stream])).get(event.stream) ?? 0;
+      if (attempt === 1) await type.projection.apply(db, event, before);
+      const reached = await type.projection.versionOf(db, event.stream);
       if (reached < event.seq && !type.projection.endsStream.includes(event.type)) await catchUpStream(db, log, type.projection, event.stream);
       return folded;
     } catch (error) {
@@ -165,7 +170,7 @@ export async function createItem<S extends Versioned, D>(
   } catch (error) {
     throw toRestError(error);
   }
-  return (await project(deps, type, stored, folded))!;
+  return (await project(deps, type, stored, null, folded))!;
 }
 
 /**
@@ -180,27 +185,46 @@ export function runCommand<S extends Versioned, D>(
   id: number,
   actor: number,
   decide: (state: S) => Promise<Decision<D>>,
-  options: CommandOptions = {},
+  options: CommandOptions<S> = {},
 ): Promise<CommandResult<S>> {
-  return oneAtATime(deps.store.db, id, () => attemptCommand(deps, type, id, actor, decide, options));
+  return oneAtATime(deps.store.db, id, async (queue) => {
+    // Queued behind another command of this process on the item: decide on the state it left
+    // rather than reading the item again (a hot item's commands would each re-read it).
+    const left = queue.left?.type === type ? (queue.left.state as S) : undefined;
+    queue.left = undefined;
+    const result = await attemptCommand(deps, type, id, actor, decide, left ? { ...options, current: left } : options);
+    if (result.state) queue.left = { type, state: result.state };
+    return result;
+  });
 }
 
-const queues = new WeakMap<Db, Map<number, Promise<unknown>>>();
+/** One item's commands in this process: the last one queued, and the state the last one to finish left. */
+interface ItemQueue {
+  tail: Promise<unknown>;
+  left?: { type: object; state: Versioned };
+}
+
+const queues = new WeakMap<Db, Map<number, ItemQueue>>();
 
 /**
  * Commands on one item run one after another within a process: the race for the item's next
  * seq is then only run against other processes, and many clients writing one item at once
  * queue instead of re-deciding each other into a 409. A command never runs another on its own item.
  */
-function oneAtATime<T>(db: Db, id: number, task: () => Promise<T>): Promise<T> {
+function oneAtATime<T>(db: Db, id: number, task: (queue: ItemQueue) => Promise<T>): Promise<T> {
   let byItem = queues.get(db);
   if (!byItem) queues.set(db, (byItem = new Map()));
   const items = byItem;
-  const run = (items.get(id) ?? Promise.resolve()).then(task, task);
-  const settled = run.catch(() => undefined);
-  items.set(id, settled);
+  const queue = items.get(id) ?? { tail: Promise.resolve() };
+  const start = () => task(queue);
+  const run = queue.tail.then(start, start);
+  const settled = run.catch(() => {
+    queue.left = undefined;
+  });
+  queue.tail = settled;
+  items.set(id, queue);
   void settled.then(() => {
-    if (items.get(id) === settled) items.delete(id);
+    if (queue.tail === settled) items.delete(id);
   });
   return run;
 }
@@ -211,12 +235,12 @@ async function attemptCommand<S extends Versioned, D>(
   id: number,
   actor: number,
   decide: (state: S) => Promise<Decision<D>>,
-  options: CommandOptions,
+  options: CommandOptions<S>,
 ): Promise<CommandResult<S>> {
   const { db } = deps.store;
   const log = changeLog(db);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const state = await loadItem(deps, type, id);
+    const state = attempt === 0 && options.current ? options.current : await loadItem(deps, type, id);
     if (options.precondition && !options.precondition(type.etag(state))) throw new PreconditionFailed();
     const decision = await decide(state);
     if (!decision) return { state, event: null, documents: [] };
@@ -241,7 +265,7 @@ async function attemptCommand<S extends Versioned, D>(
       });
       continue;
     }
-    const projected = await project(deps, type, stored, folded);
+    const projected = await project(deps, type, stored, state, folded);
     if (erasure) {
       // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
       await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq, err: error }, 'erasing content failed; start-up finishes it'));

@@ -20,9 +20,16 @@ export interface Projection {
   readonly handles: readonly string[];
   /** The versions the read model has reached for these streams (absent: nothing applied). */
   versionsOf(db: Db, streams: number[]): Promise<Map<number, number>>;
+  /** The version the read model has reached for one stream (0: nothing applied), read by its key alone. */
+  versionOf(db: Db, stream: number): Promise<number>;
   /** Event types after which the stream has no read model left (a force delete). */
   readonly endsStream: readonly string[];
-  apply(db: Db, event: StoredEvent): Promise<void>;
+  /**
+   * `before` is the read model as the event found it (at version `seq - 1`, null before the
+   * stream's first event), when the caller folded from it already: the projection then writes
+   * without reading it again. Undefined: unknown, read it.
+   */
+  apply(db: Db, event: StoredEvent, before?: object | null): Promise<void>;
   /** Empties the read model before a full replay. */
   clear(db: Db): Promise<void>;
   /**
@@ -45,7 +52,7 @@ export async function applyEvent(db: Db, projections: readonly Projection[], eve
 
 /** Brings one stream's read model up to the log: the events after the version it has reached. */
 export async function catchUpStream(db: Db, log: ChangeLog, projection: Projection, stream: number): Promise<number> {
-  const version = (await projection.versionsOf(db, [stream])).get(stream) ?? 0;
+  const version = await projection.versionOf(db, stream);
   let applied = 0;
   for (const event of await log.readStream(stream, { afterSeq: version })) {
     if (projection.handles.includes(event.type)) await projection.apply(db, event);

@@ -40,7 +40,7 @@ export function postAutosaves(type: PostTypeDef): AutosavingType<PostDoc> {
     ...postRevisions(type),
     updateArgs: postWriteArgs(type, 'update'),
     async autosave(deps, item, req) {
-      const result = await autosavePost(deps, item._id, await changesFromRequest(req, deps, type, item), req.user.id);
+      const result = await autosavePost(deps, item._id, await changesFromRequest(req, deps, type, item), req.user.id, item);
       if (!result.inPlace) return { record: revisionRecord(result.autosave, deps.siteUrl), inPlace: false };
       await afterPostWrite(deps, item, result.doc);
       return { record: itemAsRevisionRecord(result.doc), inPlace: true };
@@ -59,6 +59,9 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
   const autosaveParent = parentArg('The ID for the parent of the autosave.');
   const prepare = (req: RestRequest, deps: Deps, record: RevisionRecord, itemId: number, inPlace: boolean) =>
     prepareAutosave(record, req, type, schema, { itemId, inPlace }, deps);
+
+  /** The item an autosave is made of, read once for the permission check and the handler. */
+  const autosavedItem = (req: RestRequest, deps: Deps) => req.memo('autosaved-item', () => type.findItem(deps, req.params.id, PostInvalidId));
 
   return defineRoutes<Deps>(type.postType.rest_namespace, [
     {
@@ -85,12 +88,12 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
           saves: savesOf(type.postType.rest_base),
           permission: async (req, deps) => {
             if (!Number(req.params.id)) throw new InvalidItemId();
-            const item = await type.findItem(deps, req.params.id, PostInvalidId);
+            const item = await autosavedItem(req, deps);
             if (!type.canEdit(req.user, item)) throw new CannotEditParent(req);
             return true;
           },
           handler: async (req, deps) => {
-            const current = await parentOf(req, deps, type, 'id');
+            const current = await autosavedItem(req, deps);
             const { record, inPlace } = await type.autosave(deps, current, req);
             req.context = 'edit';
             // WordPress answers 200, not 201: an autosave is saved over, never created as a resource.

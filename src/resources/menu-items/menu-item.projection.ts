@@ -98,9 +98,9 @@ export function foldMenuItem(doc: MenuItemDoc | null, event: StoredEvent): { sta
  * Applies one event to `menu_items` and `revisions`: revision rows first and by id (a retry
  * rewrites them alike), then the item, unless it has reached this event (its `version` is the guard).
  */
-async function applyMenuItemEvent(db: Db, event: StoredEvent): Promise<void> {
+async function applyMenuItemEvent(db: Db, event: StoredEvent, before?: object | null): Promise<void> {
   const items = menuItemsCollection(db);
-  const current = await items.findOne({ _id: event.stream });
+  const current = before !== undefined ? (before as MenuItemDoc | null) : await items.findOne({ _id: event.stream });
   if (current && current.version >= event.seq) return;
   const effects = evolveMenuItem(current, event);
   for (const revision of effects.upsertRevisions) await writeRevision(db, revision);
@@ -123,6 +123,9 @@ export const menuItemsProjection = defineProjection({
   handles: MENU_ITEM_EVENT_TYPES,
   endsStream: ['deleted'],
   apply: applyMenuItemEvent,
+  async versionOf(db, stream) {
+    return (await menuItemsCollection(db).findOne({ _id: stream }, { projection: { version: 1 } }))?.version ?? 0;
+  },
   async versionsOf(db, streams) {
     const docs = await menuItemsCollection(db).find({ _id: { $in: streams } }, { projection: { version: 1 } }).toArray();
     return new Map(docs.map((doc) => [doc._id, doc.version]));

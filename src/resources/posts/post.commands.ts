@@ -27,8 +27,11 @@ export async function siteNow(deps: Pick<Deps, 'store' | 'clock'>): Promise<{ lo
 }
 
 /** Runs the kernel's command cycle on a post or page: the decisions below are all this file adds. */
-function commit(deps: Deps, id: number, actor: number, decide: (doc: PostDoc) => Promise<Decision<PostEventData>>, ifMatch?: IfMatch) {
-  return runCommand(deps, postHistory, id, actor, decide, ifMatch ? { precondition: (etag) => ifMatchPasses(ifMatch, etag) } : {});
+function commit(deps: Deps, id: number, actor: number, decide: (doc: PostDoc) => Promise<Decision<PostEventData>>, ifMatch?: IfMatch, current?: PostDoc) {
+  return runCommand(deps, postHistory, id, actor, decide, {
+    ...(ifMatch ? { precondition: (etag: string) => ifMatchPasses(ifMatch, etag) } : {}),
+    ...(current ? { current } : {}),
+  });
 }
 
 /** Creates an item: the first event of its stream. No revision (WordPress makes none on create). */
@@ -65,6 +68,8 @@ export interface UpdateOptions {
   revisions?: boolean;
   /** Leaves `modified` as it is: a change made for the site, not an edit (a deleted author's items). */
   keepModified?: boolean;
+  /** The item as the request read it (for its permission check), so the command need not read it again. */
+  current?: PostDoc;
 }
 
 /** Changes an item; `changes` may be computed from the current item (for trash, restore). */
@@ -90,6 +95,7 @@ export async function updatePost(
       return { type: options.type ?? 'updated', data };
     },
     options.ifMatch,
+    options.current,
   );
   return doc!;
 }
@@ -121,7 +127,7 @@ export type AutosaveResult = { inPlace: true; doc: PostDoc } | { inPlace: false;
  * saved in place, with no revision; otherwise the caller's one autosave of the item is created
  * or updated, and nothing is written when the submitted fields equal the item's.
  */
-export async function autosavePost(deps: Deps, id: number, changes: Partial<PostFields>, actor: number): Promise<AutosaveResult> {
+export async function autosavePost(deps: Deps, id: number, changes: Partial<PostFields>, actor: number, current?: PostDoc): Promise<AutosaveResult> {
   const revisions = revisionsCollection(deps.store.db);
   let autosaveId = 0;
   const { state: doc, event, documents } = await commit(deps, id, actor, async (current) => {
@@ -145,7 +151,7 @@ export async function autosavePost(deps: Deps, id: number, changes: Partial<Post
     ) as Record<RevisionedField, string>;
     const data: PostAutosaved = { inPlace: false, autosaveId, isNew: !existing, fields, date: now.local, dateGmt: now.gmt };
     return { type: 'autosaved', data };
-  });
+  }, undefined, current);
   if (autosaveId === 0) return { inPlace: true, doc: doc! };
   // Saved: answered with the row the fold wrote, not read back. Unchanged: the stored one.
   const written = event ? (documents as RevisionDoc[]).find((row) => row._id === autosaveId) : undefined;
@@ -168,8 +174,8 @@ export async function deleteRevision(deps: Deps, id: number, revision: RevisionD
 }
 
 /** Deletes an item for good: its revisions and autosaves go, and its content is erased from the log. */
-export async function deletePost(deps: Deps, id: number, actor: number, options: Pick<UpdateOptions, 'ifMatch'> = {}): Promise<void> {
-  await commit(deps, id, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' }), options.ifMatch);
+export async function deletePost(deps: Deps, id: number, actor: number, options: Pick<UpdateOptions, 'ifMatch' | 'current'> = {}): Promise<void> {
+  await commit(deps, id, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' }), options.ifMatch, options.current);
 }
 
 /**

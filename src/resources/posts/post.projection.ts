@@ -147,10 +147,10 @@ export async function writeRevision(db: Db, revision: RevisionDoc): Promise<void
  * retry after a crash rewrites them identically; the item is then replaced only if it has not
  * reached this event yet (its `version` is the guard).
  */
-async function applyPostEvent(db: Db, event: StoredEvent): Promise<void> {
+async function applyPostEvent(db: Db, event: StoredEvent, before?: object | null): Promise<void> {
   const posts = postsCollection(db);
   const revisions = revisionsCollection(db);
-  const current = await posts.findOne({ _id: event.stream });
+  const current = before !== undefined ? (before as PostDoc | null) : await posts.findOne({ _id: event.stream });
   if (current && current.version >= event.seq) return;
   const effects = evolvePost(current, event);
   for (const revision of effects.upsertRevisions) await writeRevision(db, revision);
@@ -182,6 +182,9 @@ export const postsProjection = defineProjection({
   handles: POST_EVENT_TYPES,
   endsStream: ['deleted'],
   apply: applyPostEvent,
+  async versionOf(db, stream) {
+    return (await postsCollection(db).findOne({ _id: stream }, { projection: { version: 1 } }))?.version ?? 0;
+  },
   async versionsOf(db, streams) {
     const docs = await postsCollection(db).find({ _id: { $in: streams } }, { projection: { version: 1 } }).toArray();
     return new Map(docs.map((doc) => [doc._id, doc.version]));

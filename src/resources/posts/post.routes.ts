@@ -148,8 +148,8 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             return true;
           },
           handler: async (req, deps) => {
-            await publishDuePosts(deps);
-            const doc = await findPostOfType(deps, type, req.params.id);
+            // The item as the permission check read it, unless a scheduled item came due since.
+            const doc = (await publishDuePosts(deps)) ? await findPostOfType(deps, type, req.params.id) : await routeItem(req, deps, type);
             return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
           },
         },
@@ -170,6 +170,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
               ifMatch: ifMatchOf(req),
               type: untrash ? 'untrashed' : 'updated',
               revisions: Boolean(type.supports.revisions),
+              current,
             });
             await afterPostWrite(deps, current, doc);
             req.context = 'edit';
@@ -192,12 +193,12 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             if (req.params.force === true) {
               const previous = await prepareOne(current, req, deps, type);
               delete previous._links;
-              await deletePost(deps, current._id, req.user.id, { ifMatch });
+              await deletePost(deps, current._id, req.user.id, { ifMatch, current });
               await afterPostWrite(deps, current, null);
               return { deleted: true, previous };
             }
             if (current.status === 'trash') throw new AlreadyTrashed();
-            const doc = await trashPost(deps, current._id, req.user.id, { ifMatch, revisions: Boolean(type.supports.revisions) });
+            const doc = await trashPost(deps, current._id, req.user.id, { ifMatch, revisions: Boolean(type.supports.revisions), current });
             await afterPostWrite(deps, current, doc);
             return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
           },

@@ -12,9 +12,9 @@ const nextDueCheck = new WeakMap<object, number>();
  * Publishes scheduled items whose time has come (WordPress's `publish_future_post` cron),
  * checked when items are read, so no process needs a timer: one indexed query a second at most.
  */
-export async function publishDuePosts(deps: Deps): Promise<void> {
+export async function publishDuePosts(deps: Deps): Promise<number> {
   const clock = deps.clock();
-  if ((nextDueCheck.get(deps.store.db) ?? 0) > clock.getTime()) return;
+  if ((nextDueCheck.get(deps.store.db) ?? 0) > clock.getTime()) return 0;
   nextDueCheck.set(deps.store.db, clock.getTime() + DUE_CHECK_INTERVAL_MS);
   const now = formatRestDate(clock)!;
   const due = await postsCollection(deps.store.db).find({ status: 'future', dateGmt: { $lte: now } }, { projection: { _id: 1, author: 1 } }).toArray();
@@ -22,6 +22,7 @@ export async function publishDuePosts(deps: Deps): Promise<void> {
     const published = await updatePost(deps, doc._id, (current) => (current.status === 'future' ? { status: 'publish' } : {}), doc.author, { revisions: false });
     await afterPostWrite(deps, { ...published, status: 'future' }, published);
   }
+  return due.length;
 }
 
 /**
