@@ -1,5 +1,6 @@
 import { changeLog, changeLogIndexes } from '../store/change-log.js';
 import { healErasures } from '../store/erasure.js';
+import { keptIndexNoteIndexes } from '../store/kept-index.js';
 import { healFromCheckpoint } from '../store/projections.js';
 import { projectionsOf, type ResourceManifest } from './manifest.js';
 
@@ -14,7 +15,7 @@ export function changeLogResource(resources: readonly ResourceManifest[]): Resou
   const registry = projectionsOf(resources);
   return {
     routes: [],
-    indexes: changeLogIndexes,
+    indexes: [...changeLogIndexes, ...keptIndexNoteIndexes],
     seed: async (deps) => {
       const healed = await healFromCheckpoint(deps.store.db, changeLog(deps.store.db), registry, deps.logger, deps.clock());
       if (healed > 0) deps.logger.warn({ healed }, 'projections healed from the change log');

@@ -153,6 +153,15 @@ async function project<S extends Versioned>(deps: KernelDeps, type: HistoryType<
   return folded;
 }
 
+/** Tells the type's list index (and through it the other processes) of the item a committed event left. */
+async function noteWritten<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, state: S | null): Promise<void> {
+  try {
+    await type.projection.keptIndex?.wrote(deps.store.db, event.stream, state);
+  } catch (error) {
+    deps.logger.error({ stream: event.stream, seq: event.seq, err: error }, 'the list index was not told of a committed event; other processes list the item as it was for up to a minute');
+  }
+}
+
 /** Appends the first event of a new stream (its `created` event) and projects it. */
 export async function createItem<S extends Versioned, D>(
   deps: KernelDeps,
@@ -170,7 +179,9 @@ export async function createItem<S extends Versioned, D>(
   } catch (error) {
     throw toRestError(error);
   }
-  return (await project(deps, type, stored, null, folded))!;
+  const created = (await project(deps, type, stored, null, folded))!;
+  await noteWritten(deps, type, stored, created);
+  return created;
 }
 
 /**
@@ -266,6 +277,7 @@ async function attemptCommand<S extends Versioned, D>(
       continue;
     }
     const projected = await project(deps, type, stored, state, folded);
+    await noteWritten(deps, type, stored, projected);
     if (erasure) {
       // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
       await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq, err: error }, 'erasing content failed; start-up finishes it'));

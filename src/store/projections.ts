@@ -2,6 +2,7 @@ import { type Db } from 'mongodb';
 import { type ChangeLog, type StoredEvent } from './change-log.js';
 import { keptPerDatabase } from './site-changes.js';
 import { isDuplicateKey } from './mongo.js';
+import { type KeptIndex } from './kept-index.js';
 
 /**
  * A read model kept from the change log. `apply` must be idempotent: it may see an event it
@@ -37,6 +38,8 @@ export interface Projection {
    * memory and writing once per stream instead of once per event.
    */
   rebuildStream?(db: Db, events: StoredEvent[]): Promise<void>;
+  /** The list index each process keeps of the read model's items, told of every item written. */
+  readonly keptIndex?: KeptIndex;
 }
 
 export function defineProjection(projection: Projection): Projection {
@@ -189,6 +192,7 @@ export async function healProjections(db: Db, log: ChangeLog, registry: Projecti
             if (projection.handles.includes(event.type)) await projection.apply(db, event);
             healed++;
           }
+          await projection.keptIndex?.changed(db, [stream]);
           if (faulty.has(stream)) await projectionFaults.clear(db, stream);
         } catch (error) {
           const fault = { stream, streamType: types.get(stream)!, projection: projection.name, seq: at, error: describe(error), at: new Date() };
@@ -232,6 +236,7 @@ export async function rebuildProjections(db: Db, log: ChangeLog, registry: Proje
     count++;
   }
   await flush();
+  for (const projection of registry.projections) await projection.keptIndex?.reset(db);
   return count;
 }
 

@@ -84,4 +84,27 @@ describe('a write answered by one process is seen at once by another', () => {
       expect(list.find((item) => item.id === post.body.id)?.title.rendered).toBe(`Version ${version}`);
     }
   });
+
+  it("lists, which each process answers from the list index it keeps: an item's arrival, order, status and removal", async () => {
+    const listed = async (query: string) => {
+      const response = await fetch(`${services.other.siteUrl}/cms-json/cms/v2/posts?per_page=100&context=edit&${query}`, { headers: services.app.admin });
+      return { ids: ((await response.json()) as { id: number }[]).map((item) => item.id), total: Number(response.headers.get('X-WP-Total')) };
+    };
+    const write = async (route: string, json: unknown) => (await services.app.api('POST', route, { headers: services.app.admin, json })).body;
+    const before = await listed('');
+    const post = await write('/cms/v2/posts', { title: 'Listed', status: 'publish', date: '1990-01-01T00:00:00' });
+    expect((await listed('order=asc')).ids[0]).toBe(post.id);
+    expect((await listed('')).total).toBe(before.total + 1);
+    const next = await write('/cms/v2/posts', { title: 'Listed next', status: 'publish', date: '1991-01-01T00:00:00' });
+    expect((await listed('order=asc')).ids.slice(0, 2)).toEqual([post.id, next.id]);
+    await write(`/cms/v2/posts/${post.id}`, { date: '1992-01-01T00:00:00' });
+    expect((await listed('order=asc')).ids.slice(0, 2)).toEqual([next.id, post.id]);
+    await write(`/cms/v2/posts/${post.id}`, { status: 'draft' });
+    expect((await listed('')).ids).not.toContain(post.id);
+    expect((await listed('status=draft')).ids).toContain(post.id);
+    const deleted = await services.app.api('DELETE', `/cms/v2/posts/${post.id}`, { headers: services.app.admin, query: { force: true } });
+    expect(deleted.status).toBe(200);
+    expect((await listed('status=draft')).ids).not.toContain(post.id);
+    expect((await listed('')).total).toBe(before.total + 1);
+  });
 });

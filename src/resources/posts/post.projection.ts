@@ -1,6 +1,7 @@
 import { type Db } from 'mongodb';
 import { POST_TYPES } from '../../registry/post-types.js';
 import { defineProjection } from '../../store/projections.js';
+import { keptIndex } from '../../store/kept-index.js';
 import { type StoredEvent } from '../../store/change-log.js';
 import { POST_EVENT_TYPES, type PostAutosaved, type PostChanged, type PostCreated, type RevisionDeleted } from './post.events.js';
 import {
@@ -171,7 +172,19 @@ async function applyPostEvent(db: Db, event: StoredEvent, before?: object | null
 /** The post types whose items this projection keeps: those served by the posts controller. */
 export const POSTS_CONTROLLER_TYPES: readonly string[] = POST_TYPES.filter((type) => type.rest_controller === 'posts').map((type) => type.slug);
 
+/**
+ * The fields the posts controller's lists filter and sort on, kept in each process for every
+ * post and page (titles, content and passwords, which only searches and the title order read, are not).
+ */
+export const postListIndex = keptIndex({
+  name: 'posts',
+  collection: 'posts',
+  holds: { type: { $in: [...POSTS_CONTROLLER_TYPES] } },
+  fields: ['type', 'status', 'date', 'dateGmt', 'modified', 'author', 'parent', 'menu_order', 'slug', 'sticky', 'terms'],
+});
+
 export const postsProjection = defineProjection({
+  keptIndex: postListIndex,
   name: 'posts',
   streamTypes: POSTS_CONTROLLER_TYPES,
   // Events stored before they named their stream's type: the created event's fields say it.

@@ -13,7 +13,10 @@ import { readSetting } from '../settings/index.js';
 import { createPost, deletePost, siteNow, trashPost, updatePost } from './post.commands.js';
 import { findPostOfType, postEtag } from './post.history.js';
 import { changesFromRequest } from './post.input.js';
-import { postsCollection, type PostFields } from './post.model.js';
+import { postsCollection, type PostDoc, type PostFields } from './post.model.js';
+import { postListIndex } from './post.projection.js';
+import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
+import { type Filter, type Sort } from 'mongodb';
 import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 import { postListQuery, PostInvalidPage } from './post.queries.js';
 import { postListArgs, postTypeSchema, postWriteArgs } from './post.schema.js';
@@ -76,6 +79,24 @@ async function newPostFields(req: RestRequest, deps: Deps, type: PostTypeDef, id
   return fields;
 }
 
+/**
+ * One page of a list and its total: from the list index each process keeps, reading only the
+ * page's items by key, unless the list filters or sorts on what the index does not keep (a search).
+ */
+async function listPosts(deps: Deps, filter: Filter<PostDoc>, sort: Sort, window: { skip: number; perPage: number }): Promise<{ total: number; docs: PostDoc[] }> {
+  const posts = postsCollection(deps.store.db);
+  if (!postListIndex.serves(filter, sort)) {
+    const [total, docs] = await Promise.all([
+      posts.countDocuments(filter, { comment: `${FULL_SCAN_COMMENT} a search of titles and content, or the title order, which the list index does not keep` }),
+      posts.find(filter, { comment: `${FULL_SCAN_COMMENT} a search of titles and content, or the title order, which the list index does not keep` }).sort(sort).skip(window.skip).limit(window.perPage).toArray(),
+    ]);
+    return { total, docs };
+  }
+  const { ids, total } = await postListIndex.page(deps.store.db, filter, sort, window.skip, window.perPage);
+  const docs = await Promise.all(ids.map((id) => posts.findOne({ _id: id })));
+  return { total, docs: docs.filter((doc): doc is PostDoc => doc !== null) };
+}
+
 /** The routes of one post type (`/posts`, `/pages`), generated from the registry as WordPress does. */
 export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
   const schema = postTypeSchema(type);
@@ -100,11 +121,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             await publishDuePosts(deps);
             const { filter, sort, include, slugs } = await postListQuery(req, deps, type);
             const window = pageWindow(req.params);
-            const posts = postsCollection(deps.store.db);
-            const [total, docs] = await Promise.all([
-              posts.countDocuments(filter),
-              posts.find(filter).sort(sort).skip(window.skip).limit(window.perPage).toArray(),
-            ]);
+            const { total, docs } = await listPosts(deps, filter, sort, window);
             if (include) docs.sort((a, b) => include.indexOf(a._id) - include.indexOf(b._id));
             if (slugs) docs.sort((a, b) => slugs.indexOf(a.slug) - slugs.indexOf(b.slug));
             return pageOf(await prepareMany(docs, req, deps, type), total, window, PostInvalidPage);
