@@ -153,6 +153,17 @@ export function changeLog(db: Db) {
       return rows.map((row) => toEvent<D>(row));
     },
 
+    /**
+     * The events `first..last` of a stream, each read by its key `(stream, seq)`: a stream's seqs
+     * run 1..n without gaps, so a page of them is known before it is read, and the embedded
+     * database, which serves only equality from an index, decodes only those rows.
+     */
+    async readSeqs<D = Record<string, unknown>>(stream: number, first: number, last: number): Promise<StoredEvent<D>[]> {
+      const seqs = Array.from({ length: Math.max(0, last - first + 1) }, (_, offset) => first + offset);
+      const rows = await Promise.all(seqs.map((seq) => events.findOne({ stream, seq })));
+      return rows.flatMap((row) => (row ? [toEvent<D>(row)] : []));
+    },
+
     async countStream(stream: number): Promise<number> {
       return events.countDocuments({ stream });
     },

@@ -2,6 +2,7 @@ import { type Deps } from '../../deps.js';
 import { type PageWindow } from '../../rest/pagination.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { changeLog, type StoredEvent } from '../../store/change-log.js';
+import { findByIds } from '../../store/filters.js';
 import { findPostOfType } from '../posts/index.js';
 import { revisionsCollection, type PostDoc } from '../posts/post.model.js';
 import { canEditPost } from '../posts/post.permissions.js';
@@ -29,19 +30,24 @@ export function postHistorySubject(postType: PostTypeDef): HistorySubject {
 
 /**
  * One page of an item's events, oldest first. A stream's seqs run 1..n without gaps (each append
- * is at the item's version plus one), so a page is the indexed range after `skip`.
+ * is at the item's version plus one), so the item's version is their count (unless the read model
+ * lags the log), and a page is the seqs after `skip`, each read by its key.
  */
-export async function historyPage(deps: Pick<Deps, 'store'>, id: number, window: PageWindow): Promise<{ events: StoredEvent[]; total: number }> {
+export async function historyPage(deps: Pick<Deps, 'store'>, item: { _id: number; version?: number }, window: PageWindow): Promise<{ events: StoredEvent[]; total: number }> {
   const log = changeLog(deps.store.db);
-  const [events, total] = await Promise.all([log.readStream(id, { afterSeq: window.skip, limit: window.perPage }), log.countStream(id)]);
-  return { events, total };
+  // The read model may lag the log (a crash between an append and its projection): an event past
+  // the item's version means the log is counted instead.
+  const behind = item.version === undefined || (await log.readSeqs(item._id, item.version + 1, item.version + 1)).length > 0;
+  const total = behind ? await log.countStream(item._id) : item.version!;
+  const last = Math.min(total, window.skip + window.perPage);
+  return { events: await log.readSeqs(item._id, window.skip + 1, last), total };
 }
 
 /** Which of `ids` are still revisions or autosaves of `parent` (deleted ones get no link). */
 export async function liveRevisions(deps: Pick<Deps, 'store'>, parent: number, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await revisionsCollection(deps.store.db).find({ _id: { $in: ids }, parent }, { projection: { _id: 1 } }).toArray();
-  return new Set(rows.map((row) => row._id));
+  const rows = await findByIds(revisionsCollection(deps.store.db), ids, { projection: { _id: 1, parent: 1 } });
+  return new Set(rows.filter((row) => row.parent === parent).map((row) => row._id));
 }
 
 /** Groups an iterable into arrays of at most `size`, so a stream can look things up per batch. */

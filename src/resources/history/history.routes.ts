@@ -43,7 +43,7 @@ function wantsStream(req: RestRequest): boolean {
 async function listHistory(subject: HistorySubject, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const doc = await subject.find(deps, Number(req.params.id));
   const window = pageWindow(req.params);
-  const { events, total } = await historyPage(deps, doc._id, window);
+  const { events, total } = await historyPage(deps, doc, window);
   const live = req.wants('_links') ? await liveRevisions(deps, doc._id, revisionIds(events)) : new Set<number>();
   const entries = events.map((event) => prepareHistoryEntry(event, subject, live, req));
   return pageOf(entries, total, window, PostInvalidPage);

@@ -1,3 +1,4 @@
+import { findByIds } from '../../store/filters.js';
 import { type Filter } from 'mongodb';
 import { can, type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
@@ -33,7 +34,7 @@ export function canReadAttachment(user: Principal, doc: AttachmentDoc, parent: P
 export async function parentsOf(deps: Pick<Deps, 'store'>, docs: readonly AttachmentDoc[]): Promise<Map<number, PostDoc>> {
   const ids = [...new Set(docs.map((doc) => doc.parent).filter((id) => id > 0))];
   if (!ids.length) return new Map();
-  const parents = await postsCollection(deps.store.db).find({ _id: { $in: ids } }).toArray();
+  const parents = await findByIds(postsCollection(deps.store.db), ids);
   return new Map(parents.map((parent) => [parent._id, parent]));
 }
 

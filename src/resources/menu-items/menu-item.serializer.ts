@@ -1,3 +1,4 @@
+import { findByIds } from '../../store/filters.js';
 import { type Deps } from '../../deps.js';
 import { theTitle } from '../../lib/texturize.js';
 import { metaForResponse } from '../../registry/meta.js';
@@ -29,8 +30,8 @@ export async function linkedObjects(deps: Deps, docs: readonly MenuItemDoc[]): P
   const postIds = ids('post_type');
   const termIds = ids('taxonomy');
   const [posts, terms] = await Promise.all([
-    postIds.length ? postsCollection(deps.store.db).find({ _id: { $in: postIds } }, { projection: { type: 1, status: 1, title: 1 } }).toArray() : [],
-    termIds.length ? termsCollection(deps.store.db).find({ _id: { $in: termIds } }).toArray() : [],
+    findByIds(postsCollection(deps.store.db), postIds, { projection: { type: 1, status: 1, title: 1 } }),
+    findByIds(termsCollection(deps.store.db), termIds),
   ]);
   return { posts: new Map(posts.map((post) => [post._id, post as LinkedPost])), terms: new Map(terms.map((term) => [term._id, term])) };
 }

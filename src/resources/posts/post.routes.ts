@@ -16,6 +16,7 @@ import { changesFromRequest } from './post.input.js';
 import { postsCollection, type PostDoc, type PostFields } from './post.model.js';
 import { postListIndex } from './post.projection.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
+import { findByIds } from '../../store/filters.js';
 import { type Filter, type Sort } from 'mongodb';
 import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 import { postListQuery, PostInvalidPage } from './post.queries.js';
@@ -93,8 +94,7 @@ async function listPosts(deps: Deps, filter: Filter<PostDoc>, sort: Sort, window
     return { total, docs };
   }
   const { ids, total } = await postListIndex.page(deps.store.db, filter, sort, window.skip, window.perPage);
-  const docs = await Promise.all(ids.map((id) => posts.findOne({ _id: id })));
-  return { total, docs: docs.filter((doc): doc is PostDoc => doc !== null) };
+  return { total, docs: await findByIds(posts, ids) };
 }
 
 /** The routes of one post type (`/posts`, `/pages`), generated from the registry as WordPress does. */

@@ -1,4 +1,5 @@
 import { type Filter, type FindCursor } from 'mongodb';
+import { findByIds } from '../../store/filters.js';
 import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { defineRestError } from '../../rest/errors.js';
@@ -181,9 +182,7 @@ function listFilter(parent: number, params: RevisionListParams): Filter<Revision
 
 async function byIds(deps: Deps, ids: number[], projection: Record<string, 0>): Promise<AsyncIterable<RevisionDoc>> {
   if (!ids.length) return toAsync([]);
-  const docs = await revisionsCollection(deps.store.db).find({ _id: { $in: ids } }, { projection }).toArray();
-  const byId = new Map(docs.map((doc) => [doc._id, doc]));
-  return toAsync(ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
+  return toAsync(await findByIds(revisionsCollection(deps.store.db), ids, { projection }));
 }
 
 async function* toAsync<T>(items: T[]): AsyncIterable<T> {
