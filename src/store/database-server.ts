@@ -7,7 +7,7 @@ import { type Logger } from '../logger.js';
 import { type Shutdown } from '../shutdown.js';
 import { DataDirInUseError, lockDataDir } from './data-lock.js';
 import { ensureFerretDbBinary, startFerretDb } from './ferretdb.js';
-import { findPostgres, startPostgres } from './postgresql.js';
+import { findPostgres, startPostgres, type PostgresConnection } from './postgresql.js';
 
 /** A MongoDB-compatible server the service talks to over the wire. */
 export interface DatabaseServer {
@@ -16,6 +16,8 @@ export interface DatabaseServer {
   readonly description: string;
   /** The database's process, when this service started it. */
   readonly pid?: number;
+  /** FerretDB's embedded PostgreSQL, when it keeps the data there: where the index bridge goes (index-bridge.ts). */
+  readonly postgres?: PostgresConnection;
   /** Stops the server if this process started it. */
   stop(): Promise<void>;
 }
@@ -116,11 +118,12 @@ async function startFerretDbOnPostgres(
       await fs.mkdir(stateDir, { recursive: true });
       const backend = { kind: 'postgresql', url: postgres.url, label: `PostgreSQL ${version} in ${dir}` } as const;
       const server = await startFerretDb(binary, backend, stateDir, lock, logger, shutdown);
-      return withStop(server, async () => {
+      const stop = async () => {
         await server.stop();
         await postgres.stop();
         await lock.release();
-      });
+      };
+      return withStop(server, stop, postgres.connection);
     } catch (error) {
       await postgres.stop();
       throw error;
@@ -132,13 +135,14 @@ async function startFerretDbOnPostgres(
 }
 
 /** `server` with another `stop`, its `pid` still read live (a supervised restart changes it). */
-function withStop(server: DatabaseServer, stop: () => Promise<void>): DatabaseServer {
+function withStop(server: DatabaseServer, stop: () => Promise<void>, postgres?: PostgresConnection): DatabaseServer {
   return {
     uri: server.uri,
     description: server.description,
     get pid() {
       return server.pid;
     },
+    ...(postgres ? { postgres } : {}),
     stop,
   };
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,12 +30,25 @@ const SERVER_SETTINGS = {
   effective_cache_size: '256MB',
   max_wal_size: '256MB',
   log_min_messages: 'warning',
+  // FerretDB's driver runs prepared statements, whose filter reads `_jsonb->$1 @> $2`. A plan made
+  // for any parameters (a generic one) sees no field name, so no expression index matches it; a
+  // plan made for each execution's values can use the index bridge's (index-bridge.ts).
+  plan_cache_mode: 'force_custom_plan',
 };
 export const FERRETDB_POOL_MAX_CONNS = 20;
+
+/** How this service reaches its cluster itself: `psql` from the server's own programs, on the cluster's socket. */
+export interface PostgresConnection {
+  readonly binDir: string;
+  readonly socketDir: string;
+  readonly role: string;
+  readonly database: string;
+}
 
 export interface EmbeddedPostgres {
   /** FerretDB's `--postgresql-url`. */
   readonly url: string;
+  readonly connection: PostgresConnection;
   readonly version: string;
   readonly pid: number;
   stop(): Promise<void>;
@@ -101,6 +114,7 @@ export async function startPostgres(
   const query = new URLSearchParams({ host: socketDir, pool_max_conns: String(FERRETDB_POOL_MAX_CONNS) });
   return {
     url: `postgres://${ROLE}@/${DATABASE}?${query}`,
+    connection: { binDir, socketDir, role: ROLE, database: DATABASE },
     version,
     get pid() {
       return server.pid;
@@ -173,6 +187,36 @@ async function waitForPostgres(binDir: string, socketDir: string, exited: () => 
     if (Date.now() > deadline) throw new Error('PostgreSQL did not accept connections within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Between the fields of a row `psql` prints: a character no name or plan line holds. */
+const FIELD_SEPARATOR = '\x1f';
+
+/**
+ * Runs `sql` (statements separated by semicolons, each committed on its own) in one `psql`
+ * session, stopping at the first error, and returns the rows it printed, their fields split.
+ */
+export async function psql(connection: PostgresConnection, sql: string): Promise<string[][]> {
+  const { binDir, socketDir, role, database } = connection;
+  const args = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-tA', '-F', FIELD_SEPARATOR, '-h', socketDir, '-U', role, '-d', database, '-f', '-'];
+  const child = spawn(path.join(binDir, 'psql'), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  // A psql that stops early closes its input; its exit code and message say why.
+  child.stdin.on('error', () => {});
+  child.stdin.end(sql);
+  const code = await exited;
+  if (code !== 0) throw new Error(`psql failed: ${stderr.trim()}`);
+  return stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.split(FIELD_SEPARATOR));
 }
 
 function run(command: string, args: string[], account?: Account): string {
