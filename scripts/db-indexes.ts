@@ -4,7 +4,8 @@ import { createLogger } from '../src/logger.js';
 import { resources } from '../src/resources/index.js';
 import { indexesOf } from '../src/resources/manifest.js';
 import { startDatabaseServer } from '../src/store/database-server.js';
-import { ensureIndexes, openStore } from '../src/store/mongo.js';
+import { ensureDeclaredIndexes } from '../src/store/index-bridge.js';
+import { openStore } from '../src/store/mongo.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger(config.logLevel);
@@ -12,8 +13,8 @@ const database = await startDatabaseServer({ ...config, logger });
 try {
   const store = await openStore(database.uri);
   const indexes = indexesOf(resources);
-  await ensureIndexes(store.db, indexes);
-  logger.info({ database: database.description, indexes: indexes.length }, 'indexes created');
+  const bridge = await ensureDeclaredIndexes(store.db, indexes, database.postgres);
+  logger.info({ database: database.description, indexes: indexes.length, bridge }, 'indexes created');
   await store.close();
 } finally {
   await database.stop();

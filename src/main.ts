@@ -3,10 +3,14 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { reportEventLoopDelay } from './event-loop-report.js';
 import { createLogger, type Logger } from './logger.js';
 import { resources } from './resources/index.js';
+import { indexesOf } from './resources/manifest.js';
 import { startService } from './service.js';
 import { shutdownOnStopSignals, whenRequested, type Shutdown } from './shutdown.js';
 import { DataDirInUseError } from './store/data-lock.js';
 import { NoDatabaseError, startDatabaseServer } from './store/database-server.js';
+import { ensureDeclaredIndexes } from './store/index-bridge.js';
+import { openStore } from './store/mongo.js';
+import { type PostgresConnection } from './store/postgresql.js';
 import { announceReady, startWorkers, WorkerStartFailed } from './workers.js';
 import { loadThemes, ThemeError, type Themes } from './themes/themes.js';
 
@@ -46,10 +50,14 @@ async function main(): Promise<void> {
 
   let service;
   try {
-    service =
-      config.workers === 1
-        ? await startService({ config, logger, resources, databaseUri: database.uri, themes })
-        : await startWorkers(config.workers, { MONGODB_URI: database.uri }, logger, shutdown);
+    const { postgres } = database;
+    if (config.workers === 1) {
+      service = await startService({ config, logger, resources, databaseUri: database.uri, themes, postgres });
+    } else {
+      // Workers know the database only by its URI: the bridge is made here, before they start.
+      if (postgres) await bridgeDeclaredIndexes(database.uri, postgres, config, logger);
+      service = await startWorkers(config.workers, { MONGODB_URI: database.uri }, logger, shutdown);
+    }
   } catch (error) {
     await database.stop();
     // Workers that a stop signal reached while they started: a stop, not a failure.
@@ -65,6 +73,17 @@ async function main(): Promise<void> {
     await service.stop();
     await database.stop();
   });
+}
+
+/** Creates the declared indexes and their bridge in the embedded PostgreSQL (index-bridge.ts). */
+async function bridgeDeclaredIndexes(uri: string, postgres: PostgresConnection, config: Config, logger: Logger): Promise<void> {
+  const store = await openStore(uri, { timeoutMs: config.databaseTimeoutMs });
+  try {
+    const bridge = await ensureDeclaredIndexes(store.db, indexesOf(resources), postgres);
+    logger.info({ created: bridge.created.length, dropped: bridge.dropped.length }, 'index bridge brought in line with the declared indexes');
+  } finally {
+    await store.close();
+  }
 }
 
 /** A process forked by `startWorkers`: the database is the primary's, given as MONGODB_URI. */

@@ -4,7 +4,9 @@ import { createApp, type AppOptions } from './app.js';
 import { type Config } from './config.js';
 import { type Logger } from './logger.js';
 import { indexesOf, type ResourceManifest } from './resources/manifest.js';
-import { ensureIndexes, openStore, type StoreOptions } from './store/mongo.js';
+import { ensureDeclaredIndexes } from './store/index-bridge.js';
+import { openStore, type StoreOptions } from './store/mongo.js';
+import { type PostgresConnection } from './store/postgresql.js';
 import { sequences } from './store/sequences.js';
 import { asServiceWork } from './store/service-work.js';
 import { siteChanges } from './store/site-changes.js';
@@ -34,6 +36,8 @@ export interface ServiceOptions extends AppOptions {
   onCommand?: StoreOptions['onCommand'];
   /** The themes, when the caller loaded them already; otherwise read from `config` here. */
   themes?: Themes;
+  /** FerretDB's embedded PostgreSQL, when the database is that: the declared indexes get their bridge there. */
+  postgres?: PostgresConnection;
 }
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -44,7 +48,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     timeoutMs: config.databaseTimeoutMs,
     onCommand: options.onCommand,
   });
-  await ensureIndexes(store.db, indexesOf(resources));
+  const bridge = await ensureDeclaredIndexes(store.db, indexesOf(resources), options.postgres);
+  if (bridge.created.length || bridge.dropped.length) {
+    logger.info({ created: bridge.created.length, dropped: bridge.dropped.length }, 'index bridge brought in line with the declared indexes');
+  }
 
   // Listening comes first (with PORT=0 the site URL is known only then); until the app is
   // built, requests get 503 in the error shape rather than waiting on a socket nobody answers.
