@@ -5,11 +5,14 @@ import { type TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startDatabaseServer } from '../../src/store/database-server.js';
+import { type PostgresConnection } from '../../src/store/postgresql.js';
 import { checkQueryShapes } from './query-check.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     mongodbUri: string;
+    /** The run's database is FerretDB on an embedded PostgreSQL: how to reach that (for the index bridge). */
+    postgres: PostgresConnection | null;
     /** Where each test process writes the shapes of the queries its services sent. */
     queryShapesDir: string;
   }
@@ -27,6 +30,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const database = await startDatabaseServer({ ...config, dataDir, logger });
   console.log(`tests use ${database.description}`);
   project.provide('mongodbUri', database.uri);
+  project.provide('postgres', database.postgres ?? null);
   const queryShapesDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cms-query-shapes-'));
   project.provide('queryShapesDir', queryShapesDir);
   return async () => {

@@ -82,6 +82,7 @@ export async function startServiceOn(
     resources: serviceResources,
     databaseUri: inject('mongodbUri'),
     databaseName,
+    postgres: inject('postgres') ?? undefined,
     onCommand: (event) => {
       recordCommand(event);
       options.onCommand?.(event);
@@ -147,6 +148,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     resources: options.resources ?? serviceResources,
     databaseUri,
     databaseName,
+    // The run's embedded PostgreSQL, unless the test brings a database of its own.
+    postgres: options.databaseUri ? undefined : (inject('postgres') ?? undefined),
     authenticate: options.authenticate,
     onCommand: (event) => {
       recordCommand(event);
