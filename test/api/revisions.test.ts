@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeLog } from '../../src/store/change-log.js';
+import { withBlock, type RevisionDoc } from '../../src/resources/posts/post.model.js';
+import { backfillRevisionBlocks, REVISION_BLOCKS_CHECKPOINT } from '../../src/resources/posts/post.projection.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 type Actor = Awaited<ReturnType<TestApp['asRole']>>;
@@ -571,11 +573,11 @@ describe('a post with 10,000 revisions', () => {
         version: 2 + index,
       };
     });
-    await app.deps.store.db.collection('revisions').insertMany(rows as never[]);
+    await app.deps.store.db.collection('revisions').insertMany(rows.map((row) => withBlock(row as RevisionDoc)) as never[]);
     // Rows written behind the log's back: the item's counters say so, and its newest revision
     // is marked unknown, as after a deletion, so it is looked up. (Speed is measured by
     // `npm run bench:history`, not asserted here.)
-    await app.deps.store.db.collection('posts').updateOne({ _id: post.id } as never, { $set: { revisionCount: 10_000, latestRevision: -1 } });
+    await app.deps.store.db.collection('posts').updateOne({ _id: post.id } as never, { $set: { revisionCount: 10_000, latestRevision: -1, version: 10_001 } });
     const timed = (query: Record<string, string | number>) => revisions(post.id, query);
     const deep = await timed({ per_page: 10, page: 1000 });
     expect(ids(deep.body)).toEqual(Array.from({ length: 10 }, (_, index) => 50_000_009 - index));
@@ -594,5 +596,22 @@ describe('a post with 10,000 revisions', () => {
     const single = await app.api('GET', `/cms/v2/posts/${post.id}`, { headers: editor.headers });
     expect(single.body._links['version-history'][0].count).toBe(10_000);
     expect(single.body._links['predecessor-version'][0].id).toBe(50_009_999);
+  });
+});
+
+describe('revision rows stored before rows kept their block of the log', () => {
+  it('are given it once, at the next start, and listed as before', async () => {
+    const post = await create('posts', editor.headers, { title: 'Kept before blocks', content: CONTENTS[0] });
+    for (let version = 1; version <= 40; version++) await update('posts', post.id, editor.headers, { content: `${CONTENTS[version % 3]} ${version}` });
+    const listed = async () => ids((await revisions(post.id, { per_page: 7, page: 3 })).body);
+    const before = await listed();
+    expect(before).toHaveLength(7);
+    const db = app.deps.store.db;
+    await db.collection('revisions').updateMany({ parent: post.id }, { $unset: { block: '' } });
+    await db.collection('checkpoints').deleteOne({ _id: REVISION_BLOCKS_CHECKPOINT } as never);
+    expect(await listed()).toEqual([]);
+    expect(await backfillRevisionBlocks(db)).toBeGreaterThanOrEqual(40);
+    expect(await listed()).toEqual(before);
+    expect(await backfillRevisionBlocks(db)).toBe(0);
   });
 });

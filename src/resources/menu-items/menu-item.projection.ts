@@ -1,7 +1,7 @@
 import { type Db } from 'mongodb';
 import { type StoredEvent } from '../../store/change-log.js';
 import { defineProjection } from '../../store/projections.js';
-import { revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
+import { revisionsCollection, withBlock, type RevisionDoc } from '../posts/post.model.js';
 import { writeRevision } from '../posts/post.projection.js';
 import {
   MENU_ITEM_EVENT_TYPES,
@@ -141,7 +141,7 @@ export const menuItemsProjection = defineProjection({
       item = effects.item;
     }
     if (item) await menuItemsCollection(db).insertOne(item);
-    if (rows.size) await revisionsCollection(db).insertMany([...rows.values()]);
+    if (rows.size) await revisionsCollection(db).insertMany([...rows.values()].map(withBlock));
   },
   async clear(db) {
     const ids = (await menuItemsCollection(db).find({}, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id);

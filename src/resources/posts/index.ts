@@ -1,7 +1,7 @@
 import { postTypesSupporting } from '../../registry/post-types.js';
 import { type ResourceManifest } from '../manifest.js';
 import { postIndexes } from './post.model.js';
-import { postsProjection } from './post.projection.js';
+import { backfillRevisionBlocks, postsProjection } from './post.projection.js';
 import { postTypeRoutes } from './post.routes.js';
 
 export { autosavePost, deleteRevision, newestRevision, restoreRevision } from './post.commands.js';
@@ -16,4 +16,8 @@ export const postsResource: ResourceManifest = {
   routes: postTypesSupporting('posts').flatMap(postTypeRoutes),
   indexes: postIndexes,
   projections: [postsProjection],
+  seed: async (deps) => {
+    const blocked = await backfillRevisionBlocks(deps.store.db);
+    if (blocked > 0) deps.logger.info({ revisions: blocked }, 'revision rows given their block of the log');
+  },
 };

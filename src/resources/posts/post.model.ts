@@ -89,7 +89,21 @@ export interface RevisionDoc {
   version: number;
   /** Every field of the item as the revision kept it, for types that revision more than text (menu items). */
   item?: Record<string, unknown>;
+  /** The block of the item's log it was last written in (`revisionBlock`), by which pages of revisions are read. */
+  block?: string;
 }
+
+/**
+ * Seqs per block of an item's log. A page of revisions, newest (or oldest) first, is read block by
+ * block from the item's version down (or from its start up), each by equality on `block`, which the
+ * embedded database serves from an index: a page costs the blocks it spans, whatever the item's age.
+ */
+export const REVISION_BLOCK = 16;
+
+export const revisionBlock = (parent: number, seq: number) => `${parent}:${Math.floor(seq / REVISION_BLOCK)}`;
+
+/** A revision row as stored: with the block of the event that last wrote it. */
+export const withBlock = (revision: RevisionDoc): RevisionDoc => ({ ...revision, block: revisionBlock(revision.parent, revision.version) });
 
 export const postsCollection = (db: Db) => db.collection<PostDoc>('posts');
 export const revisionsCollection = (db: Db) => db.collection<RevisionDoc>('revisions');
@@ -106,6 +120,7 @@ export const postIndexes: IndexSpec[] = [
   { collection: 'revisions', key: { parent: 1, date: -1, _id: -1 }, name: 'parent_date_id' },
   { collection: 'revisions', key: { parent: 1, kind: 1, date: -1, _id: -1 }, name: 'parent_kind_date_id' },
   { collection: 'revisions', key: { parent: 1, kind: 1, author: 1 }, name: 'parent_kind_author' },
+  { collection: 'revisions', key: { block: 1 }, name: 'block' },
 ];
 
 type LogState = Pick<PostDoc, 'version' | 'changeSeq' | 'revisionCount' | 'headRevision' | 'headFingerprint' | 'latestRevision'>;

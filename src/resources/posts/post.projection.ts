@@ -2,6 +2,7 @@ import { type Db } from 'mongodb';
 import { POST_TYPES } from '../../registry/post-types.js';
 import { defineProjection } from '../../store/projections.js';
 import { keptIndex } from '../../store/kept-index.js';
+import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { type StoredEvent } from '../../store/change-log.js';
 import { POST_EVENT_TYPES, type PostAutosaved, type PostChanged, type PostCreated, type RevisionDeleted } from './post.events.js';
 import {
@@ -13,6 +14,8 @@ import {
   revisionsCollection,
   toPostDoc,
   UNKNOWN,
+  revisionBlock,
+  withBlock,
   type PostDoc,
   type RevisionDoc,
 } from './post.model.js';
@@ -137,11 +140,37 @@ export function foldPost(doc: PostDoc | null, event: StoredEvent): { state: Post
  */
 export async function writeRevision(db: Db, revision: RevisionDoc): Promise<void> {
   await revisionsCollection(db)
-    .replaceOne({ _id: revision._id, version: { $lt: revision.version } }, revision, { upsert: true })
+    .replaceOne({ _id: revision._id, version: { $lt: revision.version } }, withBlock(revision), { upsert: true })
     .catch((error: { code?: number }) => {
       if (!isDuplicateKey(error)) throw error;
     });
 }
+
+/**
+ * Gives revision rows stored before rows kept their block that block, once per database (a
+ * checkpoint records it): pages of revisions are read by block.
+ */
+export async function backfillRevisionBlocks(db: Db): Promise<number> {
+  const checkpoints = db.collection<{ _id: string; at: Date }>('checkpoints');
+  if (await checkpoints.findOne({ _id: REVISION_BLOCKS_CHECKPOINT })) return 0;
+  const revisions = revisionsCollection(db);
+  let count = 0;
+  const unblocked = revisions.find(
+    { block: { $exists: false } },
+    { projection: { _id: 1, parent: 1, version: 1 }, comment: `${FULL_SCAN_COMMENT} once per database: revision rows stored before rows kept their block` },
+  );
+  for await (const row of unblocked) {
+    // A row rewritten meanwhile (an autosave) was written with its block.
+    await revisions.updateOne({ _id: row._id, version: row.version }, { $set: { block: revisionBlock(row.parent, row.version) } });
+    count++;
+  }
+  await checkpoints.replaceOne({ _id: REVISION_BLOCKS_CHECKPOINT }, { at: new Date() }, { upsert: true }).catch((error: unknown) => {
+    if (!isDuplicateKey(error)) throw error;
+  });
+  return count;
+}
+
+export const REVISION_BLOCKS_CHECKPOINT = 'revision_blocks';
 
 /**
  * Applies one event to `posts` and `revisions`. Revision rows are written first and by id, so a
@@ -213,7 +242,7 @@ export const postsProjection = defineProjection({
       post = effects.post;
     }
     if (post) await postsCollection(db).insertOne(post);
-    if (rows.size) await revisionsCollection(db).insertMany([...rows.values()]);
+    if (rows.size) await revisionsCollection(db).insertMany([...rows.values()].map(withBlock));
   },
   async clear(db) {
     await postsCollection(db).deleteMany({ type: { $in: [...POSTS_CONTROLLER_TYPES] } });

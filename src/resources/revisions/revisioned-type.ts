@@ -11,10 +11,12 @@ import { deleteRevision, findPostOfType, postEtag, postTypeSchema, prepareOne, r
 import { REVISIONED_FIELDS, type PostDoc, type RevisionDoc, type RevisionedField } from '../posts/post.model.js';
 import { canDeletePost, canEditPost } from '../posts/post.permissions.js';
 
-/** What the revision routes need of an item: its id, and how many revisions and autosaves it has. */
+/** What the revision routes need of an item: its id, how many revisions and autosaves it has, and its version. */
 export interface RevisionedItem {
   _id: number;
   revisionCount: number;
+  /** The seq of the last event applied: where its newest revisions' blocks are. */
+  version: number;
 }
 
 /**
