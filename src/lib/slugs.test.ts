@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeSlug } from './slugs.js';
+import { firstFreeSlug, sanitizeSlug } from './slugs.js';
 
 describe('sanitizeSlug', () => {
   it('makes a slug as sanitize_title does', () => {
@@ -11,5 +11,14 @@ describe('sanitizeSlug', () => {
     expect(sanitizeSlug(`${'a'.repeat(199)} b`)).toBe('a'.repeat(199));
     // Each of these letters is two UTF-8 octets, six characters encoded: 33 fit in 200.
     expect(sanitizeSlug('ж'.repeat(100))).toBe('ж'.repeat(33));
+  });
+});
+
+describe('firstFreeSlug', () => {
+  it('keeps a free slug, and suffixes a taken one from -2 on, as wp_unique_post_slug does', async () => {
+    const taken = new Set(['home', 'home-2']);
+    const isTaken = async (candidate: string) => taken.has(candidate);
+    expect(await firstFreeSlug('about', isTaken)).toBe('about');
+    expect(await firstFreeSlug('home', isTaken)).toBe('home-3');
   });
 });

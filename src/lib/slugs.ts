@@ -18,6 +18,16 @@ export function suffixedSlug(slug: string, suffix: number): string {
   return `${truncateSlug(slug, MAX_SLUG_OCTETS - tail.length)}${tail}`;
 }
 
+/**
+ * `wp_unique_post_slug`'s loop: `slug` itself if no other item has it, else the first of
+ * `slug-2`, `slug-3`... that none has. `taken` asks the item's own collection (and scope).
+ */
+export async function firstFreeSlug(slug: string, taken: (candidate: string) => Promise<boolean>): Promise<string> {
+  let candidate = slug;
+  for (let suffix = 2; await taken(candidate); suffix++) candidate = suffixedSlug(slug, suffix);
+  return candidate;
+}
+
 function truncateSlug(slug: string, maxOctets = MAX_SLUG_OCTETS): string {
   if (encodeURIComponent(slug).length <= maxOctets) return slug;
   let kept = '';

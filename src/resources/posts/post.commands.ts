@@ -1,6 +1,6 @@
 import { type Deps } from '../../deps.js';
 import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
-import { sanitizeSlug, suffixedSlug } from '../../lib/slugs.js';
+import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, runCommand, type Decision } from '../../store/kernel.js';
 import { readSetting } from '../settings/index.js';
@@ -186,10 +186,7 @@ export async function uniqueSlug(deps: Pick<Deps, 'store'>, type: string, wanted
   const base = sanitizeSlug(wanted);
   if (!base) return '';
   const posts = postsCollection(deps.store.db);
-  const taken = async (slug: string) =>
-    (await posts.findOne({ type, slug, _id: { $ne: id }, ...(parent !== undefined ? { parent } : {}) }, { projection: { _id: 1 } })) !== null;
-  let slug = base;
-  for (let suffix = 2; await taken(slug); suffix++) slug = suffixedSlug(base, suffix);
-  return slug;
+  return firstFreeSlug(base, async (slug) =>
+    (await posts.findOne({ type, slug, _id: { $ne: id }, ...(parent !== undefined ? { parent } : {}) }, { projection: { _id: 1 } })) !== null);
 }
 
