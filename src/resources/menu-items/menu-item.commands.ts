@@ -1,4 +1,5 @@
 import { type Deps } from '../../deps.js';
+import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { type TaggedPost } from '../terms/term.queries.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, loadItem, runCommand, type Decision } from '../../store/kernel.js';
@@ -7,12 +8,39 @@ import { revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
 import { type MenuItemAutosaved, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
 import { menuItemHistory } from './menu-item.history.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
-import { MENU_ITEM_STREAM_TYPE } from './menu-item.projection.js';
+import { MENU_ITEM_STREAM_TYPE, slugOf } from './menu-item.projection.js';
 
 export const findMenuItem = (deps: Deps, id: number) => loadItem(deps, menuItemHistory, id);
 
-export function createMenuItem(deps: Deps, fields: MenuItemFields, actor: number): Promise<MenuItemDoc> {
-  return deps.ids.next('content').then((id) => createItem(deps, menuItemHistory, MENU_ITEM_STREAM_TYPE, id, actor, { type: 'created', data: { fields } }));
+/** Creates an item; its slug is decided here (`slugOnSave`), never taken from `fields`. */
+export async function createMenuItem(deps: Deps, fields: Omit<MenuItemFields, 'slug'>, actor: number): Promise<MenuItemDoc> {
+  const id = await deps.ids.next('content');
+  const slug = await slugOnSave(deps, id, '', fields);
+  return createItem(deps, menuItemHistory, MENU_ITEM_STREAM_TYPE, id, actor, { type: 'created', data: { fields: { ...fields, slug } } });
+}
+
+/**
+ * `wp_insert_post`'s `post_name` for a menu item saved with these fields (`wp_update_nav_menu_item`
+ * never passes one): the one it has is kept; a published item without one gets its title's
+ * slug, or else its id (`sanitize_title( $post_title, $post_id )`), made unique among menu items
+ * of any status (`wp_unique_post_slug`); a draft gets none.
+ */
+async function slugOnSave(deps: Deps, id: number, kept: string, next: Pick<MenuItemFields, 'status' | 'title'>): Promise<string> {
+  if (kept || next.status !== 'publish') return kept;
+  const items = menuItemsCollection(deps.store.db);
+  return firstFreeSlug(sanitizeSlug(next.title) || String(id), async (slug) => (await items.findOne({ slug, _id: { $ne: id } }, { projection: { _id: 1 } })) !== null);
+}
+
+/**
+ * What a save changes. The slug is decided here, never taken from what is asked (so a restore
+ * does not bring an older one back): only a first publish gives one.
+ */
+async function changesOf(deps: Deps, doc: MenuItemDoc, wanted: Partial<MenuItemFields>): Promise<Partial<MenuItemFields>> {
+  const { slug: _decidedHere, ...asked } = wanted;
+  const changes: Partial<MenuItemFields> = Object.fromEntries(Object.entries(asked).filter(([field, value]) => !sameField(doc[field as keyof MenuItemFields], value)));
+  const slug = await slugOnSave(deps, doc._id, slugOf(doc), { ...doc, ...changes });
+  if (slug !== slugOf(doc)) changes.slug = slug;
+  return changes;
 }
 
 /** Runs the kernel's command cycle on a menu item, with the client's `If-Match`. */
@@ -42,7 +70,7 @@ export async function updateMenuItem(
     id,
     actor,
     async (doc) => {
-      const changed = Object.fromEntries(Object.entries(changes(doc)).filter(([field, value]) => !sameField(doc[field as keyof MenuItemFields], value)));
+      const changed = await changesOf(deps, doc, changes(doc));
       if (!Object.keys(changed).length) return null;
       const [revisionId, savedAt] = await Promise.all([deps.ids.next('content'), siteNow(deps)]);
       const data: MenuItemUpdated = { changes: { ...changed, modified: deps.clock().toISOString() }, revisionId, savedAt: { local: savedAt.local, gmt: savedAt.gmt } };
@@ -56,7 +84,10 @@ export async function updateMenuItem(
 
 const sameField = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** The fields a revision kept that are made current again by restoring it: all but who made the item and when. */
+/**
+ * The fields a revision kept that are made current again by restoring it: all but who made the
+ * item and when. Its slug stays as it is, whatever the revision kept, as through every save (`changesOf`).
+ */
 export function restoreMenuItemRevision(deps: Deps, id: number, revision: RevisionDoc, actor: number, ifMatch?: IfMatch): Promise<MenuItemDoc> {
   const { author: _author, date: _date, modified: _modified, ...kept } = (revision.item ?? {}) as Partial<MenuItemFields>;
   return updateMenuItem(deps, id, () => kept, actor, { ifMatch, fromRevision: revision._id });
@@ -80,18 +111,20 @@ export async function autosaveMenuItem(deps: Deps, id: number, wanted: MenuItemF
   const { state, event, documents } = await commit<MenuItemUpdated | MenuItemAutosaved>(deps, id, actor, async (doc) => {
     autosaveId = 0;
     if (doc.status === 'draft' && doc.author === actor) {
-      const changes = Object.fromEntries(Object.entries(wanted).filter(([field, value]) => !sameField(doc[field as keyof MenuItemFields], value)));
+      const changes = await changesOf(deps, doc, wanted);
       return Object.keys(changes).length ? { type: 'updated', data: { changes: { ...changes, modified: deps.clock().toISOString() } } } : null;
     }
+    // An autosave is not published: it keeps the item's slug, whatever an earlier autosave held.
+    const fields: MenuItemFields = { ...wanted, slug: slugOf(doc) };
     const existing = await callersAutosave(deps, id, actor);
-    const differs = (Object.keys(wanted) as (keyof MenuItemFields)[]).some((field) => !['date', 'modified'].includes(field) && !sameField(doc[field], wanted[field]));
-    if (existing && (!differs || sameField(existing.item, wanted))) {
+    const differs = (Object.keys(fields) as (keyof MenuItemFields)[]).some((field) => !['date', 'modified', 'slug'].includes(field) && !sameField(doc[field], fields[field]));
+    if (existing && (!differs || sameField(existing.item, fields))) {
       autosaveId = existing._id;
       return null;
     }
     autosaveId = existing?._id ?? (await deps.ids.next('content'));
     const now = await siteNow(deps);
-    return { type: 'autosaved', data: { autosaveId, isNew: !existing, fields: wanted, savedAt: { local: now.local, gmt: now.gmt } } };
+    return { type: 'autosaved', data: { autosaveId, isNew: !existing, fields, savedAt: { local: now.local, gmt: now.gmt } } };
   });
   if (autosaveId === 0) return { inPlace: true, doc: state! };
   const written = event ? (documents as RevisionDoc[]).find((row) => row._id === autosaveId) : undefined;

@@ -9,6 +9,7 @@ export interface SavedAt {
   gmt: string;
 }
 
+/** An item's `created` event. Events stored before menu items kept a slug carry none (see `withSlug`). */
 export interface MenuItemCreated {
   fields: MenuItemFields;
 }

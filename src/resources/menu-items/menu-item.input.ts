@@ -31,7 +31,7 @@ export async function menuItemInput(req: RestRequest, deps: Deps, current: MenuI
   if (!current && p.id !== undefined && Number(p.id) > 0) throw new PostExists();
   const now = deps.clock().toISOString();
   const base: MenuItemFields = current ?? {
-    title: '', type: 'custom', status: 'publish', parent: 0, attrTitle: '', classes: '', xfn: '', description: '', menuOrder: 1,
+    title: '', slug: '', type: 'custom', status: 'publish', parent: 0, attrTitle: '', classes: '', xfn: '', description: '', menuOrder: 1,
     object: '', objectId: 0, target: '', url: '', menu: 0, meta: '{}', author: req.user.id, date: now, modified: now,
   };
   const next: MenuItemFields = {

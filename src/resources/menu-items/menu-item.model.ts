@@ -7,6 +7,11 @@ export type MenuItemType = (typeof MENU_ITEM_TYPES)[number];
 /** What a menu item is made of: what its events carry and its read model keeps. */
 export interface MenuItemFields {
   title: string;
+  /**
+   * WordPress's `post_name`: empty until the item is first published, then its title's slug (or
+   * its id), unique among menu items, and kept. Decided by the commands, never sent by a client.
+   */
+  slug: string;
   type: MenuItemType;
   status: string;
   /** The parent menu item (not a post parent); 0 at the top. */
@@ -42,7 +47,7 @@ export interface MenuItemDoc extends MenuItemFields {
 }
 
 /** The fields whose content a force delete erases from the log. */
-export const MENU_ITEM_CONTENT_FIELDS: readonly (keyof MenuItemFields)[] = ['title', 'url', 'attrTitle', 'description', 'classes', 'xfn', 'meta'];
+export const MENU_ITEM_CONTENT_FIELDS: readonly (keyof MenuItemFields)[] = ['title', 'slug', 'url', 'attrTitle', 'description', 'classes', 'xfn', 'meta'];
 
 export const menuItemsCollection = (db: Db) => db.collection<MenuItemDoc>('menu_items');
 
@@ -54,4 +59,6 @@ export const menuItemIndexes: IndexSpec[] = [
   { collection: 'menu_items', key: { status: 1, _id: 1 }, name: 'status_id' },
   { collection: 'menu_items', key: { status: 1, date: 1, _id: 1 }, name: 'status_date' },
   { collection: 'menu_items', key: { parent: 1 }, name: 'parent' },
+  // A slug's owner (whether it is taken), and a list filtered by slugs in menu order.
+  { collection: 'menu_items', key: { slug: 1, status: 1, menuOrder: 1, _id: 1 }, name: 'slug_status_order' },
 ];

@@ -49,8 +49,24 @@ function revisionRow(parent: number, id: number, kind: RevisionDoc['kind'], acto
 
 const fieldsOf = ({ _id: _omitted, version: _version, revisionCount: _count, ...fields }: MenuItemDoc): MenuItemFields => fields;
 
+/**
+ * The item's slug as its events decided it. Events stored before menu items kept a slug carry
+ * none: a published item then has its id, the slug WordPress gives an item without a title, which
+ * the fold can give without the database (a title's slug must be made unique among the other
+ * items, which only a command can ask); a draft has none until it is published.
+ */
+export function slugOf(item: Pick<MenuItemDoc, '_id' | 'status'> & { slug?: string }): string {
+  return item.slug || (item.status === 'publish' ? String(item._id) : '');
+}
+
 /** The pure fold: the item before `event` (null before `created`) to its effects. */
 export function evolveMenuItem(doc: MenuItemDoc | null, event: StoredEvent): MenuItemEffects {
+  const effects = effectsOf(doc, event);
+  if (effects.item && effects.item.slug !== slugOf(effects.item)) effects.item = { ...effects.item, slug: slugOf(effects.item) };
+  return effects;
+}
+
+function effectsOf(doc: MenuItemDoc | null, event: StoredEvent): MenuItemEffects {
   const effects: MenuItemEffects = { item: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
   switch (event.type) {
     case 'created':
