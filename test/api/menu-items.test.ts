@@ -252,6 +252,111 @@ describe('menu items', () => {
   });
 });
 
+describe('menu item slugs', () => {
+  // Titles unique to this run, so that each slug is decided against these items alone.
+  const word = `slug${randomBytes(4).toString('hex')}`;
+  /** The ids a list by `slug` finds (every status), in menu order. */
+  const bySlug = async (slug: string | string[], query: Json = {}) => {
+    const response = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { slug, status: ['publish', 'draft'], ...query } });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body.map((item: Json) => item.id);
+  };
+
+  it("is the title's slug, or the id without a title, made unique, and never shown", async () => {
+    const first = await createItem({ title: `Contact ${word}`, url: 'https://example.org/c1' });
+    const second = await createItem({ title: `Contact ${word}!`, url: 'https://example.org/c2' });
+    expect(await bySlug(`contact-${word}`)).toEqual([first.id]);
+    expect(await bySlug(`contact-${word}-2`)).toEqual([second.id]);
+
+    const page = (await app.api('POST', '/cms/v2/pages', { headers: app.admin, json: { title: `Page ${word}`, status: 'publish' } })).body;
+    const untitled = await createItem({ type: 'post_type', object_id: page.id });
+    expect(untitled.title.raw).toBe(`Page ${word}`);
+    expect(await bySlug(String(untitled.id))).toEqual([untitled.id]);
+    // An id is made unique too: here another item took it as its title's slug first.
+    const draft = await createItem({ type: 'post_type', object_id: page.id, status: 'draft' });
+    const numbered = await createItem({ title: String(draft.id), url: 'https://example.org/n' });
+    await app.api('POST', `/cms/v2/menu-items/${draft.id}`, { headers: app.admin, json: { status: 'publish' } });
+    expect(await bySlug(String(draft.id))).toEqual([numbered.id]);
+    expect(await bySlug(`${draft.id}-2`)).toEqual([draft.id]);
+
+    // WP_REST_Menu_Items_Controller's schema has no slug: no response shows one.
+    expect(first.slug).toBeUndefined();
+    expect((await getItem(first.id)).slug).toBeUndefined();
+    const options = await app.api('OPTIONS', '/cms/v2/menu-items', { headers: app.admin });
+    expect(options.body.schema.properties.slug).toBeUndefined();
+    expect(options.body.endpoints[0].args.slug).toMatchObject({ description: 'Limit result set to posts with one or more specific slugs.', type: 'array', items: { type: 'string' } });
+  });
+
+  it('is kept through title changes and a restore, and given only by the first publish', async () => {
+    const item = await createItem({ title: `Shop ${word}`, url: 'https://example.org/shop', status: 'draft' });
+    expect(await bySlug(`shop-${word}`)).toEqual([]);
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { title: `Store ${word}` } });
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { status: 'publish' } });
+    expect(await bySlug(`store-${word}`)).toEqual([item.id]);
+
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { title: `Boutique ${word}`, status: 'draft' } });
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { status: 'publish' } });
+    expect(await bySlug(`store-${word}`)).toEqual([item.id]);
+    expect(await bySlug(`boutique-${word}`)).toEqual([]);
+
+    // The first revision kept the draft, without a slug: restoring it brings the draft back, not the empty slug.
+    const revisions = (await app.api('GET', `/cms/v2/menu-items/${item.id}/revisions`, { headers: app.admin, query: { context: 'edit' } })).body;
+    const draftRevision = revisions.at(-1);
+    expect(draftRevision).toMatchObject({ title: { raw: `Store ${word}` }, status: 'draft' });
+    const restored = await app.api('POST', `/cms/v2/menu-items/${item.id}/revisions/${draftRevision.id}/restore`, { headers: app.admin });
+    expect(restored.body.status).toBe('draft');
+    expect(await bySlug(`store-${word}`)).toEqual([item.id]);
+  });
+
+  it('filters the list by one slug or several, with the other filters and pages', async () => {
+    const other = (await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: `Slug menu ${word}` } })).body.id;
+    const [a, b, c] = [
+      await createItem({ title: `A ${word}`, url: 'https://example.org/a', menus: other, menu_order: 3 }),
+      await createItem({ title: `B ${word}`, url: 'https://example.org/b', menus: other, menu_order: 1 }),
+      await createItem({ title: `C ${word}`, url: 'https://example.org/c', menu_order: 2 }),
+    ];
+    const slugs = [`a-${word}`, `b-${word}`, `c-${word}`];
+    expect(await bySlug(slugs)).toEqual([b.id, c.id, a.id]);
+    expect(await bySlug(slugs.join(','))).toEqual([b.id, c.id, a.id]);
+    expect(await bySlug(slugs, { menus: [other] })).toEqual([b.id, a.id]);
+    expect(await bySlug(slugs, { exclude: [c.id], order: 'desc' })).toEqual([a.id, b.id]);
+    const page = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { slug: slugs, per_page: 2, page: 2 } });
+    expect(page.body.map((item: Json) => item.id)).toEqual([a.id]);
+    expect([page.headers.get('x-wp-total'), page.headers.get('x-wp-totalpages')]).toEqual(['3', '2']);
+  });
+
+  it('goes from the log with the rest of the content when the item is deleted', async () => {
+    const item = await createItem({ title: `Secret ${word}`, url: 'https://example.org/s' });
+    await app.api('POST', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, json: { title: `Public ${word}` } });
+    expect(JSON.stringify(await changeLog(app.deps.store.db).readStream(item.id))).toContain(`secret-${word}`);
+    expect((await app.api('DELETE', `/cms/v2/menu-items/${item.id}`, { headers: app.admin, query: { force: true } })).status).toBe(200);
+    expect(JSON.stringify(await changeLog(app.deps.store.db).readStream(item.id))).not.toContain(`secret-${word}`);
+  });
+
+  it('is rebuilt from the log as the live items have it, and an item whose events carry none has its id', async () => {
+    const db = app.deps.store.db;
+    const titled = await createItem({ title: `Rebuilt ${word}`, url: 'https://example.org/r1' });
+    const twin = await createItem({ title: `Rebuilt ${word}`, url: 'https://example.org/r2', status: 'draft' });
+    await app.api('POST', `/cms/v2/menu-items/${twin.id}`, { headers: app.admin, json: { status: 'publish' } });
+    await app.api('POST', `/cms/v2/menu-items/${titled.id}`, { headers: app.admin, json: { title: `Renamed ${word}` } });
+    // An item created before menu items kept a slug: its events carry none.
+    const legacy = await createItem({ title: `Legacy ${word}`, url: 'https://example.org/r3' });
+    const row = (await db.collection('events').findOne({ stream: legacy.id, seq: 1 }))!;
+    const { slug: _dropped, ...withoutSlug } = JSON.parse(row.data).fields;
+    await db.collection('events').updateOne({ _id: row._id }, { $set: { data: JSON.stringify({ fields: withoutSlug }) } });
+    expect(JSON.stringify(await changeLog(db).readStream(legacy.id))).not.toContain('"slug"');
+
+    const items = () => db.collection('menu_items').find({ _id: { $in: [titled.id, twin.id] } }).sort({ _id: 1 }).toArray();
+    const before = await items();
+    expect(before.map((doc) => doc.slug)).toEqual([`rebuilt-${word}`, `rebuilt-${word}-2`]);
+    await rebuildProjections(db, changeLog(db), projectionsOf(resources));
+    expect(await items()).toEqual(before);
+    expect(await bySlug([`rebuilt-${word}`, `rebuilt-${word}-2`], { orderby: 'id' })).toEqual([titled.id, twin.id]);
+    expect(await bySlug(String(legacy.id))).toEqual([legacy.id]);
+    expect(await bySlug(`legacy-${word}`)).toEqual([]);
+  });
+});
+
 describe('menu item history', () => {
   it('lists every change of an item, oldest first, with the fields each touched, for those who edit theme options', async () => {
     const item = await createItem({ title: 'Tracked', url: 'https://example.org/t' });

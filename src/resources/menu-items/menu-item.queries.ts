@@ -24,6 +24,8 @@ export async function listMenuItems(req: RestRequest, deps: Deps, window: PageWi
   if (ids('include').length) and.push({ _id: { $in: ids('include') } });
   if (ids('exclude').length) and.push({ _id: { $nin: ids('exclude') } });
   if (p.menu_order !== undefined) and.push({ menuOrder: Number(p.menu_order) });
+  const slugs = (p.slug as string[] | undefined) ?? [];
+  if (slugs.length) and.push({ slug: { $in: slugs } });
   // The item's dates are GMT instants: each bound is compared as one.
   for (const bound of await dateBounds(p, deps)) and.push({ [bound.field]: { [bound.operator]: bound.instant.toISOString() } });
   if (typeof p.search === 'string' && p.search !== '') {

@@ -70,8 +70,8 @@ export function menuItemWriteArgs(mode: 'create' | 'update'): ArgSpecs {
 const ids = (description: string) => ({ description, type: 'array' as const, items: { type: 'integer' as const }, default: [] });
 
 /**
- * `GET /menu-items`: the post collection's parameters (its date bounds and searched columns the
- * posts controller's own), a hundred a page in menu order, and the menus filters.
+ * `GET /menu-items`: the post collection's parameters (its date bounds, searched columns and
+ * slugs the posts controller's own), a hundred a page in menu order, and the menus filters.
  */
 export const menuItemListArgs: ArgSpecs = {
   ...collectionArgs(100),
@@ -90,6 +90,7 @@ export const menuItemListArgs: ArgSpecs = {
     enum: ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', 'menu_order'],
   },
   search_columns: POST_LIST_FILTER_ARGS.search_columns,
+  slug: POST_LIST_FILTER_ARGS.slug,
   status: { description: 'Limit result set to posts assigned one or more statuses.', type: 'array', items: { type: 'string', enum: [...SETTABLE_STATUSES, 'any'] }, default: ['publish'] },
   tax_relation: { description: 'Limit result set based on relationship between multiple taxonomies.', type: 'string', enum: ['AND', 'OR'] },
   menus: ids('Limit result set to items with specific terms assigned in the menus taxonomy.'),
