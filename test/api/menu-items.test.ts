@@ -308,13 +308,12 @@ describe('menu item slugs', () => {
     expect(await bySlug(`store-${word}`)).toEqual([item.id]);
   });
 
-  it('filters the list by one slug or several, with the other filters and pages', async () => {
+  it('filters the list by one slug or several, with the other filters and pages, and orders it by slug', async () => {
     const other = (await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: `Slug menu ${word}` } })).body.id;
-    const [a, b, c] = [
-      await createItem({ title: `A ${word}`, url: 'https://example.org/a', menus: other, menu_order: 3 }),
-      await createItem({ title: `B ${word}`, url: 'https://example.org/b', menus: other, menu_order: 1 }),
-      await createItem({ title: `C ${word}`, url: 'https://example.org/c', menu_order: 2 }),
-    ];
+    // Created out of slug order, so that neither ids nor menu order give it.
+    const c = await createItem({ title: `C ${word}`, url: 'https://example.org/c', menu_order: 2 });
+    const a = await createItem({ title: `A ${word}`, url: 'https://example.org/a', menus: other, menu_order: 3 });
+    const b = await createItem({ title: `B ${word}`, url: 'https://example.org/b', menus: other, menu_order: 1 });
     const slugs = [`a-${word}`, `b-${word}`, `c-${word}`];
     expect(await bySlug(slugs)).toEqual([b.id, c.id, a.id]);
     expect(await bySlug(slugs.join(','))).toEqual([b.id, c.id, a.id]);
@@ -323,6 +322,11 @@ describe('menu item slugs', () => {
     const page = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { slug: slugs, per_page: 2, page: 2 } });
     expect(page.body.map((item: Json) => item.id)).toEqual([a.id]);
     expect([page.headers.get('x-wp-total'), page.headers.get('x-wp-totalpages')]).toEqual(['3', '2']);
+    expect(await bySlug(slugs, { orderby: 'slug' })).toEqual([a.id, b.id, c.id]);
+    expect(await bySlug(slugs, { orderby: 'slug', order: 'desc' })).toEqual([c.id, b.id, a.id]);
+    expect(await bySlug([slugs[1], slugs[2], slugs[0]], { orderby: 'include_slugs' })).toEqual([b.id, c.id, a.id]);
+    const bySlugOrder = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { menus: [other], orderby: 'slug' } });
+    expect(bySlugOrder.body.map((item: Json) => item.id)).toEqual([a.id, b.id]);
   });
 
   it('goes from the log with the rest of the content when the item is deleted', async () => {

@@ -10,7 +10,7 @@ import { menuItemsCollection, type MenuItemDoc } from './menu-item.model.js';
 
 // Fields an item list can be ordered by; the others of WordPress's enum have no column of their own here.
 const SORT_FIELDS: Readonly<Record<string, string>> = {
-  menu_order: 'menuOrder', id: '_id', title: 'title', date: 'date', modified: 'modified', parent: 'parent', author: 'author',
+  menu_order: 'menuOrder', id: '_id', title: 'title', date: 'date', modified: 'modified', parent: 'parent', author: 'author', slug: 'slug', include_slugs: 'slug',
 };
 
 /** A page of items for `GET /menu-items`, and how many match. */
@@ -43,5 +43,7 @@ export async function listMenuItems(req: RestRequest, deps: Deps, window: PageWi
     const position = new Map(ids('include').map((id, index) => [id, index]));
     docs.sort((a, b) => (position.get(a._id)! - position.get(b._id)!) * direction);
   }
+  // As the posts list orders `include_slugs`: in the order the slugs were asked for.
+  if (p.orderby === 'include_slugs' && slugs.length) docs.sort((a, b) => slugs.indexOf(a.slug) - slugs.indexOf(b.slug));
   return { docs, total };
 }
