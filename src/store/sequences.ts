@@ -21,7 +21,8 @@ interface IdClaim {
 
 
 const WIDTH = 15;
-const claimKey = (name: SequenceName, id: number) => `${name}:${String(id).padStart(WIDTH, '0')}`;
+/** The claim document's `_id` for `id` of sequence `name` (exported for bulk seeding, which claims ids by inserting these). */
+export const claimKey = (name: SequenceName, id: number) => `${name}:${String(id).padStart(WIDTH, '0')}`;
 
 /** A claim the database did not answer, and when that was known. */
 class Unavailable {
