@@ -9,11 +9,11 @@
  * `--workers` sets CMS_WORKERS (default: as the service, one per core); commands are counted
  * and peak RSS reported over every process.
  */
-import { fork, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { BENCH_ADMIN_PASSWORD, basic, benchDatabase } from './service.js';
+import { BENCH_ADMIN_PASSWORD, basic, benchDatabase, startCountedService } from './service.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,38 +38,6 @@ interface Row {
   non2xx: number;
   commandsPerRequest: number | null;
   ratio: number | null;
-}
-
-/** The service, forked so it counts its database commands and tells them over IPC. */
-interface Count {
-  commands: number;
-  peakRssMiB: number[];
-}
-
-async function startCountedService(uri: string): Promise<{ url: string; count: () => Promise<Count>; commands: () => Promise<number>; stop: () => Promise<void> }> {
-  const workers = values.workers === undefined ? {} : { CMS_WORKERS: values.workers };
-  const child = fork('dist/scripts/bench/counted-service.js', {
-    env: { ...process.env, MONGODB_URI: uri, PORT: '0', LOG_LEVEL: 'warn', CMS_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, ...workers },
-  });
-  const count = () =>
-    new Promise<Count>((resolve) => {
-      child.once('message', (message) => resolve(message as Count));
-      child.send('count');
-    });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (message) => resolve((message as { url: string }).url));
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
-  });
-  return {
-    url,
-    count,
-    commands: async () => (await count()).commands,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 /** The reference: a bare Node server answering a small JSON body, in its own process. */
@@ -128,7 +96,7 @@ async function run(url: string, options: Omit<autocannon.Options, 'url' | 'conne
 const database = process.env.MONGODB_URI
   ? { uri: process.env.MONGODB_URI.replace(/\/[^/?]*(\?|$)/, `/bench_${Date.now()}$1`), description: 'MONGODB_URI', stop: async () => {} }
   : await benchDatabase().then((bench) => ({ uri: bench.uri, description: bench.database.description, stop: bench.stop }));
-const service = await startCountedService(database.uri);
+const service = await startCountedService(database.uri, values.workers === undefined ? {} : { CMS_WORKERS: values.workers });
 const reference = await startReference();
 const rows: Row[] = [];
 try {

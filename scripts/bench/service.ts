@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +41,45 @@ export async function startBenchService(uri: string, env: Record<string, string>
   return {
     url,
     pid: child.pid!,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** What the counted service tells: database commands sent so far, summed over its processes, and each process's peak RSS. */
+export interface CommandCount {
+  commands: number;
+  peakRssMiB: number[];
+}
+
+export interface CountedService {
+  url: string;
+  count(): Promise<CommandCount>;
+  commands(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** The built service, forked so that it counts its database commands and tells them over IPC (`counted-service.ts`). */
+export async function startCountedService(uri: string, env: Record<string, string> = {}): Promise<CountedService> {
+  const child = fork('dist/scripts/bench/counted-service.js', {
+    env: { ...process.env, MONGODB_URI: uri, PORT: '0', LOG_LEVEL: 'warn', CMS_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, ...env },
+  });
+  const count = () =>
+    new Promise<CommandCount>((resolve) => {
+      child.once('message', (message) => resolve(message as CommandCount));
+      child.send('count');
+    });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { url: string }).url));
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
+  });
+  return {
+    url,
+    count,
+    commands: async () => (await count()).commands,
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
