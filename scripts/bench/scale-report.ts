@@ -1,0 +1,75 @@
+// The table `npm run bench:scale` prints, and the same figures as the JSON it writes with --json.
+import { type LoadRow } from './scale-load.js';
+import { type SeededSite, type SiteSize } from './scale-seed.js';
+
+export interface Latency {
+  workload: string;
+  /** WordPress 6.1 at +5,000 posts, measured separately on this machine kind (ms). */
+  wordpress?: number;
+  median: number;
+  commandsPerRequest: number;
+}
+
+export interface TimelineExport {
+  events: number;
+  seconds: number;
+  perSecond: number;
+}
+
+export interface SiteResult {
+  size: SiteSize;
+  seeded: SeededSite;
+  /** From the fork until the service answered (start-up healing included). */
+  startSeconds: number;
+  latencies: Latency[];
+  load: LoadRow[];
+  peakRssMiB: number[];
+  timelineExport?: TimelineExport;
+}
+
+// WordPress 6.1 under the same load, measured separately (requests/s).
+const WORDPRESS_LOAD: Record<LoadRow['workload'], number> = { update: 50, autosave: 100 };
+const WORDPRESS = 'WordPress 6.1 (measured separately)';
+
+const fixed = (value: number | undefined, digits = 1) => (value === undefined || !Number.isFinite(value) ? '-' : value.toFixed(digits));
+
+export function printReport(small: SiteResult, grown: SiteResult, totalSeconds: number) {
+  const siteName = (site: SiteResult) => `${site.size.label} site (${site.size.posts} posts, ${site.seeded.events} events)`;
+  console.log(`\n| workload | ${siteName(small)} median ms | ${siteName(grown)} median ms | grown / small | db commands per request (small / grown) | ${WORDPRESS}, ms |`);
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+  const rows = grown.latencies.map((latency, i) => {
+    const before = small.latencies[i];
+    const row = { workload: latency.workload, small: before, grown: latency, ratio: latency.median / before.median, wordpress: latency.wordpress };
+    console.log(
+      `| ${row.workload} | ${fixed(before.median)} | ${fixed(latency.median)} | ${fixed(row.ratio, 2)} | ${fixed(before.commandsPerRequest)} / ${fixed(latency.commandsPerRequest)} | ${fixed(row.wordpress)} |`,
+    );
+    return row;
+  });
+
+  console.log(`\n| under load (32 connections, 2 service processes, one hot post) | site | req/s | p50 ms | p99 ms | non-2xx | 2xx | new events (2xx + committed after the client stopped) | db commands per request | ${WORDPRESS}, req/s |`);
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const workload of ['update', 'autosave'] as const) {
+    for (const site of [small, grown]) {
+      const load = site.load.find((row) => row.workload === workload)!;
+      console.log(
+        `| ${workload}s | ${site.size.label} | ${fixed(load.perSecond)} | ${fixed(load.p50, 0)} | ${fixed(load.p99, 0)} | ${load.non2xx} | ${load.answered2xx} | ${load.newEvents} (${load.answered2xx} + ${load.committedAfterStop}) | ${fixed(load.commandsPerRequest)} | ${WORDPRESS_LOAD[workload]} |`,
+      );
+    }
+  }
+  console.log('log check after each load: seqs contiguous, every 2xx change in the log once, no error answer with an event, no event ahead of one answered before it was sent, the post (or its autosave) reads as the last event: held on both sites');
+
+  const timeline = grown.timelineExport;
+  if (timeline) console.log(`\nexport:timeline of the grown site's whole log: ${timeline.events} events in ${timeline.seconds.toFixed(1)} s = ${timeline.perSecond.toFixed(0)} events/s (process start included)`);
+  for (const site of [small, grown]) {
+    console.log(`peak RSS, ${site.size.label} site: ${site.peakRssMiB.map((mib) => mib.toFixed(0)).join(' + ')} MiB (primary + 2 workers); service start ${site.startSeconds.toFixed(1)} s; seeding ${site.seeded.seconds.toFixed(0)} s`);
+  }
+  console.log(`whole bench: ${(totalSeconds / 60).toFixed(1)} min`);
+
+  return {
+    sites: [small, grown].map((site) => ({ ...site.size, ...site.seeded, startSeconds: site.startSeconds, peakRssMiB: site.peakRssMiB })),
+    workloads: rows,
+    load: [small, grown].flatMap((site) => site.load.map((row) => ({ site: site.size.label, ...row, wordpress: WORDPRESS_LOAD[row.workload] }))),
+    timelineExport: timeline,
+    totalSeconds,
+  };
+}

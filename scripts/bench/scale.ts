@@ -1,0 +1,197 @@
+/**
+ * `npm run bench:scale`: what a request costs on a grown site against a small one, each on a
+ * fresh embedded database (`benchDatabase()`: FerretDB on PostgreSQL on these machines).
+ *
+ *   npm run bench:scale [-- --posts 10000 --revisions 100000 --events 200000 --probe-revisions 2000 --seconds 10 --json FILE]
+ *
+ * Two sites, one after the other, each seeded in bulk (`scale-seed.ts`): a small one of 100 posts
+ * and a grown one of `--posts`, both with a probe post of about 2 KB and `--probe-revisions`
+ * revisions and a menu of 50 items, the other posts with about 1 KB of content and their share of
+ * `--revisions`, the log filled to `--events` with autosaves. On each, the service (two
+ * processes, counting database commands) answers each workload 15 times in turn (median
+ * latency), then autocannon's 32 connections update one hot post for `--seconds`, then autosave
+ * it, and the log is checked against the answers (`scale-load.ts`). Then the grown site's whole
+ * log is exported with `export:timeline`. One table, beside WordPress 6.1's figures.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadHotPost, settle, type LoadRow } from './scale-load.js';
+import { printReport, type Latency, type SiteResult, type TimelineExport } from './scale-report.js';
+import { MENU_ITEMS, seedSite, type SeededSite, type SiteSize } from './scale-seed.js';
+import { basic, BENCH_ADMIN_PASSWORD, benchDatabase, startCountedService, type CountedService } from './service.js';
+
+if (process.env.MONGODB_URI) {
+  console.error('bench:scale seeds two fresh embedded databases, one a site: unset MONGODB_URI.');
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    posts: { type: 'string', default: '10000' },
+    revisions: { type: 'string', default: '100000' },
+    events: { type: 'string', default: '200000' },
+    'probe-revisions': { type: 'string', default: '2000' },
+    seconds: { type: 'string', default: '10' },
+    json: { type: 'string' },
+  },
+});
+const grownPosts = Number(values.posts);
+const probeRevisions = Number(values['probe-revisions']);
+const seconds = Number(values.seconds);
+const SMALL_POSTS = 100;
+const ROUNDS = 15;
+const WARM_UP = 2;
+const CONNECTIONS = 32;
+const admin = basic('admin', BENCH_ADMIN_PASSWORD);
+const ADMIN_JSON = { ...admin, 'Content-Type': 'application/json' };
+
+// Each other post gets the grown site's share of revisions and further events, on both sites.
+const others = grownPosts - 1;
+const revisionsPerPost = Math.max(0, Number(values.revisions) - probeRevisions) / others;
+const fillerPerPost = Math.max(0, Number(values.events) - (grownPosts + MENU_ITEMS + Number(values.revisions) + 1)) / others;
+const sizes: SiteSize[] = [
+  { label: 'small', posts: SMALL_POSTS, probeRevisions, revisionsPerPost, fillerPerPost },
+  { label: 'grown', posts: grownPosts, probeRevisions, revisionsPerPost, fillerPerPost },
+];
+
+const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+
+async function send(url: string, method: string, route: string, body?: unknown): Promise<Response> {
+  const response = await fetch(`${url}/cms-json/cms/v2${route}`, { method, headers: body === undefined ? admin : ADMIN_JSON, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  return response;
+}
+
+const total = async (url: string, route: string) => Number((await send(url, 'GET', route)).headers.get('x-wp-total'));
+
+/** Facts the seeded site must show over HTTP; the run stops at the first that does not hold. */
+async function assertConsistent(url: string, site: SeededSite, label: string): Promise<void> {
+  const expect = (what: string, got: unknown, want: unknown) => {
+    if (got !== want) throw new Error(`the ${label} site is not consistent: ${what} is ${String(got)}, expected ${String(want)}`);
+  };
+  const anonymous = await fetch(`${url}/cms-json/cms/v2/posts?per_page=1`);
+  expect('X-WP-Total of /posts', Number(anonymous.headers.get('x-wp-total')), site.published);
+  const revisions = await send(url, 'GET', `/posts/${site.probe}/revisions?per_page=10`);
+  // The probe's revisions and its one autosave, which WordPress's revisions route lists too.
+  expect("X-WP-Total of the probe's revisions", Number(revisions.headers.get('x-wp-total')), probeRevisions + 1);
+  expect("the probe's first page of revisions", ((await revisions.json()) as unknown[]).length, 10);
+  expect("X-WP-Total of the probe's history", await total(url, `/posts/${site.probe}/history?per_page=1`), site.probeEvents);
+  expect("the hot post's revisions", await total(url, `/posts/${site.hot}/revisions?per_page=1`), site.hotRevisions);
+  expect('items of the menu', ((await (await send(url, 'GET', `/menu-items?menus=${site.menu}&per_page=100`)).json()) as unknown[]).length, MENU_ITEMS);
+  expect("category 1's count", ((await (await send(url, 'GET', '/categories/1')).json()) as { count: number }).count, site.published);
+}
+
+/** After the workloads' updates: each made a revision, under an id the seed did not use. */
+async function assertFreshIds(url: string, site: SeededSite): Promise<void> {
+  const response = await send(url, 'GET', `/posts/${site.probe}/revisions?per_page=5`);
+  const made = WARM_UP + ROUNDS;
+  if (Number(response.headers.get('x-wp-total')) !== probeRevisions + 1 + made) throw new Error(`the probe lists ${response.headers.get('x-wp-total')} revisions after ${made} updates`);
+  const newest = ((await response.json()) as { id: number; slug: string }[]).find((revision) => !revision.slug.includes('autosave'))!;
+  if (!(newest.id > site.lastSeededId)) throw new Error(`the service handed out revision id ${newest.id}, not above the seeded ids (up to ${site.lastSeededId})`);
+}
+
+interface Workload {
+  name: string;
+  /** WordPress 6.1 at +5,000 posts, measured separately on this machine kind (ms). */
+  wordpress?: number;
+  request: (n: number) => Promise<Response>;
+}
+
+function workloads(url: string, site: SeededSite, lastPage: number, probeContent: string): Workload[] {
+  const get = (route: string) => () => send(url, 'GET', route);
+  return [
+    { name: 'item GET /posts/<probe>?context=edit', wordpress: 31.8, request: get(`/posts/${site.probe}?context=edit`) },
+    { name: 'editor list GET /posts?context=edit&per_page=20, page 1', wordpress: 51.2, request: get('/posts?context=edit&per_page=20') },
+    { name: `editor list, page 50${lastPage < 50 ? ` (here the last, ${lastPage})` : ''}`, request: get(`/posts?context=edit&per_page=20&page=${Math.min(50, lastPage)}`) },
+    { name: 'revision page GET /posts/<probe>/revisions?per_page=10', wordpress: 29.9, request: get(`/posts/${site.probe}/revisions?per_page=10`) },
+    { name: 'history GET /posts/<probe>/history, first page', request: get(`/posts/${site.probe}/history`) },
+    { name: `menu items GET /menu-items?menus=<id>&per_page=100 (${MENU_ITEMS})`, request: get(`/menu-items?menus=${site.menu}&per_page=100`) },
+    { name: 'update POST /posts/<probe> (title)', wordpress: 55.6, request: (n) => send(url, 'POST', `/posts/${site.probe}`, { title: `Probe post, edit ${n}` }) },
+    {
+      name: 'autosave POST /posts/<probe>/autosaves',
+      wordpress: 30.9,
+      request: (n) => send(url, 'POST', `/posts/${site.probe}/autosaves`, { title: 'Probe post', content: `${probeContent}\n<!-- autosave ${n} -->`, excerpt: '' }),
+    },
+  ];
+}
+
+/** Median latency of `ROUNDS` requests one after another (after a warm-up of each process), and database commands per request. */
+async function measure(service: CountedService, workload: Workload): Promise<Pick<Latency, 'median' | 'commandsPerRequest'>> {
+  let n = 0;
+  for (let i = 0; i < WARM_UP; i++) await (await workload.request(++n)).arrayBuffer();
+  await settle(service);
+  const before = await service.commands();
+  const samples: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const started = performance.now();
+    await (await workload.request(++n)).arrayBuffer();
+    samples.push(performance.now() - started);
+  }
+  return { median: median(samples), commandsPerRequest: ((await service.commands()) - before) / ROUNDS };
+}
+
+/** `export:timeline` over the whole log, as its own process: events written per second. */
+async function measureExport(uri: string): Promise<TimelineExport> {
+  const out = path.join(os.tmpdir(), `scale-timeline-${process.pid}.ndjson`);
+  const started = performance.now();
+  const run = spawnSync(process.execPath, ['dist/scripts/export-timeline.js', '--format', 'ndjson', '--out', out], {
+    env: { ...process.env, MONGODB_URI: uri, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  const elapsed = (performance.now() - started) / 1000;
+  if (run.status !== 0) throw new Error(`export:timeline failed: ${run.stderr}`);
+  const events = (await fs.readFile(out, 'utf8')).split('\n').filter(Boolean).length;
+  await fs.rm(out, { force: true });
+  return { events, seconds: elapsed, perSecond: events / elapsed };
+}
+
+async function runSite(size: SiteSize): Promise<SiteResult> {
+  const { database, uri, stop: stopDatabase } = await benchDatabase();
+  try {
+    console.log(`\n${size.label} site: ${size.posts} posts on ${database.description}`);
+    const seeded = await seedSite(uri, size, { verifyReplay: size.posts <= SMALL_POSTS });
+    console.log(`seeded the ${size.label} site in ${seeded.seconds.toFixed(0)} s: ${seeded.events} events, ${seeded.revisions} revisions, ${seeded.published} published posts`);
+    const starting = performance.now();
+    const service = await startCountedService(uri, { CMS_WORKERS: '2' });
+    const startSeconds = (performance.now() - starting) / 1000;
+    let stopped = false;
+    try {
+      await assertConsistent(service.url, seeded, size.label);
+      const lastPage = Number((await send(service.url, 'GET', '/posts?context=edit&per_page=20')).headers.get('x-wp-totalpages'));
+      const probe = (await (await send(service.url, 'GET', `/posts/${seeded.probe}?context=edit`)).json()) as { content: { raw: string } };
+      const latencies: Latency[] = [];
+      for (const workload of workloads(service.url, seeded, lastPage, probe.content.raw)) {
+        latencies.push({ workload: workload.name, wordpress: workload.wordpress, ...(await measure(service, workload)) });
+        console.log(`  ${workload.name}: median ${latencies.at(-1)!.median.toFixed(1)} ms`);
+      }
+      await assertFreshIds(service.url, seeded);
+
+      const load: LoadRow[] = [];
+      for (const workload of ['update', 'autosave'] as const) {
+        load.push(await loadHotPost(service, uri, { hot: seeded.hot, workload, connections: CONNECTIONS, seconds, headers: ADMIN_JSON, site: size.label }));
+        console.log(`  load, ${workload}s: ${load.at(-1)!.perSecond.toFixed(1)} req/s, checks held`);
+      }
+      const { peakRssMiB } = await service.count();
+      await service.stop();
+      stopped = true;
+      const timelineExport = size.label === 'grown' ? await measureExport(uri) : undefined;
+      return { size, seeded, startSeconds, latencies, load, peakRssMiB, timelineExport };
+    } finally {
+      if (!stopped) await service.stop();
+    }
+  } finally {
+    await stopDatabase();
+  }
+}
+
+const started = performance.now();
+console.log(`bench:scale: node ${process.version}, ${os.cpus().length} cores; ${ROUNDS} requests a workload (median), ${CONNECTIONS} connections under load for ${seconds} s`);
+const small = await runSite(sizes[0]);
+const grown = await runSite(sizes[1]);
+const report = printReport(small, grown, (performance.now() - started) / 1000);
+if (values.json) await fs.writeFile(values.json, JSON.stringify(report, null, 2));
+// autocannon's agents may keep the loop alive.
+process.exit(0);
