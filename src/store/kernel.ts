@@ -206,6 +206,10 @@ export function runCommand<S extends Versioned, D>(
     const result = await attemptCommand(deps, type, id, actor, decide, left ? { ...options, current: left } : options);
     if (result.state) queue.left = { type, state: result.state };
     return result;
+  }).then(async (result) => {
+    // Outside the item's queue: the next command on the item need not wait for it.
+    if (result.event) await noteWritten(deps, type, result.event, result.state);
+    return result;
   });
 }
 
@@ -277,7 +281,6 @@ async function attemptCommand<S extends Versioned, D>(
       continue;
     }
     const projected = await project(deps, type, stored, state, folded);
-    await noteWritten(deps, type, stored, projected);
     if (erasure) {
       // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
       await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq, err: error }, 'erasing content failed; start-up finishes it'));

@@ -37,7 +37,7 @@ class Unavailable {
  * which holds on any MongoDB-compatible server. (A `$inc` counter through `findOneAndUpdate` is
  * not atomic on FerretDB 1.24: concurrent callers received the same value.) Claims are never
  * removed, so trying one past the last id this process claimed is always safe; only when another
- * process took it is the highest claim looked up (an index-served sort). Within a process claims
+ * process took it is the first free one after it looked up, by key. Within a process claims
  * are made one at a time, so a burst of callers costs one insert each, not a race.
  */
 export function sequences(db: Db): Sequences {
@@ -45,13 +45,31 @@ export function sequences(db: Db): Sequences {
   const last = new Map<SequenceName, number>();
   const queue = new Map<SequenceName, Promise<Unavailable | undefined>>();
 
-  const highest = async (name: SequenceName): Promise<number> => {
-    const top = await claims.findOne({ _id: { $gte: `${name}:`, $lt: `${name};` } }, { sort: { _id: -1 }, projection: { _id: 1 } });
-    return top ? Number(top._id.slice(name.length + 1)) : 0;
+  const taken = async (name: SequenceName, id: number) => (await claims.findOne({ _id: claimKey(name, id) }, { projection: { _id: 1 } })) !== null;
+
+  /**
+   * The first unclaimed id after `from` (taken, or 0), found by key alone: claims fill the ids from
+   * the bottom up, so doubling steps find a free one past the highest, and halving steps then the
+   * first. A range query for the highest claim would read every claim on the embedded database.
+   */
+  const firstFreeAfter = async (name: SequenceName, from: number): Promise<number> => {
+    let below = from;
+    let step = 1;
+    while (await taken(name, from + step)) {
+      below = from + step;
+      step *= 2;
+    }
+    let above = from + step;
+    while (above - below > 1) {
+      const middle = Math.floor((below + above) / 2);
+      if (await taken(name, middle)) below = middle;
+      else above = middle;
+    }
+    return above;
   };
 
   const claim = async (name: SequenceName): Promise<number> => {
-    let id = (last.get(name) ?? (await highest(name))) + 1;
+    let id = last.has(name) ? last.get(name)! + 1 : await firstFreeAfter(name, 0);
     for (;;) {
       try {
         await claims.insertOne({ _id: claimKey(name, id) });
@@ -59,7 +77,7 @@ export function sequences(db: Db): Sequences {
         return id;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
-        id = Math.max(id, await highest(name)) + 1;
+        id = await firstFreeAfter(name, id);
       }
     }
   };
