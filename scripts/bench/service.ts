@@ -5,6 +5,10 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { freePort, startDatabaseServer, type DatabaseServer } from '../../src/store/database-server.js';
+import { ensureDeclaredIndexes } from '../../src/store/index-bridge.js';
+import { openStore } from '../../src/store/mongo.js';
+import { indexesOf } from '../../src/resources/manifest.js';
+import { resources } from '../../src/resources/index.js';
 
 export const BENCH_ADMIN_PASSWORD = 'bench-password';
 
@@ -15,9 +19,20 @@ export async function benchDatabase(): Promise<{ database: DatabaseServer; uri: 
   const config = loadConfig(process.env);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cms-bench-'));
   const database = await startDatabaseServer({ ...config, dataDir, logger: createLogger('warn') });
+  const uri = `${database.uri.replace(/\/$/, '')}/bench`;
+  // The service is started on a URI, as on a database of one's own: the declared indexes and their
+  // bridge in the embedded PostgreSQL are made here, as `npm start` makes them before its workers.
+  if (database.postgres) {
+    const store = await openStore(uri);
+    try {
+      await ensureDeclaredIndexes(store.db, indexesOf(resources), database.postgres);
+    } finally {
+      await store.close();
+    }
+  }
   return {
     database,
-    uri: `${database.uri.replace(/\/$/, '')}/bench`,
+    uri,
     stop: async () => {
       await database.stop();
       await fs.rm(dataDir, { recursive: true, force: true });

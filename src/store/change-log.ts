@@ -5,6 +5,8 @@ import { FULL_SCAN_COMMENT } from './query-shapes.js';
 
 /** MongoDB's largest document (`maxBsonObjectSize`); FerretDB 1.24 keeps the same limit. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+/** Events read by key at once when the end of a stream is not known. */
+const KEYED_BATCH = 4;
 /** Events a scan asks for at once (and reads ahead). */
 const SCAN_BATCH = 1000;
 
@@ -126,6 +128,17 @@ export function changeLog(db: Db) {
     return last;
   }
 
+  /**
+   * The events `first..last` of a stream, each read by its key `(stream, seq)`: a stream's seqs
+   * run 1..n without gaps, so a page of them is known before it is read, and the embedded
+   * database, which serves only equality from an index, decodes only those rows.
+   */
+  async function readSeqs<D = Record<string, unknown>>(stream: number, first: number, last: number): Promise<StoredEvent<D>[]> {
+    const seqs = Array.from({ length: Math.max(0, last - first + 1) }, (_, offset) => first + offset);
+    const rows = await Promise.all(seqs.map((seq) => events.findOne({ stream, seq })));
+    return rows.flatMap((row) => (row ? [toEvent<D>(row)] : []));
+  }
+
   return {
     /**
      * Appends at `expectedVersion + 1`. The unique `(stream, seq)` index makes this the commit
@@ -153,15 +166,20 @@ export function changeLog(db: Db) {
       return rows.map((row) => toEvent<D>(row));
     },
 
+    readSeqs,
+
     /**
-     * The events `first..last` of a stream, each read by its key `(stream, seq)`: a stream's seqs
-     * run 1..n without gaps, so a page of them is known before it is read, and the embedded
-     * database, which serves only equality from an index, decodes only those rows.
+     * Every event after `afterSeq`, read by key a few at a time until a seq is missing (a stream's
+     * seqs have no gaps): what catching up and healing read, which is a few events at most, at a
+     * cost that does not grow with the stream.
      */
-    async readSeqs<D = Record<string, unknown>>(stream: number, first: number, last: number): Promise<StoredEvent<D>[]> {
-      const seqs = Array.from({ length: Math.max(0, last - first + 1) }, (_, offset) => first + offset);
-      const rows = await Promise.all(seqs.map((seq) => events.findOne({ stream, seq })));
-      return rows.flatMap((row) => (row ? [toEvent<D>(row)] : []));
+    async readAfter<D = Record<string, unknown>>(stream: number, afterSeq: number): Promise<StoredEvent<D>[]> {
+      const found: StoredEvent<D>[] = [];
+      for (let first = afterSeq + 1; ; first += KEYED_BATCH) {
+        const batch = await readSeqs<D>(stream, first, first + KEYED_BATCH - 1);
+        found.push(...batch);
+        if (batch.length < KEYED_BATCH) return found;
+      }
     },
 
     async countStream(stream: number): Promise<number> {

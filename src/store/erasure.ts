@@ -80,7 +80,7 @@ export async function healErasures(db: Db, logger: Logger): Promise<number> {
   let settled = 0;
   const log = changeLog(db);
   for (const debt of await owed(db).find({}).toArray()) {
-    const [event] = await log.readStream(debt.stream, { afterSeq: debt.seq - 1, limit: 1 });
+    const [event] = await log.readSeqs(debt.stream, debt.seq, debt.seq);
     if (event?.seq === debt.seq && event.erasure === debt._id) {
       await redactStream(db, debt);
       await owed(db).deleteOne({ _id: debt._id });

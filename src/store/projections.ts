@@ -57,7 +57,7 @@ export async function applyEvent(db: Db, projections: readonly Projection[], eve
 export async function catchUpStream(db: Db, log: ChangeLog, projection: Projection, stream: number): Promise<number> {
   const version = await projection.versionOf(db, stream);
   let applied = 0;
-  for (const event of await log.readStream(stream, { afterSeq: version })) {
+  for (const event of await log.readAfter(stream, version)) {
     if (projection.handles.includes(event.type)) await projection.apply(db, event);
     applied++;
   }
@@ -187,7 +187,7 @@ export async function healProjections(db: Db, log: ChangeLog, registry: Projecti
         }
         let at = version;
         try {
-          for (const event of await log.readStream(stream, { afterSeq: version })) {
+          for (const event of await log.readAfter(stream, version)) {
             at = event.seq;
             if (projection.handles.includes(event.type)) await projection.apply(db, event);
             healed++;

@@ -72,7 +72,7 @@ function itemTypes(db: Db) {
     if (cached !== undefined) return cached;
     const doc = await postsCollection(db).findOne({ _id: event.stream }, { projection: { type: 1 } });
     if (doc) return remember(event.stream, doc.type);
-    const [first] = await changeLog(db).readStream(event.stream, { limit: 1 });
+    const [first] = await changeLog(db).readSeqs(event.stream, 1, 1);
     return remember(event.stream, first?.type === 'created' ? createdType(first) : '');
   };
 }
