@@ -137,13 +137,10 @@ async function project<S extends Versioned>(deps: KernelDeps, type: HistoryType<
   for (let attempt = 1; attempt <= PROJECTION_ATTEMPTS; attempt++) {
     try {
       // The read model was at the version the event was appended after, so the first attempt
-      // applies just this event; then (and on a retry) whatever it is still behind is caught up:
-      // on FerretDB a filtered replace is not atomic, and another writer applying an earlier
-      // event late can put the read model back. The answer is this command's outcome, as the
-      // fold computed it, even if others have appended since.
+      // applies just this event; a retry catches up on whatever the read model is still behind.
+      // The answer is this command's outcome, as the fold computed it, even if others have appended since.
       if (attempt === 1) await type.projection.apply(db, event, before);
-      const reached = await type.projection.versionOf(db, event.stream);
-      if (reached < event.seq && !type.projection.endsStream.includes(event.type)) await catchUpStream(db, log, type.projection, event.stream);
+      else await catchUpStream(db, log, type.projection, event.stream);
       return folded;
     } catch (error) {
       deps.logger.warn({ stream: event.stream, seq: event.seq, attempt, err: error }, 'projecting an appended event failed');
@@ -151,6 +148,21 @@ async function project<S extends Versioned>(deps: KernelDeps, type: HistoryType<
   }
   deps.logger.error({ stream: event.stream, seq: event.seq }, 'appended event left unprojected; it is healed by the next write or start-up');
   return folded;
+}
+
+/**
+ * Checks, once the item's next command may run, that its read model reached the event, and
+ * catches it up if not: on FerretDB a filtered replace is not atomic, and another writer applying
+ * an earlier event late can put the read model back.
+ */
+async function confirmProjected<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent): Promise<void> {
+  const { db } = deps.store;
+  if (type.projection.endsStream.includes(event.type)) return;
+  try {
+    if ((await type.projection.versionOf(db, event.stream)) < event.seq) await catchUpStream(db, changeLog(db), type.projection, event.stream);
+  } catch (error) {
+    deps.logger.warn({ stream: event.stream, seq: event.seq, err: error }, 'catching up an item whose read model fell behind failed; the next write or start-up heals it');
+  }
 }
 
 /** Tells the type's list index (and through it the other processes) of the item a committed event left. */
@@ -180,6 +192,7 @@ export async function createItem<S extends Versioned, D>(
     throw toRestError(error);
   }
   const created = (await project(deps, type, stored, null, folded))!;
+  await confirmProjected(deps, type, stored);
   await noteWritten(deps, type, stored, created);
   return created;
 }
@@ -207,8 +220,11 @@ export function runCommand<S extends Versioned, D>(
     if (result.state) queue.left = { type, state: result.state };
     return result;
   }).then(async (result) => {
-    // Outside the item's queue: the next command on the item need not wait for it.
-    if (result.event) await noteWritten(deps, type, result.event, result.state);
+    // Outside the item's queue: the next command on the item need not wait for these.
+    if (result.event) {
+      await confirmProjected(deps, type, result.event);
+      await noteWritten(deps, type, result.event, result.state);
+    }
     return result;
   });
 }
