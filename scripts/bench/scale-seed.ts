@@ -16,7 +16,7 @@ import { type PostAutosaved, type PostChanged, type PostCreated } from '../../sr
 import { postsCollection, revisionsCollection, type PostFields } from '../../src/resources/posts/post.model.js';
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
 import { siteTimezone } from '../../src/resources/settings/index.js';
-import { changeLog, type StoredEvent } from '../../src/store/change-log.js';
+import { changeLog, eventBlock, type StoredEvent } from '../../src/store/change-log.js';
 import { rebuildProjections } from '../../src/store/projections.js';
 import { claimKey } from '../../src/store/sequences.js';
 import { basic, BENCH_ADMIN_PASSWORD, startBenchService } from './service.js';
@@ -143,6 +143,7 @@ interface EventRow {
   actor: number;
   data: string;
   seq: number;
+  block: string;
 }
 
 /** Seeds `size` on the database at `uri`: the API first, then everything else in bulk. */
@@ -195,7 +196,8 @@ async function seedInBulk(db: Db, size: SiteSize, probe: number, menu: number): 
   const rows: EventRow[] = [];
   const streams: StoredEvent[][] = [];
   const append = (stream: StoredEvent[], id: number, type: string, at: Date, data: object) => {
-    const row: EventRow = { stream: id, streamType: 'post', type, at, actor: admin, data: JSON.stringify(data), seq: stream.length + 1 };
+    const seq = stream.length + 1;
+    const row: EventRow = { stream: id, streamType: 'post', type, at, actor: admin, data: JSON.stringify(data), seq, block: eventBlock(id, seq) };
     // As the log reads it back (`change-log.ts`): the data parsed from its stored JSON.
     stream.push({ stream: row.stream, streamType: row.streamType, seq: row.seq, type, at, actor: admin, data: JSON.parse(row.data) as Record<string, unknown> });
     rows.push(row);

@@ -5,6 +5,15 @@ import { FULL_SCAN_COMMENT } from './query-shapes.js';
 
 /** MongoDB's largest document (`maxBsonObjectSize`); FerretDB 1.24 keeps the same limit. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+/**
+ * Seqs per block of a stream. Each event row keeps its block (`<stream>:<seq / 16>`), so a run of
+ * a stream's events is read a block at a time, by equality on `block`, which the embedded database
+ * serves from an index (where two fields, stream and seq, cost it an intersection per event).
+ */
+export const EVENT_BLOCK = 16;
+export const eventBlock = (stream: number, seq: number) => `${stream}:${Math.floor(seq / EVENT_BLOCK)}`;
+/** Runs shorter than this are read event by event. */
+const BLOCK_READ_FROM = 8;
 /** Events read by key at once when the end of a stream is not known. */
 const KEYED_BATCH = 4;
 /** Events a scan asks for at once (and reads ahead). */
@@ -42,6 +51,8 @@ interface EventRow {
   data: string;
   redacted?: string[];
   erasure?: string;
+  /** The block of the stream it falls in (`eventBlock`); absent on events stored before blocks were kept. */
+  block?: string;
 }
 
 export type NewEvent<D = Record<string, unknown>> = Omit<StoredEvent<D>, 'seq' | 'redacted' | 'streamType'> & { streamType: string };
@@ -84,6 +95,7 @@ function serializeData(data: unknown): string {
 export const changeLogIndexes: IndexSpec[] = [
   { collection: 'events', key: { stream: 1, seq: 1 }, name: 'stream_seq_unique', unique: true },
   { collection: 'events', key: { at: 1, stream: 1, seq: 1 }, name: 'at_stream_seq' },
+  { collection: 'events', key: { block: 1 }, name: 'block' },
 ];
 
 const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
@@ -129,14 +141,23 @@ export function changeLog(db: Db) {
   }
 
   /**
-   * The events `first..last` of a stream, each read by its key `(stream, seq)`: a stream's seqs
-   * run 1..n without gaps, so a page of them is known before it is read, and the embedded
-   * database, which serves only equality from an index, decodes only those rows.
+   * The events `first..last` of a stream (a stream's seqs run 1..n without gaps, so a page of them
+   * is known before it is read): a long run block by block, a short one, and any event stored
+   * before events kept their block, each by its key `(stream, seq)`. Either way the embedded
+   * database decodes only the rows of those blocks or events.
    */
   async function readSeqs<D = Record<string, unknown>>(stream: number, first: number, last: number): Promise<StoredEvent<D>[]> {
-    const seqs = Array.from({ length: Math.max(0, last - first + 1) }, (_, offset) => first + offset);
-    const rows = await Promise.all(seqs.map((seq) => events.findOne({ stream, seq })));
-    return rows.flatMap((row) => (row ? [toEvent<D>(row)] : []));
+    if (last < first) return [];
+    const bySeq = new Map<number, EventRow>();
+    if (last - first + 1 >= BLOCK_READ_FROM) {
+      const blocks = Array.from({ length: Math.floor(last / EVENT_BLOCK) - Math.floor(first / EVENT_BLOCK) + 1 }, (_, offset) => eventBlock(stream, first + offset * EVENT_BLOCK));
+      for (const rows of await Promise.all(blocks.map((block) => events.find({ block }).toArray()))) {
+        for (const row of rows) if (row.seq >= first && row.seq <= last) bySeq.set(row.seq, row);
+      }
+    }
+    const missing = Array.from({ length: last - first + 1 }, (_, offset) => first + offset).filter((seq) => !bySeq.has(seq));
+    for (const row of await Promise.all(missing.map((seq) => events.findOne({ stream, seq })))) if (row) bySeq.set(row.seq, row);
+    return [...bySeq.values()].sort((a, b) => a.seq - b.seq).map((row) => toEvent<D>(row));
   }
 
   return {
@@ -146,7 +167,8 @@ export function changeLog(db: Db) {
      * refuse, or data that would not read back as written, is refused before the insert.
      */
     async append<D>(event: NewEvent<D>, expectedVersion: number): Promise<StoredEvent<D>> {
-      const row: EventRow = { ...event, seq: expectedVersion + 1, data: serializeData(event.data) };
+      const seq = expectedVersion + 1;
+      const row: EventRow = { ...event, seq, data: serializeData(event.data), block: eventBlock(event.stream, seq) };
       assertStorable(row);
       try {
         await events.insertOne(row);
@@ -154,7 +176,7 @@ export function changeLog(db: Db) {
         if (isDuplicateKey(error)) throw new ConcurrencyError(event.stream, expectedVersion);
         throw error;
       }
-      return { ...event, seq: row.seq };
+      return { ...event, seq };
     },
 
     async readStream<D = Record<string, unknown>>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {

@@ -221,3 +221,25 @@ describe('GET /posts/<id>/history', () => {
     expect(missing.status).toBe(404);
   });
 });
+
+describe('history pages read their events by block of the log', () => {
+  it('read the same from events stored before events kept their block, and from revision rows that moved on', async () => {
+    const post = await givenPost(app.deps, { title: 'Blocked' });
+    for (let change = 1; change <= 12; change++) await updatePost(app.deps, post._id, { content: `<p>Change ${change}</p>` }, 1);
+    await autosavePost(app.deps, post._id, { title: 'An editor, early' }, editor.id);
+    await givenTitleChanges(app.deps, post._id, 60);
+    // The editor's autosave written again later: its row is in a later block than its first event.
+    await autosavePost(app.deps, post._id, { title: 'An editor, later' }, editor.id);
+    const route = `/cms/v2/posts/${post._id}/history`;
+    const pages = async () => Promise.all([1, 2, 3].map(async (page) => (await app.api('GET', route, { headers: app.admin, query: { page, per_page: 30 } })).body));
+    const withBlocks = await pages();
+    expect(withBlocks.flat()).toHaveLength(75);
+    expect(withBlocks.flat().map((entry: { seq: number }) => entry.seq)).toEqual(Array.from({ length: 75 }, (_, index) => index + 1));
+    const revisionLinks = withBlocks.flat().filter((entry: { _links: Record<string, unknown> }) => entry._links['wp:revision']);
+    expect(revisionLinks.length).toBeGreaterThanOrEqual(14);
+
+    await app.deps.store.db.collection('events').updateMany({ stream: post._id }, { $unset: { block: '' } });
+    await revisionsCollection(app.deps.store.db).updateMany({ parent: post._id }, { $unset: { block: '' } });
+    expect(await pages()).toEqual(withBlocks);
+  });
+});

@@ -3,8 +3,9 @@ import { type PageWindow } from '../../rest/pagination.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { changeLog, type StoredEvent } from '../../store/change-log.js';
 import { findByIds } from '../../store/filters.js';
+import { writtenRevision } from './history.serializer.js';
 import { findPostOfType } from '../posts/index.js';
-import { revisionsCollection, type PostDoc } from '../posts/post.model.js';
+import { REVISION_BLOCK, revisionBlock, revisionsCollection, type PostDoc } from '../posts/post.model.js';
 import { canEditPost } from '../posts/post.permissions.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 
@@ -43,11 +44,29 @@ export async function historyPage(deps: Pick<Deps, 'store'>, item: { _id: number
   return { events: await log.readSeqs(item._id, window.skip + 1, last), total };
 }
 
-/** Which of `ids` are still revisions or autosaves of `parent` (deleted ones get no link). */
-export async function liveRevisions(deps: Pick<Deps, 'store'>, parent: number, ids: number[]): Promise<Set<number>> {
+const revisionIds = (events: readonly StoredEvent[]): number[] =>
+  events.map((event) => writtenRevision(event)?.id).filter((id): id is number => id !== undefined);
+
+/**
+ * Which of the revisions named by `events` (a run of one item's log) are still revisions or
+ * autosaves of `parent` (deleted ones get no link). A revision row keeps the block of the event
+ * that last wrote it, so the rows of the run's blocks are read by block; the rest (an autosave
+ * written again later, a row stored before rows kept their block) each by id.
+ */
+export async function liveRevisions(deps: Pick<Deps, 'store'>, parent: number, events: readonly StoredEvent[]): Promise<Set<number>> {
+  const ids = revisionIds(events);
   if (ids.length === 0) return new Set();
-  const rows = await findByIds(revisionsCollection(deps.store.db), ids, { projection: { _id: 1, parent: 1 } });
-  return new Set(rows.filter((row) => row.parent === parent).map((row) => row._id));
+  const revisions = revisionsCollection(deps.store.db);
+  const first = Math.floor(events[0].seq / REVISION_BLOCK);
+  const last = Math.floor(events.at(-1)!.seq / REVISION_BLOCK);
+  const blocks = Array.from({ length: last - first + 1 }, (_, offset) => revisionBlock(parent, (first + offset) * REVISION_BLOCK));
+  const found = new Set<number>();
+  for (const rows of await Promise.all(blocks.map((block) => revisions.find({ block }, { projection: { _id: 1 } }).toArray()))) {
+    for (const row of rows) found.add(row._id);
+  }
+  const rest = ids.filter((id) => !found.has(id));
+  for (const row of await findByIds(revisions, rest, { projection: { _id: 1, parent: 1 } })) if (row.parent === parent) found.add(row._id);
+  return new Set(ids.filter((id) => found.has(id)));
 }
 
 /** Groups an iterable into arrays of at most `size`, so a stream can look things up per batch. */

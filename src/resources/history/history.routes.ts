@@ -4,11 +4,11 @@ import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestStream, type RestResponse } from '../../rest/rest-response.js';
 import { defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
-import { changeLog, type StoredEvent } from '../../store/change-log.js';
+import { changeLog } from '../../store/change-log.js';
 import { canViewHistory } from './history.permissions.js';
 import { historyPage, inBatches, liveRevisions, type HistorySubject } from './history.queries.js';
 import { historyArgs, historySchema } from './history.schema.js';
-import { compactEntry, prepareHistoryEntry, writtenRevision, type HistoryJson } from './history.serializer.js';
+import { compactEntry, prepareHistoryEntry, type HistoryJson } from './history.serializer.js';
 
 const NDJSON = 'application/x-ndjson';
 // Revision links are checked once per this many streamed events: one indexed query, bounded memory.
@@ -44,7 +44,7 @@ async function listHistory(subject: HistorySubject, req: RestRequest, deps: Deps
   const doc = await subject.find(deps, Number(req.params.id));
   const window = pageWindow(req.params);
   const { events, total } = await historyPage(deps, doc, window);
-  const live = req.wants('_links') ? await liveRevisions(deps, doc._id, revisionIds(events)) : new Set<number>();
+  const live = req.wants('_links') ? await liveRevisions(deps, doc._id, events) : new Set<number>();
   const entries = events.map((event) => prepareHistoryEntry(event, subject, live, req));
   return pageOf(entries, total, window, PostInvalidPage);
 }
@@ -54,12 +54,9 @@ async function streamHistory(subject: HistorySubject, req: RestRequest, deps: De
   const events = changeLog(deps.store.db).scan({ streams: [doc._id] });
   async function* entries(): AsyncGenerator<HistoryJson> {
     for await (const batch of inBatches(events, STREAM_BATCH)) {
-      const live = await liveRevisions(deps, doc._id, revisionIds(batch));
+      const live = await liveRevisions(deps, doc._id, batch);
       for (const event of batch) yield compactEntry(prepareHistoryEntry(event, subject, live, req));
     }
   }
   return new RestStream(entries());
 }
-
-const revisionIds = (events: StoredEvent[]): number[] =>
-  events.map((event) => writtenRevision(event)?.id).filter((id): id is number => id !== undefined);
