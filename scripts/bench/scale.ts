@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { loadHotPost, settle, type LoadRow } from './scale-load.js';
 import { printReport, type Latency, type SiteResult, type TimelineExport } from './scale-report.js';
 import { MENU_ITEMS, seedSite, type SeededSite, type SiteSize } from './scale-seed.js';
+import { psql } from '../../src/store/postgresql.js';
 import { basic, BENCH_ADMIN_PASSWORD, benchDatabase, startCountedService, type CountedService } from './service.js';
 
 if (process.env.MONGODB_URI) {
@@ -154,6 +155,9 @@ async function runSite(size: SiteSize): Promise<SiteResult> {
     console.log(`\n${size.label} site: ${size.posts} posts on ${database.description}`);
     const seeded = await seedSite(uri, size, { verifyReplay: size.posts <= SMALL_POSTS });
     console.log(`seeded the ${size.label} site in ${seeded.seconds.toFixed(0)} s: ${seeded.events} events, ${seeded.revisions} revisions, ${seeded.published} published posts`);
+    // A site that grew over time has its tables' statistics (autovacuum keeps them); one seeded a
+    // moment ago has those of its empty tables until autovacuum comes by.
+    if (database.postgres) await psql(database.postgres, 'ANALYZE;');
     const starting = performance.now();
     const service = await startCountedService(uri, { CMS_WORKERS: '2' });
     const startSeconds = (performance.now() - starting) / 1000;

@@ -63,9 +63,14 @@ export async function bridgeIndexes(postgres: PostgresConnection, db: Db, specs:
   ).then((rows) => new Set(rows.map(([name]) => name!)));
   const dropped = [...existing].filter((name) => !wanted.has(name));
   const created = [...wanted.keys()].filter((name) => !existing.has(name));
+  // A new expression index has no statistics until the table is analyzed: until then the planner
+  // guesses how many rows each value matches, and may intersect a filter's every index, the
+  // least selective too (an author's every revision), instead of reading the most selective one.
+  const analyzed = [...new Set(created.map((name) => wanted.get(name)!.table))];
   const statements = [
     ...dropped.map((name) => `DROP INDEX IF EXISTS ${identifier(schema)}.${identifier(name)};`),
     ...created.map((name) => createStatement(schema, name, wanted.get(name)!)),
+    ...analyzed.map((table) => `ANALYZE ${identifier(schema)}.${identifier(table)};`),
   ];
   if (statements.length) await psql(postgres, statements.join('\n'));
   return { created, dropped };

@@ -82,7 +82,14 @@ interface Copy {
   looking: Promise<void> | null;
   /** The last bucket this process pruned behind. */
   prunedUpTo: number;
+  /** Counts changes to the entries: an order computed at an older count is stale. */
+  generation: number;
+  /** Lists' matching ids in order, by filter and sort, as of a generation (the newest few). */
+  orders: Map<string, { generation: number; ids: number[] }>;
 }
+
+/** Orders kept per copy: the lists editors page through. */
+const KEPT_ORDERS = 64;
 
 export interface KeptIndex {
   readonly spec: KeptIndexSpec;
@@ -107,7 +114,7 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
   function copyOf(db: Db): Copy {
     let copy = copies.get(db);
     if (!copy) {
-      const fresh: Copy = { entries: null, lookedAt: 0, seen: new Map(), changes: 0, covered: 0, looking: null, prunedUpTo: 0 };
+      const fresh: Copy = { entries: null, lookedAt: 0, seen: new Map(), changes: 0, covered: 0, looking: null, prunedUpTo: 0, generation: 0, orders: new Map() };
       siteChanges(db).onChange(() => void fresh.changes++);
       copies.set(db, (copy = fresh));
     }
@@ -118,6 +125,7 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
 
   function put(copy: Copy, id: number, doc: Document | null): void {
     if (!copy.entries) return;
+    copy.generation++;
     if (!doc || !isHeld(doc)) {
       copy.entries.delete(id);
       return;
@@ -128,6 +136,21 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
     copy.entries.set(id, entry);
   }
 
+  /** The ids a list matches, in its order: computed from the entries, or kept from the last time while nothing changed. */
+  function ordered(copy: Copy, entries: Map<number, Entry>, filter: object, sort: Sort): number[] {
+    const key = JSON.stringify([filter, sort]);
+    const kept = copy.orders.get(key);
+    if (kept && kept.generation === copy.generation) return kept.ids;
+    const matches = sift(filter as never) as (entry: Entry) => boolean;
+    const found = [...entries.values()].filter(matches);
+    found.sort(comparator(sort as Record<string, 1 | -1>));
+    const ids = found.map((entry) => entry._id);
+    copy.orders.delete(key);
+    copy.orders.set(key, { generation: copy.generation, ids });
+    if (copy.orders.size > KEPT_ORDERS) copy.orders.delete(copy.orders.keys().next().value!);
+    return ids;
+  }
+
   async function readAll(db: Db, copy: Copy): Promise<void> {
     const began = Date.now();
     const rows = await db
@@ -135,6 +158,7 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
       .find(spec.holds, { projection, comment: `${FULL_SCAN_COMMENT} a process's first read of the ${spec.name} list index, kept from then on` })
       .toArray();
     copy.entries = new Map(rows.map((row) => [row._id as unknown as number, toEntry(row)]));
+    copy.generation++;
     copy.lookedAt = began;
     copy.seen.clear();
   }
@@ -209,10 +233,8 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
     },
     async page(db, filter, sort, skip, limit) {
       const entries = await current(db);
-      const matches = sift(filter as never) as (entry: Entry) => boolean;
-      const found = [...entries.values()].filter(matches);
-      found.sort(comparator(sort as Record<string, 1 | -1>));
-      return { ids: found.slice(skip, limit > 0 ? skip + limit : undefined).map((entry) => entry._id), total: found.length };
+      const ids = ordered(copyOf(db), entries, filter, sort);
+      return { ids: ids.slice(skip, limit > 0 ? skip + limit : undefined), total: ids.length };
     },
     async wrote(db, id, doc) {
       put(copyOf(db), id, doc);
@@ -224,7 +246,9 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
       await note(db, { ids });
     },
     async reset(db) {
-      copyOf(db).entries = null;
+      const copy = copyOf(db);
+      copy.entries = null;
+      copy.generation++;
       await note(db, { ids: [], reset: true });
     },
   };
