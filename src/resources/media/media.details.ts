@@ -1,8 +1,7 @@
 import { parseStream } from 'music-metadata';
 import { type Db, type ObjectId } from 'mongodb';
-import sharp from 'sharp';
 import { readWhole, storeBuffer } from './media.files.js';
-import { imageMeta, plannedSizes, readImage, resizeImage } from './media.images.js';
+import { imageLibrary, imageMeta, plannedSizes, readImage, resizeImage } from './media.images.js';
 import { uploadsBucket, type ImageSize } from './media.model.js';
 import { RESIZABLE } from './media.types.js';
 
@@ -35,6 +34,7 @@ export class NotAnImage extends Error {}
 export async function describeFile(db: Db, original: Original, made: ObjectId[]): Promise<Record<string, unknown>> {
   if (RESIZABLE.has(original.mime)) return describeImage(db, original, made);
   if (original.mime.startsWith('image/')) {
+    const sharp = await imageLibrary();
     const meta = await sharp(await readWhole(db, original.id)).metadata().catch(() => undefined);
     return meta?.width ? { width: meta.width, height: meta.height, file: `${original.stem}.${original.extension}`, filesize: original.size, sizes: {}, image_meta: imageMeta(meta.orientation ?? 1) } : { filesize: original.size };
   }

@@ -1,8 +1,21 @@
-import sharp, { type FormatEnum } from 'sharp';
-
-// Every image is read once per upload: libvips' operation cache would only hold memory.
-sharp.cache(false);
+import { type FormatEnum } from 'sharp';
 import { type ImageSize } from './media.model.js';
+
+type Sharp = (typeof import('sharp'))['default'];
+let loaded: Promise<Sharp> | undefined;
+
+/**
+ * sharp, loaded at the first image rather than at start: libvips maps tens of megabytes, which a
+ * process that is never sent an image need not hold.
+ */
+export function imageLibrary(): Promise<Sharp> {
+  loaded ??= import('sharp').then(({ default: sharp }) => {
+    // Every image is read once per upload: libvips' operation cache would only hold memory.
+    sharp.cache(false);
+    return sharp;
+  });
+  return loaded;
+}
 
 /** WordPress's default image sizes (`thumbnail_size_w` ... and `wp_get_registered_image_subsizes`). */
 export const IMAGE_SIZES = [
@@ -41,6 +54,7 @@ export interface ImageFacts {
 
 /** Width, height and orientation of an image; throws when sharp cannot decode it whole. */
 export async function readImage(data: Buffer): Promise<ImageFacts> {
+  const sharp = await imageLibrary();
   const meta = await sharp(data, { failOn: 'truncated' }).metadata();
   if (!meta.width || !meta.height) throw new Error('image without dimensions');
   // Decoding every pixel once proves the file is whole (a truncated file's header still reads).
@@ -60,6 +74,7 @@ const FORMATS: Record<string, keyof FormatEnum | 'avif'> = {
 
 /** One size of an image, oriented upright, in the original's format. */
 export async function resizeImage(data: Buffer, mime: string, target: { width: number; height: number }, crop: boolean): Promise<Buffer> {
+  const sharp = await imageLibrary();
   return sharp(data, { failOn: 'truncated', animated: mime === 'image/gif' })
     .rotate()
     .resize(target.width, target.height, { fit: crop ? 'cover' : 'fill', position: 'centre' })
