@@ -78,7 +78,9 @@ export interface CommandResult<S> {
   documents: object[];
 }
 
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 16;
+/** The longest pause, in ms, before deciding again after losing the race for an item's next seq. */
+const MAX_RACE_PAUSE_MS = 16;
 const PROJECTION_ATTEMPTS = 3;
 
 /**
@@ -294,6 +296,9 @@ async function attemptCommand<S extends Versioned, D>(
       await catchUpStream(db, log, type.projection, id).catch((failure: unknown) => {
         deps.logger.warn({ stream: id, err: failure }, 'catching up after a lost race failed');
       });
+      // Lost again: another process is writing the item as fast as this one. A random pause,
+      // growing with each loss, lets one of them through rather than both deciding at once again.
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_RACE_PAUSE_MS, 2 ** attempt)));
       continue;
     }
     const projected = await project(deps, type, stored, state, folded);
