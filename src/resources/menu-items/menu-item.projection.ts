@@ -1,8 +1,6 @@
-import { type Db } from 'mongodb';
 import { type StoredEvent } from '../../store/change-log.js';
-import { defineProjection } from '../../store/projections.js';
+import { documentProjection } from '../../store/document-projection.js';
 import { revisionsCollection, withBlock, type RevisionDoc } from '../posts/post.model.js';
-import { writeRevision } from '../posts/post.projection.js';
 import {
   MENU_ITEM_EVENT_TYPES,
   type MenuItemAutosaved,
@@ -12,7 +10,6 @@ import {
   type SavedAt,
 } from './menu-item.events.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
-import { isDuplicateKey } from '../../store/mongo.js';
 
 export const MENU_ITEM_STREAM_TYPE = 'nav_menu_item';
 
@@ -110,55 +107,18 @@ export function foldMenuItem(doc: MenuItemDoc | null, event: StoredEvent): { sta
   return { state: effects.item, documents: [...(effects.item ? [effects.item] : []), ...effects.upsertRevisions] };
 }
 
-/**
- * Applies one event to `menu_items` and `revisions`: revision rows first and by id (a retry
- * rewrites them alike), then the item, unless it has reached this event (its `version` is the guard).
- */
-async function applyMenuItemEvent(db: Db, event: StoredEvent, before?: object | null): Promise<void> {
-  const items = menuItemsCollection(db);
-  const current = before !== undefined ? (before as MenuItemDoc | null) : await items.findOne({ _id: event.stream });
-  if (current && current.version >= event.seq) return;
-  const effects = evolveMenuItem(current, event);
-  for (const revision of effects.upsertRevisions) await writeRevision(db, revision);
-  if (effects.deleteRevisions.length) await revisionsCollection(db).deleteMany({ _id: { $in: effects.deleteRevisions } });
-  if (effects.deleteAllRevisions) await revisionsCollection(db).deleteMany({ parent: event.stream });
-  if (effects.item === null) {
-    await items.deleteOne({ _id: event.stream });
-  } else if (!current) {
-    await items.insertOne(effects.item).catch((error: { code?: number }) => {
-      if (!isDuplicateKey(error)) throw error;
-    });
-  } else {
-    await items.replaceOne({ _id: event.stream, version: current.version }, effects.item);
-  }
-}
-
-export const menuItemsProjection = defineProjection({
+export const menuItemsProjection = documentProjection<MenuItemDoc, RevisionDoc>({
   name: 'menu-items',
   streamTypes: [MENU_ITEM_STREAM_TYPE],
   handles: MENU_ITEM_EVENT_TYPES,
   endsStream: ['deleted'],
-  apply: applyMenuItemEvent,
-  async versionOf(db, stream) {
-    return (await menuItemsCollection(db).findOne({ _id: stream }, { projection: { version: 1 } }))?.version ?? 0;
+  items: menuItemsCollection,
+  rows: revisionsCollection,
+  evolve: (doc, event) => {
+    const effects = evolveMenuItem(doc, event);
+    return { item: effects.item, upsertRows: effects.upsertRevisions, deleteRows: effects.deleteRevisions, deleteAllRows: effects.deleteAllRevisions };
   },
-  async versionsOf(db, streams) {
-    const docs = await menuItemsCollection(db).find({ _id: { $in: streams } }, { projection: { version: 1 } }).toArray();
-    return new Map(docs.map((doc) => [doc._id, doc.version]));
-  },
-  async rebuildStream(db, events) {
-    let item: MenuItemDoc | null = null;
-    const rows = new Map<number, RevisionDoc>();
-    for (const event of events) {
-      const effects = evolveMenuItem(item, event);
-      if (effects.deleteAllRevisions) rows.clear();
-      for (const id of effects.deleteRevisions) rows.delete(id);
-      for (const revision of effects.upsertRevisions) rows.set(revision._id, revision);
-      item = effects.item;
-    }
-    if (item) await menuItemsCollection(db).insertOne(item);
-    if (rows.size) await revisionsCollection(db).insertMany([...rows.values()].map(withBlock));
-  },
+  stored: withBlock,
   async clear(db) {
     const ids = (await menuItemsCollection(db).find({}, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id);
     if (ids.length) await revisionsCollection(db).deleteMany({ parent: { $in: ids } });

@@ -1,6 +1,6 @@
 import { type Db } from 'mongodb';
 import { POST_TYPES } from '../../registry/post-types.js';
-import { defineProjection } from '../../store/projections.js';
+import { documentProjection } from '../../store/document-projection.js';
 import { keptIndex } from '../../store/kept-index.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { type StoredEvent } from '../../store/change-log.js';
@@ -133,20 +133,6 @@ export function foldPost(doc: PostDoc | null, event: StoredEvent): { state: Post
 }
 
 /**
- * Writes a revision row unless a newer write of it is there. Two writers may apply the same
- * event at once (a command and another's catch-up): MongoDB retries the upsert that loses the
- * race for the `_id`, FerretDB 1.24 answers it with a duplicate key, which here means the row
- * is there already, written by this event or a later one.
- */
-export async function writeRevision(db: Db, revision: RevisionDoc): Promise<void> {
-  await revisionsCollection(db)
-    .replaceOne({ _id: revision._id, version: { $lt: revision.version } }, withBlock(revision), { upsert: true })
-    .catch((error: { code?: number }) => {
-      if (!isDuplicateKey(error)) throw error;
-    });
-}
-
-/**
  * Gives revision rows stored before rows kept their block that block, once per database (a
  * checkpoint records it): pages of revisions are read by block.
  */
@@ -172,32 +158,6 @@ export async function backfillRevisionBlocks(db: Db): Promise<number> {
 
 export const REVISION_BLOCKS_CHECKPOINT = 'revision_blocks';
 
-/**
- * Applies one event to `posts` and `revisions`. Revision rows are written first and by id, so a
- * retry after a crash rewrites them identically; the item is then replaced only if it has not
- * reached this event yet (its `version` is the guard).
- */
-async function applyPostEvent(db: Db, event: StoredEvent, before?: object | null): Promise<void> {
-  const posts = postsCollection(db);
-  const revisions = revisionsCollection(db);
-  const current = before !== undefined ? (before as PostDoc | null) : await posts.findOne({ _id: event.stream });
-  if (current && current.version >= event.seq) return;
-  const effects = evolvePost(current, event);
-  for (const revision of effects.upsertRevisions) await writeRevision(db, revision);
-  if (effects.deleteRevisions.length) await revisions.deleteMany({ _id: { $in: effects.deleteRevisions } });
-  if (effects.deleteAllRevisions) await revisions.deleteMany({ parent: event.stream });
-
-  if (effects.post === null) {
-    await posts.deleteOne({ _id: event.stream });
-  } else if (!current) {
-    await posts.insertOne(effects.post).catch((error: { code?: number }) => {
-      if (!isDuplicateKey(error)) throw error;
-    });
-  } else if (effects.post !== current) {
-    await posts.replaceOne({ _id: event.stream, version: current.version }, effects.post);
-  }
-}
-
 /** The post types whose items this projection keeps: those served by the posts controller. */
 export const POSTS_CONTROLLER_TYPES: readonly string[] = POST_TYPES.filter((type) => type.rest_controller === 'posts').map((type) => type.slug);
 
@@ -212,7 +172,7 @@ export const postListIndex = keptIndex({
   fields: ['type', 'status', 'date', 'dateGmt', 'modified', 'author', 'parent', 'menu_order', 'slug', 'sticky', 'terms'],
 });
 
-export const postsProjection = defineProjection({
+export const postsProjection = documentProjection<PostDoc, RevisionDoc>({
   keptIndex: postListIndex,
   name: 'posts',
   streamTypes: POSTS_CONTROLLER_TYPES,
@@ -223,27 +183,13 @@ export const postsProjection = defineProjection({
   },
   handles: POST_EVENT_TYPES,
   endsStream: ['deleted'],
-  apply: applyPostEvent,
-  async versionOf(db, stream) {
-    return (await postsCollection(db).findOne({ _id: stream }, { projection: { version: 1 } }))?.version ?? 0;
+  items: postsCollection,
+  rows: revisionsCollection,
+  evolve: (doc, event) => {
+    const effects = evolvePost(doc, event);
+    return { item: effects.post, upsertRows: effects.upsertRevisions, deleteRows: effects.deleteRevisions, deleteAllRows: effects.deleteAllRevisions };
   },
-  async versionsOf(db, streams) {
-    const docs = await postsCollection(db).find({ _id: { $in: streams } }, { projection: { version: 1 } }).toArray();
-    return new Map(docs.map((doc) => [doc._id, doc.version]));
-  },
-  async rebuildStream(db, events) {
-    let post: PostDoc | null = null;
-    const rows = new Map<number, RevisionDoc>();
-    for (const event of events) {
-      const effects = evolvePost(post, event);
-      if (effects.deleteAllRevisions) rows.clear();
-      for (const id of effects.deleteRevisions) rows.delete(id);
-      for (const revision of effects.upsertRevisions) rows.set(revision._id, revision);
-      post = effects.post;
-    }
-    if (post) await postsCollection(db).insertOne(post);
-    if (rows.size) await revisionsCollection(db).insertMany([...rows.values()].map(withBlock));
-  },
+  stored: withBlock,
   async clear(db) {
     await postsCollection(db).deleteMany({ type: { $in: [...POSTS_CONTROLLER_TYPES] } });
     await revisionsCollection(db).deleteMany({});

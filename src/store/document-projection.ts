@@ -1,0 +1,115 @@
+import { type Collection, type Db, type Filter, type OptionalUnlessRequiredId } from 'mongodb';
+import { type StoredEvent } from './change-log.js';
+import { type KeptIndex } from './kept-index.js';
+import { isDuplicateKey } from './mongo.js';
+import { defineProjection, type Projection } from './projections.js';
+
+/** A document a projection keeps: its key, and the seq of the last event that wrote it (its guard). */
+export interface ProjectedDocument {
+  _id: number;
+  version: number;
+}
+
+/** What one event does to a history type's read models: the item after it (null: gone), and its rows (revisions). */
+export interface DocumentEffects<S, R> {
+  item: S | null;
+  upsertRows: R[];
+  deleteRows: number[];
+  /** A force delete removes every row of the item. */
+  deleteAllRows: boolean;
+}
+
+export interface DocumentProjectionSpec<S extends ProjectedDocument, R extends ProjectedDocument & { parent: number }> {
+  readonly name: string;
+  readonly streamTypes: readonly string[];
+  readonly handles: readonly string[];
+  readonly endsStream: readonly string[];
+  legacyStreamType?(first: StoredEvent): string | undefined;
+  readonly keptIndex?: KeptIndex;
+  /** Where the items live. */
+  items(db: Db): Collection<S>;
+  /** Where their rows (revisions and autosaves) live. */
+  rows(db: Db): Collection<R>;
+  /** The type's pure fold. */
+  evolve(item: S | null, event: StoredEvent): DocumentEffects<S, R>;
+  /** A row as stored, with what it is found by besides its fields (its block of the log). */
+  stored(row: R): R;
+  /** Empties the read model before a full replay. */
+  clear(db: Db): Promise<void>;
+}
+
+/**
+ * The projection of a history type whose items are one document each, with rows (revisions,
+ * autosaves) beside them: built from the type's pure fold. Applying an event writes its rows
+ * first and by key (a retry rewrites them alike), then the item, guarded by its version, so an
+ * event applied twice changes nothing; a full replay folds each stream in memory and writes once.
+ */
+export function documentProjection<S extends ProjectedDocument, R extends ProjectedDocument & { parent: number }>(spec: DocumentProjectionSpec<S, R>): Projection {
+  const byId = (id: number) => ({ _id: id }) as Filter<S>;
+
+  /**
+   * Writes a row unless a newer write of it is there. Two writers may apply the same event at once
+   * (a command and another's catch-up): MongoDB retries the upsert that loses the race for the
+   * `_id`, FerretDB 1.24 answers it with a duplicate key, which here means the row is there
+   * already, written by this event or a later one.
+   */
+  async function writeRow(db: Db, row: R): Promise<void> {
+    await spec
+      .rows(db)
+      .replaceOne({ _id: row._id, version: { $lt: row.version } } as Filter<R>, spec.stored(row), { upsert: true })
+      .catch((error: unknown) => {
+        if (!isDuplicateKey(error)) throw error;
+      });
+  }
+
+  async function apply(db: Db, event: StoredEvent, before?: object | null): Promise<void> {
+    const items = spec.items(db);
+    const rows = spec.rows(db);
+    const current = before !== undefined ? (before as S | null) : ((await items.findOne(byId(event.stream))) as S | null);
+    if (current && current.version >= event.seq) return;
+    const effects = spec.evolve(current, event);
+    for (const row of effects.upsertRows) await writeRow(db, row);
+    if (effects.deleteRows.length) await rows.deleteMany({ _id: { $in: effects.deleteRows } } as Filter<R>);
+    if (effects.deleteAllRows) await rows.deleteMany({ parent: event.stream } as Filter<R>);
+    if (effects.item === null) {
+      await items.deleteOne(byId(event.stream));
+    } else if (!current) {
+      await items.insertOne(effects.item as OptionalUnlessRequiredId<S>).catch((error: unknown) => {
+        if (!isDuplicateKey(error)) throw error;
+      });
+    } else if (effects.item !== current) {
+      await items.replaceOne({ _id: event.stream, version: current.version } as Filter<S>, effects.item);
+    }
+  }
+
+  return defineProjection({
+    name: spec.name,
+    streamTypes: spec.streamTypes,
+    ...(spec.legacyStreamType ? { legacyStreamType: spec.legacyStreamType } : {}),
+    ...(spec.keptIndex ? { keptIndex: spec.keptIndex } : {}),
+    handles: spec.handles,
+    endsStream: spec.endsStream,
+    apply,
+    async versionOf(db, stream) {
+      return ((await spec.items(db).findOne(byId(stream), { projection: { version: 1 } })) as ProjectedDocument | null)?.version ?? 0;
+    },
+    async versionsOf(db, streams) {
+      const docs = (await spec.items(db).find({ _id: { $in: streams } } as Filter<S>, { projection: { version: 1 } }).toArray()) as ProjectedDocument[];
+      return new Map(docs.map((doc) => [doc._id, doc.version]));
+    },
+    async rebuildStream(db, events) {
+      let item: S | null = null;
+      const rows = new Map<number, R>();
+      for (const event of events) {
+        const effects = spec.evolve(item, event);
+        if (effects.deleteAllRows) rows.clear();
+        for (const id of effects.deleteRows) rows.delete(id);
+        for (const row of effects.upsertRows) rows.set(row._id, row);
+        item = effects.item;
+      }
+      if (item) await spec.items(db).insertOne(item as OptionalUnlessRequiredId<S>);
+      if (rows.size) await spec.rows(db).insertMany([...rows.values()].map((row) => spec.stored(row)) as OptionalUnlessRequiredId<R>[]);
+    },
+    clear: spec.clear,
+  });
+}
