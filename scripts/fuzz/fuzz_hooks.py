@@ -3,7 +3,9 @@
 - `no_deleted_resource_served`: schemathesis's `use_after_free`, told what a DELETE answer means
   here. A DELETE without `force=true` on a post or page moves it to the trash and answers with the
   item (`status: "trash"`), which stays readable, as in WordPress; a DELETE of a user's application
-  passwords empties that list (`{deleted, count}`), which is still served, empty. Every other
+  passwords empties that list (`{deleted, count}`), which is still served, empty; a DELETE of a
+  template or template part the theme has a file of (`previous.has_theme_file`) deletes the
+  site's customization, and the theme's own version is served again, as in WordPress. Every other
   successful DELETE answers `{deleted: true, previous}`, and what it deleted must be gone: besides
   the stateful phase's later reads, the check reads the deleted URL again at once, as the same
   caller, and expects 404.
@@ -38,12 +40,20 @@ def _json(response):
         return None
 
 
+def _reverts_to_theme_file(answer):
+    """A deleted template or template part that the theme has a file of: its theme version remains."""
+    previous = answer.get("previous")
+    return isinstance(previous, dict) and previous.get("has_theme_file") is True
+
+
 def _read_after_delete(response, case):
     """A DELETE answered `{deleted: true, previous}`: the same URL, read at once, must be a 404."""
     if case.operation.method.upper() != "DELETE" or not 200 <= response.status_code < 300:
         return
     answer = _json(response)
     if not (isinstance(answer, dict) and answer.get("deleted") is True and "previous" in answer):
+        return
+    if _reverts_to_theme_file(answer):
         return
     url = response.request.url.split("?", 1)[0]
     headers = {name: value for name, value in response.request.headers.items() if name.lower() == "authorization"}
@@ -68,6 +78,8 @@ def no_deleted_resource_served(ctx, response, case):
         if isinstance(answer, dict):
             if answer.get("deleted") is not True:
                 return None  # trashed: still readable
+            if _reverts_to_theme_file(answer):
+                return None  # a customized template deleted: the theme's file is served again
             if "previous" not in answer and "count" in answer and _path_of(failure.free) == _path_of(failure.usage):
                 return None  # a list emptied, read again
         raise
