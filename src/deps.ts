@@ -3,6 +3,7 @@ import { type Logger } from './logger.js';
 import { type Store } from './store/mongo.js';
 import { type Sequences } from './store/sequences.js';
 import { type createAuthenticator } from './auth/authenticate.js';
+import { type Sessions } from './auth/sessions.js';
 import { type Themes } from './themes/themes.js';
 
 /** Everything a handler may use, passed explicitly (no singletons, no `process.env`). */
@@ -15,6 +16,8 @@ export interface Deps {
   readonly siteUrl: string;
   readonly ids: Sequences;
   readonly auth: ReturnType<typeof createAuthenticator>;
+  /** The admin page's sign-in sessions. */
+  readonly sessions: Sessions;
   /** Every theme folder and the active one, loaded and validated at start-up. */
   readonly themes: Themes;
 }

@@ -7,6 +7,6 @@ export function createLogger(level: LogLevel): Logger {
   return pino({
     level,
     // Credentials never reach the log, whatever a caller passes in.
-    redact: ['req.headers.authorization', 'req.headers.cookie', 'password', '*.password'],
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', 'password', '*.password'],
   });
 }

@@ -12,6 +12,7 @@ import { asServiceWork } from './store/service-work.js';
 import { siteChanges } from './store/site-changes.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { loginThrottle } from './auth/login-throttle.js';
+import { createSessions } from './auth/sessions.js';
 import { type Deps } from './deps.js';
 import { loadThemes, type Themes } from './themes/themes.js';
 import { RETRY_AFTER_UNAVAILABLE, ServiceStarting } from './rest/errors.js';
@@ -38,6 +39,8 @@ export interface ServiceOptions extends AppOptions {
   themes?: Themes;
   /** FerretDB's embedded PostgreSQL, when the database is that: the declared indexes get their bridge there. */
   postgres?: PostgresConnection;
+  /** The service's clock; the system's unless a test moves time. */
+  clock?: () => Date;
 }
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -71,10 +74,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const siteUrl = `http://${host}:${port}`;
-  const clock = () => new Date();
+  const clock = options.clock ?? (() => new Date());
+  const sessions = createSessions(store.db, clock);
   const auth = createAuthenticator({
     db: store.db,
     clock,
+    sessions,
     cacheMs: config.authCacheSeconds * 1000,
     throttle: loginThrottle(
       store.db,
@@ -88,7 +93,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ),
   });
   siteChanges(store.db).onChange(auth.forgetUsers);
-  const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, themes };
+  const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, sessions, themes };
   await asServiceWork('start-up', async () => {
     for (const resource of resources) await resource.seed?.(deps);
   });

@@ -6,6 +6,7 @@ import { applicationPasswordsCollection, usersCollection, type UserDoc } from '.
 import { type Principal } from './capabilities.js';
 import { accountOf, type LoginThrottle } from './login-throttle.js';
 import { hashApplicationPassword, verifyPassword } from './passwords.js';
+import { sessionTokenOf, type LiveSession, type Sessions } from './sessions.js';
 import { loadSiteKey } from './site-key.js';
 
 /** The caller once authenticated: the stored user, with the application password used, if any. */
@@ -14,12 +15,19 @@ export interface AuthUser extends RestUser, Principal {
   readonly roles: readonly string[];
   readonly doc?: UserDoc;
   readonly applicationPassword?: string;
+  /** The sign-in session a cookie-authenticated request runs in. */
+  readonly session?: LiveSession;
 }
 
 export interface Credentials {
   headers: Record<string, string | undefined>;
   /** The client's address: the peer's, or the one a trusted proxy forwarded (`CMS_TRUSTED_PROXIES`). */
   ip: string;
+  /**
+   * The request's REST nonce (`X-WP-Nonce`, else a `_wpnonce` parameter), when it sent one: a
+   * session cookie authenticates only with one (WordPress's `rest_cookie_check_errors`).
+   */
+  nonce?: string;
 }
 
 export const InvalidUsername = defineRestError(
@@ -29,6 +37,7 @@ export const InvalidUsername = defineRestError(
 );
 export const InvalidEmail = defineRestError('invalid_email', 'Unknown email address. Check again or try your username.', 401);
 export const IncorrectPassword = defineRestError('incorrect_password', 'The provided password is an invalid application password.', 401);
+export const CookieInvalidNonce = defineRestError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
 
 const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -38,6 +47,8 @@ export interface AuthenticatorOptions {
   clock: () => Date;
   /** How long a verified account password is trusted without hashing it again. */
   cacheMs: number;
+  /** Sign-in sessions, whose cookie authenticates a request that carries their nonce. */
+  sessions?: Sessions;
 }
 
 /**
@@ -65,7 +76,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
 
   async function authenticate(credentials: Credentials): Promise<AuthUser | RestUser> {
     const header = credentials.headers.authorization;
-    if (!header || !/^basic /i.test(header)) return ANONYMOUS;
+    if (!header || !/^basic /i.test(header)) return sessionCaller(credentials);
     const key = `${generation} ${credentials.ip} ${header}`;
     const pending = checking.get(key);
     if (pending) return pending;
@@ -100,18 +111,38 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       const applicationPassword = await matchApplicationPassword(user, password, ip);
       if (applicationPassword) return { ...principalOf(user), applicationPassword };
     }
+    await checkAccountPassword(user, login, password, ip);
+    const fresh = readIn === generation ? Date.now() + USER_CACHE_MS : 0;
+    verified.set(cacheKey, { userId: user!._id, passwordHash: user!.passwordHash, until: Date.now() + options.cacheMs, user: user!, fresh });
+    if (verified.size > 10_000) verified.delete(verified.keys().next().value!);
+    return principalOf(user!);
+  }
+
+  /** The account password, under the login throttle: returns the user, or throws what the caller is answered. */
+  async function checkAccountPassword(user: UserDoc | null, login: string, password: string, ip: string): Promise<UserDoc> {
     // Claimed (and, while the account is slowed, waited for) before the account password is
     // checked, so that concurrent guesses count exactly; username and email share the user's count.
     const attempt = await throttle.begin(ip, accountOf(user?._id, login));
-    if (!user) throw byEmail ? new InvalidEmail() : new InvalidUsername();
+    if (!user) throw login.includes('@') ? new InvalidEmail() : new InvalidUsername();
     if (password && (await verifyPassword(password, user.passwordHash))) {
       attempt.succeeded();
-      const fresh = readIn === generation ? Date.now() + USER_CACHE_MS : 0;
-      verified.set(cacheKey, { userId: user._id, passwordHash: user.passwordHash, until: Date.now() + options.cacheMs, user, fresh });
-      if (verified.size > 10_000) verified.delete(verified.keys().next().value!);
-      return principalOf(user);
+      return user;
     }
     throw new IncorrectPassword();
+  }
+
+  /**
+   * WordPress's `rest_cookie_check_errors`: a session cookie without a nonce is ignored (the
+   * request is anonymous); with one, the nonce must be the session's, or the request is refused.
+   * The answer carries a fresh nonce, as WordPress sends one in `X-WP-Nonce`.
+   */
+  async function sessionCaller(credentials: Credentials): Promise<AuthUser | RestUser> {
+    const sessions = options.sessions;
+    const token = sessionTokenOf(credentials.headers.cookie);
+    if (!sessions || token === undefined || credentials.nonce === undefined) return ANONYMOUS;
+    const session = await sessions.find(token);
+    if (!session || !(await sessions.verifyNonce(session, credentials.nonce))) throw new CookieInvalidNonce();
+    return { ...principalOf(session.user), session, responseHeaders: { 'X-WP-Nonce': await sessions.nonce(session) } };
   }
 
   async function matchApplicationPassword(user: UserDoc, password: string, ip: string): Promise<string | undefined> {
@@ -132,6 +163,14 @@ export function createAuthenticator(options: AuthenticatorOptions) {
 
   return {
     authenticate,
+    /**
+     * An interactive sign-in with the account password (never an application password, as in
+     * WordPress), counted by the login throttle exactly as HTTP Basic is.
+     */
+    async signIn(login: string, password: string, ip: string): Promise<AuthUser> {
+      const user = await usersCollection(db).findOne(login.includes('@') ? { email: login.toLowerCase() } : { username: login });
+      return principalOf(await checkAccountPassword(user, login, password, ip));
+    },
     /** Forgets remembered verifications of a user, after a password change in this process. */
     forget(userId: number): void {
       for (const [key, entry] of verified) if (entry.userId === userId) verified.delete(key);

@@ -6,6 +6,8 @@ import { type Context } from './schema.js';
 /** The caller. The framework only tells anonymous (id 0) from logged in; identity adds the rest. */
 export interface RestUser {
   readonly id: number;
+  /** Headers every answer to this caller carries, as its authentication asks (a session's fresh nonce). */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
 }
 
 export const ANONYMOUS: RestUser = Object.freeze({ id: 0 });

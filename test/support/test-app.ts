@@ -66,6 +66,8 @@ export interface TestAppOptions {
   databaseUri?: string;
   /** Told every command the service sends to the database (as well as the run's query-shape record). */
   onCommand?: (event: CommandStartedEvent) => void;
+  /** The service's clock, for a test that moves time. */
+  clock?: () => Date;
 }
 
 /**
@@ -151,6 +153,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     // The run's embedded PostgreSQL, unless the test brings a database of its own.
     postgres: options.databaseUri ? undefined : (inject('postgres') ?? undefined),
     authenticate: options.authenticate,
+    clock: options.clock,
     onCommand: (event) => {
       recordCommand(event);
       options.onCommand?.(event);

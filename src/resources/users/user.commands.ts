@@ -1,4 +1,5 @@
 import { generatePassword, hashPassword } from '../../auth/passwords.js';
+import { endSessionsOf } from '../../auth/sessions.js';
 import { DEFAULT_ROLE } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { defineRestError, RestError } from '../../rest/errors.js';
@@ -138,6 +139,8 @@ export async function updateUserAccount(deps: Deps, doc: UserDoc, changes: UserC
       throw takenSlug ? new UserSlugTaken() : new UserEmailTaken();
     }
   }
+  // A changed password ends every session of the user (WordPress destroys them too; the page signs in again).
+  if (set.passwordHash !== undefined) await endSessionsOf(deps.store.db, doc._id);
   // Roles, passwords and every other field: the next request of this user reads them again.
   if (Object.keys(set).length) deps.auth.forget(doc._id);
   return { ...doc, ...set };
@@ -155,6 +158,7 @@ export async function deleteUserAccount(deps: Deps, doc: UserDoc, reassignTo: nu
   }
   await handOverPostsOf(deps, doc._id, reassignTo, actor);
   await db.collection('application_passwords').deleteMany({ user: doc._id });
+  await endSessionsOf(db, doc._id);
   await usersCollection(db).deleteOne({ _id: doc._id });
   deps.auth.forget(doc._id);
 }

@@ -39,8 +39,8 @@ export interface HttpOptions<D> {
    */
   anonymousBodyLimitBytes?: number;
   logger: Logger;
-  /** Resolves the caller from the request headers; throws a RestError for bad credentials. */
-  authenticate: (credentials: { headers: Record<string, string | undefined>; ip: string }) => Promise<RestUser>;
+  /** Resolves the caller from the request headers (and its nonce); throws a RestError for bad credentials. */
+  authenticate: (credentials: { headers: Record<string, string | undefined>; ip: string; nonce?: string }) => Promise<RestUser>;
   isHealthy: () => Promise<boolean>;
   /** Items the service cannot serve (streams of the change log that cannot be projected). */
   faults?: () => Promise<readonly object[]>;
@@ -126,7 +126,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     ...bodyParsers({
       bodyLimitBytes: options.bodyLimitBytes,
       anonymousBodyLimitBytes: options.anonymousBodyLimitBytes,
-      callerOf: (req) => options.authenticate({ headers: headerMap(req), ip: req.ip ?? '' }),
+      callerOf: (req) => options.authenticate({ headers: headerMap(req), ip: req.ip ?? '', nonce: nonceOf(req.headers['x-wp-nonce'], req.query._wpnonce) }),
     }).map(
       (parse) => (req: Request, res: Response, next: NextFunction) => (streamed.has(req) ? next() : parse(req, res, next)),
     ),
@@ -190,7 +190,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     const headers = headerMap(req);
     let user: RestUser = ANONYMOUS;
     try {
-      user = await options.authenticate({ headers, ip: req.ip ?? '' });
+      user = await options.authenticate({ headers, ip: req.ip ?? '', nonce: nonceOf(headers['x-wp-nonce'], query._wpnonce ?? body._wpnonce) });
     } catch (error) {
       if (!(error instanceof RestError)) throw error;
       return refuse(req, res, error);
@@ -311,6 +311,7 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
     res.setHeader('Access-Control-Allow-Credentials', 'true');
   }
   if (user.id > 0) for (const [name, value] of Object.entries(NO_CACHE)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(user.responseHeaders ?? {})) res.setHeader(name, value);
   const retryAfter = (result.body as { data?: { retry_after?: number } } | null)?.data?.retry_after;
   if ((result.status === 429 || result.status === 503) && retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   for (const [name, value] of Object.entries(result.headers)) {
@@ -361,6 +362,16 @@ function safeDecode(path: string): string {
   } catch {
     return path;
   }
+}
+
+/**
+ * The REST nonce a request sent, as WordPress reads it: `_wpnonce` from the request's parameters,
+ * else `X-WP-Nonce`. One that is not a string (a list, an object) matches nothing.
+ */
+function nonceOf(header: string | string[] | undefined, param: unknown): string | undefined {
+  const nonce = param ?? header;
+  if (nonce === undefined) return undefined;
+  return typeof nonce === 'string' ? nonce : '';
 }
 
 function headerMap(req: Request): Record<string, string | undefined> {
