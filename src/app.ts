@@ -13,6 +13,7 @@ import { readSiteIdentity } from './resources/settings/index.js';
 import { mediaFileUrl } from './resources/media/index.js';
 import { isDatabaseUp } from './store/mongo.js';
 import { projectionFaults } from './store/projections.js';
+import { adminRoutes } from './admin/index.js';
 
 export const SITE_NAME = 'CMS';
 /** A cached answer lives at most this long: what no write announces (a scheduled item's time) shows within it. */
@@ -52,7 +53,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     cache: responseCacheBytes > 0 ? new AnonymousResponseCache({ maxBytes: responseCacheBytes, entryTtlMs: CACHE_ENTRY_TTL_MS, changes }) : undefined,
     changes,
     server,
-    siteRoutes: resources.flatMap((resource) => (resource.siteRoutes ? [resource.siteRoutes(deps)] : [])),
+    siteRoutes: [adminRoutes(deps, { changes }), ...resources.flatMap((resource) => (resource.siteRoutes ? [resource.siteRoutes(deps)] : []))],
     siteUrl: deps.siteUrl,
     siteName: SITE_NAME,
     bodyLimitBytes: deps.config.bodyLimitBytes,
