@@ -45,8 +45,10 @@ export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): exp
   };
   const cookieOptions = (req: Request) => ({ httpOnly: true, sameSite: 'strict', path: '/', secure: req.secure }) as const;
 
-  router.use('/session', (_req: Request, res: Response, next: NextFunction) => {
+  router.use('/session', (req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Cache-Control', 'no-store');
+    // `@wordpress/api-fetch` sends a DELETE as a POST with this header, as the REST API accepts.
+    if (req.method === 'POST' && req.get('X-HTTP-Method-Override')?.toUpperCase() === 'DELETE') req.method = 'DELETE';
     next();
   });
 
@@ -75,6 +77,17 @@ export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): exp
     }),
   );
 
+  // What `@wordpress/api-fetch` asks its `nonceEndpoint` for when a nonce went stale: the nonce as text.
+  router.get(
+    '/session/nonce',
+    handle(async (req, res) => {
+      await changes.catchUp();
+      const session = await sessionOf(req);
+      if (!session) throw new NotSignedIn();
+      res.status(200).type('text/plain').send(await sessions.nonce(session));
+    }),
+  );
+
   router.delete(
     '/session',
     handle(async (req, res) => {
@@ -94,7 +107,7 @@ export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): exp
     }),
   );
 
-  router.all('/session', (_req, _res, next) => next(new NoRoute()));
+  router.all(['/session', '/session/nonce'], (_req, _res, next) => next(new NoRoute()));
 
   router.use('/session', (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const refused = refusalOf(error);

@@ -50,12 +50,10 @@ export interface LiveSession {
   readonly expires: Date;
 }
 
-/** The session token a `Cookie` header carries, if any. */
+/** The session cookie's value, if the `Cookie` header carries one (whether it names a session or not). */
 export function sessionTokenOf(cookieHeader: string | undefined): string | undefined {
   if (!cookieHeader) return undefined;
-  const token = parseCookies(cookieHeader)[SESSION_COOKIE];
-  // Tokens are 43 base64url characters; anything else names no session and is not looked up.
-  return token !== undefined && /^[\w-]{43}$/.test(token) ? token : undefined;
+  return parseCookies(cookieHeader)[SESSION_COOKIE];
 }
 
 /** Ends every session of a user (a changed password, a deleted account). */
@@ -82,6 +80,8 @@ export function createSessions(db: Db, clock: () => Date) {
   });
 
   async function find(token: string): Promise<LiveSession | undefined> {
+    // Tokens are 43 base64url characters; anything else names no session and is not looked up.
+    if (!/^[\w-]{43}$/.test(token)) return undefined;
     const id = digest(token);
     const now = clock();
     const kept = remembered.get(id);

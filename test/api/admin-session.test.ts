@@ -116,10 +116,15 @@ describe('GET /cms-admin/session', () => {
     expect(current.status).toBe(200);
     expect(current.body.user.id).toBe(1);
     expect(current.headers.get('cache-control')).toBe('no-store');
-    for (const headers of [{}, { Cookie: 'cms_session=not-a-session' }, { Cookie: `cms_session=${'A'.repeat(43)}` }]) {
-      const anonymous = await app.site('GET', '/cms-admin/session', { headers });
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.body).toEqual({ code: 'cms_not_signed_in', message: 'You are not signed in.', data: { status: 401 } });
+    const nonce = await app.site('GET', '/cms-admin/session/nonce', { headers: { Cookie: cookie } });
+    expect(nonce.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect((await app.api('GET', '/cms/v2/users/me', { headers: { Cookie: cookie, 'X-WP-Nonce': nonce.text } })).body.id).toBe(1);
+    for (const headers of [{}, { Cookie: 'cms_session=not-a-session' } as Record<string, string>, { Cookie: `cms_session=${'A'.repeat(43)}` }]) {
+      for (const route of ['/cms-admin/session', '/cms-admin/session/nonce']) {
+        const anonymous = await app.site('GET', route, { headers });
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.body).toEqual({ code: 'cms_not_signed_in', message: 'You are not signed in.', data: { status: 401 } });
+      }
     }
   });
 });
@@ -211,11 +216,18 @@ describe('the end of a session', () => {
       const renewed = await app.site('GET', '/cms-admin/session', { headers: { Cookie: short.cookie } });
       expect((await app.api('GET', '/cms/v2/users/me', { headers: { Cookie: short.cookie, 'X-WP-Nonce': renewed.body.nonce } })).status).toBe(200);
 
+      // Each expiry is checked on a session this process just read, then on one read anew.
+      const expired = async (cookie: string) => {
+        expect((await app.site('GET', '/cms-admin/session', { headers: { Cookie: cookie } })).status).toBe(401);
+        await siteChanges(app.deps.store.db).changed();
+        expect((await app.site('GET', '/cms-admin/session', { headers: { Cookie: cookie } })).status).toBe(401);
+      };
+      expect((await app.site('GET', '/cms-admin/session', { headers: { Cookie: remembered.cookie } })).status).toBe(200);
       ahead = 2 * DAY + 60_000;
-      expect((await app.site('GET', '/cms-admin/session', { headers: { Cookie: short.cookie } })).status).toBe(401);
+      await expired(short.cookie);
       expect((await app.site('GET', '/cms-admin/session', { headers: { Cookie: remembered.cookie } })).status).toBe(200);
       ahead = 14 * DAY + 60_000;
-      expect((await app.site('GET', '/cms-admin/session', { headers: { Cookie: remembered.cookie } })).status).toBe(401);
+      await expired(remembered.cookie);
       // A sign-in deletes sessions that expired.
       await signIn();
       await expect.poll(() => app.deps.store.db.collection('sessions').countDocuments({ expires: { $lte: new Date(Date.now() + ahead) } })).toBe(0);
@@ -243,7 +255,7 @@ describe('the end of a session', () => {
   it('ends sessions whose password was changed behind the service (the session is bound to the password)', async () => {
     const user = await app.asRole('editor');
     const session = await signIn(user.username, user.password);
-    await app.deps.store.db.collection('users').updateOne({ _id: user.id }, { $set: { passwordHash: 'scrypt$changed' } });
+    await app.deps.store.db.collection<{ _id: number }>('users').updateOne({ _id: user.id }, { $set: { passwordHash: 'scrypt$changed' } });
     // As a script's write would be announced: the process forgets what it read.
     await siteChanges(app.deps.store.db).changed();
     expect((await app.site('GET', '/cms-admin/session', { headers: { Cookie: session.cookie } })).status).toBe(401);

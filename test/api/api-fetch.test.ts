@@ -1,6 +1,6 @@
 import apiFetchImport from '@wordpress/api-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { ADMIN_PASSWORD, createTestApp, type TestApp } from '../support/test-app.js';
 
 // The package has no `"type": "module"`: to TypeScript's NodeNext its types are CommonJS (the
 // function under `default`), while its ESM build exports the function itself.
@@ -11,6 +11,7 @@ const apiFetch = ((apiFetchImport as { default?: unknown }).default ?? apiFetchI
 // `require-all-validate`, each request's `data` as its body), then read back over plain GETs.
 
 let app: TestApp;
+let sessionCookie: string | undefined;
 
 interface BatchAnswer {
   failed?: string;
@@ -20,7 +21,8 @@ interface BatchAnswer {
 beforeAll(async () => {
   app = await createTestApp();
   apiFetch.use(apiFetch.createRootURLMiddleware(`${app.apiRoot}/`));
-  apiFetch.use((options, next) => next({ ...options, headers: { ...options.headers, ...app.admin } }));
+  // As the administrator over HTTP Basic, unless a test signed in (its cookie is sent as a browser would).
+  apiFetch.use((options, next) => next({ ...options, headers: { ...options.headers, ...(sessionCookie ? {} : app.admin) } }));
 });
 afterAll(async () => {
   await app?.stop();
@@ -89,5 +91,45 @@ describe('@wordpress/api-fetch', () => {
     const kept = active.body.find((widget: { id: string }) => widget.id === created[1].id);
     expect(kept.instance.raw).toMatchObject({ title: 'Kept, retitled' });
     expect(active.body.map((widget: { id: string }) => widget.id)).not.toContain(created[0].id);
+  });
+});
+
+describe('@wordpress/api-fetch signed in with a session, as in wp-admin', () => {
+  it('sends the nonce with its nonce middleware, and fetches a new one from the nonce endpoint when it went stale', async () => {
+    const signIn = await app.site('POST', '/cms-admin/session', { json: { username: 'admin', password: ADMIN_PASSWORD } });
+    sessionCookie = signIn.headers.getSetCookie()[0].split(';')[0];
+    // A browser's cookie jar: the site's cookie goes with every request to the site (fetch in Node has none).
+    const nodeFetch = globalThis.fetch;
+    globalThis.fetch = (input, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (String(input instanceof Request ? input.url : input).startsWith(app.siteUrl)) headers.set('Cookie', sessionCookie!);
+      return nodeFetch(input, { ...init, headers });
+    };
+    const nonceMiddleware = apiFetch.createNonceMiddleware(signIn.body.nonce);
+    apiFetch.nonceMiddleware = nonceMiddleware;
+    apiFetch.nonceEndpoint = `${app.siteUrl}/cms-admin/session/nonce`;
+    apiFetch.use(nonceMiddleware);
+    try {
+      const post = await apiFetch<{ id: number; author: number }>({ path: '/cms/v2/posts', method: 'POST', data: { title: 'From the admin page' } });
+      expect(post.author).toBe(1);
+      const answer = await apiFetch<Response, false>({ path: '/cms/v2/users/me', parse: false });
+      expect((await answer.json()).id).toBe(1);
+      nonceMiddleware.nonce = answer.headers.get('X-WP-Nonce')!;
+      expect(nonceMiddleware.nonce).toMatch(/^[0-9a-f]{10}$/);
+      const draft = await apiFetch<{ status: string }>({ path: `/cms/v2/posts/${post.id}?context=edit` });
+      expect(draft.status).toBe('draft');
+
+      // A stale nonce is refused (403 rest_cookie_invalid_nonce); api-fetch then asks the nonce endpoint and tries again.
+      nonceMiddleware.nonce = 'stale';
+      expect((await apiFetch<{ id: number }>({ path: '/cms/v2/users/me' })).id).toBe(1);
+      expect(nonceMiddleware.nonce).toMatch(/^[0-9a-f]{10}$/);
+
+      await apiFetch<Response, false>({ url: `${app.siteUrl}/cms-admin/session`, method: 'DELETE', parse: false });
+      await expect(apiFetch({ path: '/cms/v2/users/me' })).rejects.toMatchObject({ code: 'rest_cookie_invalid_nonce' });
+    } finally {
+      globalThis.fetch = nodeFetch;
+      apiFetch.unregister(nonceMiddleware);
+      sessionCookie = undefined;
+    }
   });
 });
