@@ -8,7 +8,7 @@ import { ensureDeclaredIndexes } from '../src/store/index-bridge.js';
 import { openStore } from '../src/store/mongo.js';
 
 const config = loadConfig(process.env);
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, config.logFormat);
 const database = await startDatabaseServer({ ...config, logger });
 try {
   const store = await openStore(database.uri);

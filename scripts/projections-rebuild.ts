@@ -13,7 +13,7 @@ import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
 import { rebuildProjections } from '../src/store/projections.js';
 
 const config = loadConfig(process.env);
-const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, config.logFormat);
 const database = await startDatabaseServer({ ...config, logger });
 const store = await openStore(database.uri, { timeoutMs: SCRIPT_DATABASE_TIMEOUT_MS });
 try {

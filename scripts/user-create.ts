@@ -29,7 +29,7 @@ if (!isRole(values.role)) {
 }
 
 const config = loadConfig(process.env);
-const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, config.logFormat);
 const database = await startDatabaseServer({ ...config, logger });
 const store = await openStore(database.uri);
 try {

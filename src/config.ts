@@ -6,6 +6,9 @@ import { compile as compileTrustedProxies } from 'proxy-addr';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** `auto`: readable lines on a terminal, JSON lines anywhere else. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface Config {
   /** Address and port the HTTP server binds to. */
@@ -18,6 +21,7 @@ export interface Config {
   /** Where tools built on first use (the FerretDB binary) are kept between runs. */
   readonly cacheDir: string;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   /** Largest request body accepted, in bytes. */
   readonly bodyLimitBytes: number;
   /**
@@ -82,6 +86,7 @@ export function loadConfig(env: Env): Config {
     dataDir: path.resolve(text(env, 'CMS_DATA_DIR', './data')),
     cacheDir: path.resolve(text(env, 'CMS_CACHE_DIR', defaultCacheDir(env))),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    logFormat: oneOf(env, 'LOG_FORMAT', 'auto', LOG_FORMATS),
     // MongoDB's largest document: a larger body could only be refused once parsed, as too large to store.
     bodyLimitBytes: integer(env, 'CMS_BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     anonymousBodyLimitBytes: integer(env, 'CMS_ANONYMOUS_BODY_LIMIT_BYTES', 64 * 1024, 1, Number.MAX_SAFE_INTEGER),

@@ -1,7 +1,9 @@
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { reportEventLoopDelay } from './event-loop-report.js';
-import { createLogger, type Logger } from './logger.js';
+import { ADMIN_PREFIX } from './admin/index.js';
+import { createLogger, logsForPeople, type Logger } from './logger.js';
+import { type GeneratedAdministrator } from './resources/manifest.js';
 import { resources } from './resources/index.js';
 import { indexesOf } from './resources/manifest.js';
 import { startService } from './service.js';
@@ -25,7 +27,7 @@ async function main(): Promise<void> {
     console.error(`Configuration error: ${error.message}`);
     process.exit(1);
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.logFormat);
   const eventLoop = config.eventLoopReport ? reportEventLoopDelay(config.eventLoopReport, cluster.isWorker ? 'worker' : 'primary') : undefined;
   // A broken theme stops start-up before anything else is started, naming the file.
   let themes: Themes;
@@ -66,13 +68,35 @@ async function main(): Promise<void> {
     logger.fatal(error.message);
     process.exit(1);
   }
-  logger.info({ url: service.siteUrl, api: `${service.siteUrl}/cms-json/`, workers: config.workers }, 'listening');
+  logger.info({ url: service.siteUrl, api: `${service.siteUrl}/cms-json/`, admin: `${service.siteUrl}${ADMIN_PREFIX}/`, workers: config.workers }, 'listening');
+  if (logsForPeople(config.logFormat)) process.stdout.write(welcome(service.siteUrl, service.generatedAdministrator));
   eventLoop?.serving();
 
   stopWhenRequested(shutdown, logger, async () => {
     await service.stop();
     await database.stop();
   });
+}
+
+/** What a person who just ran `npm start` in a terminal needs to know, in plain words. */
+function welcome(siteUrl: string, administrator: GeneratedAdministrator | undefined): string {
+  const lines = [
+    '',
+    'The service is running.',
+    `  Site:        ${siteUrl}/`,
+    `  API root:    ${siteUrl}/cms-json/`,
+    `  Admin page:  ${siteUrl}${ADMIN_PREFIX}/`,
+  ];
+  if (administrator) {
+    lines.push(
+      '',
+      `An administrator was created: sign in as "${administrator.username}" with the password`,
+      `  ${administrator.password}`,
+      'It is shown only this once: keep it, or set CMS_ADMIN_PASSWORD before the first start.',
+    );
+  }
+  lines.push('Stop with Ctrl+C.', '', '');
+  return lines.join('\n');
 }
 
 /** Creates the declared indexes and their bridge in the embedded PostgreSQL (index-bridge.ts). */
@@ -90,7 +114,7 @@ async function bridgeDeclaredIndexes(uri: string, postgres: PostgresConnection, 
 async function serveAsWorker(config: Config, logger: Logger, themes: Themes, shutdown: Shutdown, serving: () => void): Promise<void> {
   const service = await startService({ config, logger, resources, databaseUri: config.mongodbUri!, themes });
   serving();
-  announceReady(service.siteUrl);
+  announceReady(service.siteUrl, service.generatedAdministrator);
   stopWhenRequested(shutdown, logger, () => service.stop());
 }
 

@@ -3,7 +3,7 @@ import { type AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.js';
 import { type Config } from './config.js';
 import { type Logger } from './logger.js';
-import { indexesOf, type ResourceManifest } from './resources/manifest.js';
+import { indexesOf, type GeneratedAdministrator, type ResourceManifest } from './resources/manifest.js';
 import { ensureDeclaredIndexes } from './store/index-bridge.js';
 import { openStore, type StoreOptions } from './store/mongo.js';
 import { type PostgresConnection } from './store/postgresql.js';
@@ -22,6 +22,8 @@ export interface RunningService {
   /** `http://HOST:PORT` */
   readonly siteUrl: string;
   readonly deps: Deps;
+  /** The administrator this start created with a generated password, if it did. */
+  readonly generatedAdministrator?: GeneratedAdministrator;
   /** Stops accepting, lets requests in flight finish (bounded), then closes the database connection. */
   stop(): Promise<void>;
 }
@@ -94,14 +96,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   siteChanges(store.db).onChange(auth.forgetUsers);
   const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, sessions, themes };
+  let generatedAdministrator: GeneratedAdministrator | undefined;
   await asServiceWork('start-up', async () => {
-    for (const resource of resources) await resource.seed?.(deps);
+    for (const resource of resources) generatedAdministrator ??= (await resource.seed?.(deps))?.generatedAdministrator;
   });
   app = createApp(deps, resources, options);
 
   return {
     siteUrl,
     deps,
+    generatedAdministrator,
     stop: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections go idle once their request is answered; close them as they do.

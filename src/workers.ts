@@ -1,25 +1,29 @@
 import cluster, { type Worker } from 'node:cluster';
 import { type Logger } from './logger.js';
+import { type GeneratedAdministrator } from './resources/manifest.js';
 import { type Shutdown } from './shutdown.js';
 
 /** What a worker tells the primary once its service answers requests. */
 interface ReadyMessage {
   type: 'ready';
   siteUrl: string;
+  /** The administrator this worker's start created with a generated password, for the primary to show. */
+  generatedAdministrator?: GeneratedAdministrator;
 }
 
 const isReady = (message: unknown): message is ReadyMessage =>
   typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'ready';
 
 /** Worker side: says the service is up, so the primary starts the next one. */
-export function announceReady(siteUrl: string): void {
-  process.send?.({ type: 'ready', siteUrl } satisfies ReadyMessage);
+export function announceReady(siteUrl: string, generatedAdministrator?: GeneratedAdministrator): void {
+  process.send?.({ type: 'ready', siteUrl, generatedAdministrator } satisfies ReadyMessage);
 }
 
 export class WorkerStartFailed extends Error {}
 
 export interface Workers {
   readonly siteUrl: string;
+  readonly generatedAdministrator?: GeneratedAdministrator;
   /** Sends every worker SIGTERM (each finishes its requests in flight) and waits for all to exit. */
   stop(): Promise<void>;
 }
@@ -37,6 +41,7 @@ const RESTART_DELAY_MS = 1000;
  */
 export async function startWorkers(count: number, env: Record<string, string>, logger: Logger, shutdown?: Shutdown): Promise<Workers> {
   let stopped = false;
+  let generatedAdministrator: GeneratedAdministrator | undefined;
   const stopping = () => stopped || (shutdown?.signal.aborted ?? false);
   const live = new Set<Worker>();
 
@@ -49,6 +54,7 @@ export async function startWorkers(count: number, env: Record<string, string>, l
         if (!isReady(message) || ready) return;
         ready = true;
         logger.info({ worker: worker.process.pid }, 'worker ready');
+        generatedAdministrator ??= message.generatedAdministrator;
         resolve(message.siteUrl);
       });
       worker.on('exit', (code, signal) => {
@@ -94,5 +100,5 @@ export async function startWorkers(count: number, env: Record<string, string>, l
     await stop();
     throw error;
   }
-  return { siteUrl, stop };
+  return { siteUrl, generatedAdministrator, stop };
 }

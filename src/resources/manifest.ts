@@ -13,7 +13,18 @@ export interface ResourceManifest {
   /** Pages of the site outside the API (media files under `/uploads/`), as plain Express routes. */
   readonly siteRoutes?: (deps: Deps) => Router;
   /** Records the resource needs before serving (the first administrator, the default category). */
-  readonly seed?: (deps: Deps) => Promise<void>;
+  readonly seed?: (deps: Deps) => Promise<SeedReport | void>;
+}
+
+/** What a first start made that the person starting the service must be told. */
+export interface SeedReport {
+  /** The administrator created with a generated password (shown only this once). */
+  readonly generatedAdministrator?: GeneratedAdministrator;
+}
+
+export interface GeneratedAdministrator {
+  readonly username: string;
+  readonly password: string;
 }
 
 export function indexesOf(resources: readonly ResourceManifest[]): IndexSpec[] {

@@ -25,7 +25,8 @@ export async function ensureFerretDbBinary(cacheDir: string, logger: Logger): Pr
   if (spawnSync('go', ['version']).status !== 0) {
     throw new Error('Go is not installed, so FerretDB cannot be built.');
   }
-  logger.info({ version: FERRETDB_VERSION }, 'building FerretDB once (about a minute and a half)');
+  logger.info({ version: FERRETDB_VERSION }, 'building FerretDB once (about a minute and a half); later starts reuse it');
+  logger.info('downloading FerretDB\'s source (go mod download)');
   const download = goCommand(['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], cacheDir);
   const moduleDir = (JSON.parse(download) as { Dir: string }).Dir;
 
@@ -35,9 +36,11 @@ export async function ensureFerretDbBinary(cacheDir: string, logger: Logger): Pr
     await makeWritable(workDir);
     await fs.writeFile(path.join(workDir, 'build/version/version.txt'), `${FERRETDB_VERSION}\n`);
     const built = path.join(workDir, 'ferretdb.bin');
+    logger.info('compiling FerretDB (go build)');
     goCommand(['build', '-o', built, './cmd/ferretdb'], workDir);
     await fs.mkdir(path.dirname(binary), { recursive: true });
     await fs.rename(built, binary);
+    logger.info({ binary }, 'FerretDB built');
   } finally {
     await fs.rm(workDir, { recursive: true, force: true });
   }

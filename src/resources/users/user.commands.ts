@@ -6,6 +6,7 @@ import { defineRestError, RestError } from '../../rest/errors.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { handOverPostsOf } from '../posts/index.js';
 import { usersCollection, type UserDoc } from './user.model.js';
+import { type SeedReport } from '../manifest.js';
 import { mergeMeta } from '../../registry/meta.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 
@@ -81,7 +82,7 @@ async function uniqueUserSlug(deps: Pick<Deps, 'store'>, base: string): Promise<
  * On first start with no users: the administrator from `CMS_ADMIN_USER` and `CMS_ADMIN_PASSWORD`,
  * or a random password printed once to the log.
  */
-export async function ensureAdministrator(deps: Deps): Promise<void> {
+export async function ensureAdministrator(deps: Deps): Promise<SeedReport | void> {
   if (await usersCollection(deps.store.db).findOne({}, { projection: { _id: 1 } })) return;
   const password = deps.config.adminPassword ?? generatePassword(20);
   try {
@@ -96,8 +97,9 @@ export async function ensureAdministrator(deps: Deps): Promise<void> {
     if (error instanceof RestError && error.code.startsWith('existing_user')) return;
     throw error;
   }
-  if (deps.config.adminPassword) deps.logger.info({ username: deps.config.adminUser }, 'administrator created');
-  else deps.logger.warn(`administrator "${deps.config.adminUser}" created with the generated password ${password} (shown only this once)`);
+  if (deps.config.adminPassword) return void deps.logger.info({ username: deps.config.adminUser }, 'administrator created');
+  deps.logger.warn(`administrator "${deps.config.adminUser}" created with the generated password ${password} (shown only this once)`);
+  return { generatedAdministrator: { username: deps.config.adminUser, password } };
 }
 
 export const UsernameNotEditable = defineRestError('rest_user_invalid_argument', 'Username is not editable.', 400);
