@@ -131,6 +131,8 @@ interface Identity {
   env: Record<string, string>;
 }
 
+// The admin page's sign-in (`/cms-admin/session`) is outside the document, and so outside this run:
+// test/api/hostile-input.test.ts sends it hostile bodies, cookies and nonces.
 async function identities(service: Service): Promise<Identity[]> {
   const credentials = `${ADMIN_USER}:${ADMIN_PASSWORD}`;
   const me = await fetch(`${service.url}/cms-json/cms/v2/users/me`, {

@@ -162,7 +162,9 @@ export function openApiDocument<D>(server: RestServer<D>, apiRoot: string): Json
     openapi: '3.1.0',
     info: { title: 'Content management service', version: '2' },
     servers: [{ url: apiRoot }],
-    // Anonymous unless the request carries HTTP Basic credentials.
+    // Anonymous unless the request carries HTTP Basic credentials. A sign-in session's cookie is left
+    // out on purpose: it authenticates only with a nonce from a sign-in outside this document
+    // (`/cms-admin/session`, not a REST route), which no client of this document can follow.
     security: [{}, { basic: [] }],
     paths,
     components: {

@@ -8,7 +8,7 @@ import { MAX_EMBED_RELATIONS } from '../../src/rest/links.js';
 import { splitRoutePattern } from '../../src/rest/route.js';
 import { MAX_DIFF_EDITS } from '../../src/resources/revisions/revision.diff.js';
 import { currentServiceWork } from '../../src/store/service-work.js';
-import { createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
+import { ADMIN_PASSWORD, createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
 
 // Hostile names and values through every parameter and body field the discovery index lists: no
 // client-chosen name may reach a prototype, no value may reach a query as an operator, NUL
@@ -549,6 +549,92 @@ describe('the batch route, /batch/v1', () => {
     if (search.body.length) failures.push('a request nested in a batch of batches was run');
     expect(failures).toEqual([]);
   }, 60_000);
+});
+
+describe("the admin page's sign-in, /cms-admin/session", () => {
+  const signIn = (options: RequestOptions) => {
+    requests++;
+    return app.site('POST', '/cms-admin/session', options);
+  };
+  const asJson = (body: string) => ({ raw: { body, contentType: 'application/json' } });
+
+  it('refuses a body that is not a JSON object of bounded strings with 400, before any password is checked', async () => {
+    const failures: Failures = [];
+    const cases: [string, RequestOptions, number, string?][] = [
+      ['a form body', { form: { username: 'admin', password: 'x' } }, 400, 'rest_invalid_json'],
+      ['text/plain', { raw: { body: '{"username":"admin","password":"x"}', contentType: 'text/plain' } }, 400, 'rest_invalid_json'],
+      ['multipart', { raw: { body: 'garbage', contentType: 'multipart/form-data; boundary=x' } }, 400, 'rest_invalid_json'],
+      ['no body', {}, 400],
+      ['broken JSON', asJson('{"username":'), 400, 'rest_invalid_json'],
+      ['a JSON list', asJson('["admin","x"]'), 400, 'rest_missing_callback_param'],
+      ['JSON null', asJson('null'), 400, 'rest_invalid_json'],
+      ['no password', { json: { username: 'admin' } }, 400, 'rest_missing_callback_param'],
+      ['empty fields', { json: { username: '', password: '' } }, 400, 'rest_missing_callback_param'],
+      ['a number', { json: { username: 1, password: 'x' } }, 400, 'rest_invalid_param'],
+      ['a list', { json: { username: ['admin'], password: 'x' } }, 400, 'rest_invalid_param'],
+      ['an operator', { json: { username: { $ne: null }, password: { $gt: '' } } }, 400, 'rest_invalid_param'],
+      ['remember as a string', { json: { username: 'admin', password: 'x', remember: 'yes' } }, 400, 'rest_invalid_param'],
+      ['a NUL in the username', { json: { username: 'adm\u0000in', password: 'x' } }, 400, 'rest_invalid_param'],
+      ['a NUL in the password', { json: { username: 'admin', password: 'x\u0000' } }, 400, 'rest_invalid_param'],
+      ['1e400', asJson('{"username":"admin","password":1e400}'), 400, 'rest_invalid_param'],
+      ['a long username', { json: { username: 'a'.repeat(300), password: 'x' } }, 400, 'rest_invalid_param'],
+      ['a long password', { json: { username: 'admin', password: 'x'.repeat(5000) } }, 400, 'rest_invalid_param'],
+      ['JSON nested 5,000 deep', asJson(`{"username":${'['.repeat(5000)}${']'.repeat(5000)},"password":"x"}`), 400, 'rest_invalid_json'],
+      ['a 1 MB body', { json: { username: 'admin', password: 'x'.repeat(1024 * 1024) } }, 413, 'rest_request_too_large'],
+      ['a latin1 JSON body', { raw: { body: '{"username":"admin","password":"x"}', contentType: 'application/json; charset=latin1' } }, 415],
+    ];
+    for (const [what, options, status, code] of cases) {
+      const response = await signIn(options);
+      check(failures, `sign-in with ${what}`, response, { status, code });
+      if (response.headers.getSetCookie().length) failures.push(`sign-in with ${what} set a cookie`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('keeps hostile names out of prototypes, and answers every other method in the error shape', async () => {
+    const failures: Failures = [];
+    const pollution = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},"username":"nobody-hostile","password":"x"}';
+    check(failures, 'sign-in with __proto__', await signIn(asJson(pollution)), { status: 401, code: 'invalid_username' });
+    for (const method of ['PUT', 'PATCH']) {
+      requests++;
+      check(failures, `${method} /cms-admin/session`, await app.site(method, '/cms-admin/session', { json: {} }), { status: 404, code: 'rest_no_route' });
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('answers hostile cookies and nonces as no session (401) or a failed cookie check (403), never more', async () => {
+    const failures: Failures = [];
+    const cookies = [
+      'cms_session=%00',
+      'cms_session={"$ne":null}',
+      `cms_session=${'a'.repeat(8000)}`,
+      '__proto__=1; constructor=2; cms_session=x',
+      Array.from({ length: 500 }, (_, i) => `c${i}=${i}`).join('; '),
+      'cms_session=%E0%A4%A',
+    ];
+    for (const cookie of cookies) {
+      requests += 3;
+      check(failures, `GET with ${cookie.slice(0, 40)}`, await app.site('GET', '/cms-admin/session', { headers: { Cookie: cookie } }), { status: 401, code: 'cms_not_signed_in' });
+      const signOut = await app.site('DELETE', '/cms-admin/session', { headers: { Cookie: cookie, 'X-WP-Nonce': 'x'.repeat(4000) } });
+      check(failures, `DELETE with ${cookie.slice(0, 40)}`, signOut, { status: 401, code: 'cms_not_signed_in' });
+      const api = await send('GET', '/cms/v2/posts', { headers: { Cookie: cookie, 'X-WP-Nonce': '\u00e9\u00e9' } });
+      // A session cookie that names no live session, with a nonce: the cookie check fails.
+      check(failures, `the API with ${cookie.slice(0, 40)}`, api, cookie.includes('cms_session=') ? { status: 403, code: 'rest_cookie_invalid_nonce' } : { status: 200 });
+    }
+    const signedIn = await signIn({ json: { username: 'admin', password: ADMIN_PASSWORD } });
+    const cookie = signedIn.headers.getSetCookie()[0].split(';')[0];
+    for (const nonce of ['', ' ', 'x'.repeat(4000), '{"$ne":null}', signedIn.body.nonce.slice(0, 9)]) {
+      requests += 2;
+      check(failures, `the API with the nonce ${nonce.slice(0, 20)}`, await send('GET', '/cms/v2/posts', { headers: { Cookie: cookie, 'X-WP-Nonce': nonce } }), { status: 403, code: 'rest_cookie_invalid_nonce' });
+      check(failures, `DELETE with the nonce ${nonce.slice(0, 20)}`, await app.site('DELETE', '/cms-admin/session', { headers: { Cookie: cookie, 'X-WP-Nonce': nonce } }), { status: 403, code: 'rest_cookie_invalid_nonce' });
+    }
+    for (const query of ['_wpnonce[]=1', '_wpnonce[$ne]=1', '_wpnonce=%00']) {
+      requests++;
+      const response = await app.site('GET', `/cms-json/cms/v2/posts?${query}`, { headers: { Cookie: cookie } });
+      check(failures, `the API with ${query}`, response, { status: query.includes('%00') ? 400 : 403 });
+    }
+    expect(failures).toEqual([]);
+  });
 });
 
 describe('after all of it', () => {
