@@ -85,6 +85,36 @@ describe('the service process', () => {
     for (const pid of [second!, replacement.worker as number]) expect(isRunning(pid)).toBe(false);
   });
 
+  it("tells a newcomer in plain words where the site, the API and the admin page are, and the generated password, which signs in", async () => {
+    const uri = new ConnectionString(inject('mongodbUri'));
+    uri.pathname = `/process_welcome_${process.pid}`;
+    const service = runService(baseEnv({ MONGODB_URI: uri.toString(), CMS_WORKERS: '2', LOG_FORMAT: 'pretty' }));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!service.stdout().includes('Stop with Ctrl+C.') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      const text = service.stdout();
+      expect(service.lines()).toEqual([]);
+      const site = /Site: +(http:\/\/\S+)\/\n/.exec(text)?.[1];
+      expect(site, text).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(text).toContain(`API root:    ${site}/cms-json/`);
+      expect(text).toContain(`Admin page:  ${site}/cms-admin/`);
+      const password = /sign in as "admin" with the password\n +(\S+)\n/.exec(text)?.[1];
+      expect(password, text).toMatch(/^[A-Za-z0-9]{20}$/);
+      const signIn = await fetch(`${site}/cms-admin/session`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password }),
+      });
+      expect(signIn.status).toBe(200);
+    } finally {
+      service.child.kill('SIGTERM');
+      await service.exited;
+      const client = new MongoClient(uri.toString());
+      await client.db().dropDatabase();
+      await client.close();
+    }
+  });
+
   // Its own process group, as a shell's job or a service manager's unit: `kill -TERM -<pgid>`
   // reaches the primary, the workers, the watchdogs and the database servers at once, in no set
   // order. FerretDB first is the order in which the primary surely sees it go before its own signal.

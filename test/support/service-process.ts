@@ -7,6 +7,8 @@ const MAIN = path.resolve('dist/src/main.js');
 export interface ServiceProcess {
   child: ChildProcess;
   stderr: () => string;
+  /** Everything written to stdout so far, as it was written. */
+  stdout: () => string;
   /** Resolves with the first JSON log line that satisfies `match`. */
   waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   exited: Promise<number | null>;
@@ -23,8 +25,10 @@ export function runService(env: Record<string, string>, options: { detached?: bo
   const lines: Record<string, unknown>[] = [];
   const waiters: (() => void)[] = [];
   let stderr = '';
+  let stdout = '';
   let pending = '';
   child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
     pending += chunk.toString();
     const parts = pending.split('\n');
     pending = parts.pop() ?? '';
@@ -44,6 +48,7 @@ export function runService(env: Record<string, string>, options: { detached?: bo
   return {
     child,
     stderr: () => stderr,
+    stdout: () => stdout,
     exited,
     lines: () => lines,
     waitForLog: (match, timeoutMs = 60_000) =>
