@@ -59,10 +59,8 @@ export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): exp
     handle(async (req, res) => {
       const { username, password, remember } = signInInput(req.body);
       const user = await auth.signIn(username, password, req.ip ?? '');
-      const started = await sessions.start(user.doc!, remember);
-      const session = await sessions.find(started.token);
-      if (!session) throw new NotSignedIn();
-      res.cookie(SESSION_COOKIE, started.token, { ...cookieOptions(req), expires: started.expires });
+      const session = await sessions.start(user.doc!, remember);
+      res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions(req), expires: session.expires });
       res.status(200).json(await answer(session));
     }),
   );

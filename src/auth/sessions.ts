@@ -102,8 +102,8 @@ export function createSessions(db: Db, clock: () => Date) {
   return {
     find,
 
-    /** Starts a session for a user whose password was just checked; returns its token, for the cookie. */
-    async start(user: UserDoc, remember: boolean): Promise<{ token: string; expires: Date }> {
+    /** Starts a session for a user whose password was just checked; its token goes in the cookie. */
+    async start(user: UserDoc, remember: boolean): Promise<LiveSession> {
       const now = clock();
       if (now.getTime() - prunedAt > PRUNE_EVERY_MS) {
         prunedAt = now.getTime();
@@ -111,8 +111,9 @@ export function createSessions(db: Db, clock: () => Date) {
       }
       const token = randomBytes(32).toString('base64url');
       const expires = new Date(now.getTime() + (remember ? REMEMBERED_SESSION_LIFETIME_MS : SESSION_LIFETIME_MS));
-      await sessions.insertOne({ _id: digest(token), user: user._id, pass: digest(user.passwordHash), created: now, expires });
-      return { token, expires };
+      const id = digest(token);
+      await sessions.insertOne({ _id: id, user: user._id, pass: digest(user.passwordHash), created: now, expires });
+      return { token, id, user, expires };
     },
 
     /** Ends a session: its cookie no longer works anywhere. */
