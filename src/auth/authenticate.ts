@@ -24,7 +24,7 @@ export interface Credentials {
   /** The client's address: the peer's, or the one a trusted proxy forwarded (`CMS_TRUSTED_PROXIES`). */
   ip: string;
   /**
-   * The request's REST nonce (`X-WP-Nonce`, else a `_wpnonce` parameter), when it sent one: a
+   * The request's REST nonce (a `_wpnonce` parameter, else `X-WP-Nonce`), when it sent one: a
    * session cookie authenticates only with one (WordPress's `rest_cookie_check_errors`).
    */
   nonce?: string;
@@ -111,11 +111,11 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       const applicationPassword = await matchApplicationPassword(user, password, ip);
       if (applicationPassword) return { ...principalOf(user), applicationPassword };
     }
-    await checkAccountPassword(user, login, password, ip);
+    const checked = await checkAccountPassword(user, login, password, ip);
     const fresh = readIn === generation ? Date.now() + USER_CACHE_MS : 0;
-    verified.set(cacheKey, { userId: user!._id, passwordHash: user!.passwordHash, until: Date.now() + options.cacheMs, user: user!, fresh });
+    verified.set(cacheKey, { userId: checked._id, passwordHash: checked.passwordHash, until: Date.now() + options.cacheMs, user: checked, fresh });
     if (verified.size > 10_000) verified.delete(verified.keys().next().value!);
-    return principalOf(user!);
+    return principalOf(checked);
   }
 
   /** The account password, under the login throttle: returns the user, or throws what the caller is answered. */
