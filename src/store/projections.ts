@@ -31,6 +31,11 @@ export interface Projection {
    * without reading it again. Undefined: unknown, read it.
    */
   apply(db: Db, event: StoredEvent, before?: object | null): Promise<void>;
+  /**
+   * Applies a run of a stream's consecutive events (a group commit's), as applying each in turn
+   * would, writing each document once. `before` is as for `apply`, for the run's first event.
+   */
+  applyRun(db: Db, events: StoredEvent[], before?: object | null): Promise<void>;
   /** Empties the read model before a full replay. */
   clear(db: Db): Promise<void>;
   /**
