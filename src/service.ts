@@ -87,7 +87,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       clock,
     ),
   });
-  siteChanges(store.db).onChange(auth.forgetUsers);
+  siteChanges(store.db).onChange(auth.forgetUsers, 'site');
   const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, themes };
   await asServiceWork('start-up', async () => {
     for (const resource of resources) await resource.seed?.(deps);
