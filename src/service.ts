@@ -94,7 +94,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       clock,
     ),
   });
-  siteChanges(store.db).onChange(auth.forgetUsers);
+  siteChanges(store.db).onChange(auth.forgetUsers, 'site');
   const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, sessions, themes };
   let generatedAdministrator: GeneratedAdministrator | undefined;
   await asServiceWork('start-up', async () => {

@@ -33,6 +33,8 @@ export interface RestResult {
   headers: Record<string, HeaderValue>;
   body: unknown;
   stream?: AsyncIterable<unknown>;
+  /** What the endpoint's writes may change (its `changes`); absent: anything. */
+  changes?: 'content';
 }
 
 /** A request matched to its endpoint, before its arguments are checked. */
@@ -52,6 +54,8 @@ export interface Dispatched<D> {
   request?: RestRequest;
   route?: CompiledRoute<D>;
   error?: boolean;
+  /** The endpoint's `changes`. */
+  changes?: 'content';
 }
 
 /**
@@ -111,12 +115,13 @@ export class RestServer<D> {
       return { status: refused.status, headers: refused.headers, body: refused.data };
     }
     const result = await this.dispatch(incoming, apiRoot, { embedding: embed !== null });
-    if (result.stream) return { status: result.status, headers: result.headers, body: null, stream: result.stream };
+    const changes = result.changes ? { changes: result.changes } : {};
+    if (result.stream) return { status: result.status, headers: result.headers, body: null, stream: result.stream, ...changes };
     const { status, headers, body } = await this.present(result, apiRoot, embed);
     if (incoming.query._envelope !== undefined) {
-      return { status: 200, headers: {}, body: { body, status, headers } };
+      return { status: 200, headers: {}, body: { body, status, headers }, ...changes };
     }
-    return { status, headers, body };
+    return { status, headers, body, ...changes };
   }
 
   /** A dispatched answer as it is sent: links compacted, `_embed` (unless null), `_fields`, and the pagination `Link`. */
@@ -216,7 +221,7 @@ export class RestServer<D> {
     // An embedded answer's headers are dropped: its `Allow` would be one permission check per endpoint for nothing.
     const allow = outcome.status === 503 || options.embedded ? [] : await this.allowedMethods(route, request);
     if (allow.length) outcome.headers.Allow = allow.join(', ');
-    return { ...outcome, request, route };
+    return { ...outcome, request, route, ...(endpoint.spec.changes ? { changes: endpoint.spec.changes } : {}) };
   }
 
   private async run(route: CompiledRoute<D>, endpoint: CompiledEndpoint<D>, request: RestRequest): Promise<Dispatched<D>> {

@@ -48,6 +48,11 @@ export interface EndpointSpec<D> {
    * form fields it finds in the body go through the endpoint's args by `request.acceptFields`.
    */
   body?: 'stream';
+  /**
+   * `content`: a write through this endpoint changes only content (items, their history, terms,
+   * media), never users or settings, so what processes keep of those stays (`SiteChanges`).
+   */
+  changes?: 'content';
   /** Overrides the route's `allowBatch` for this endpoint (WordPress's handler-level `allow_batch`). */
   allowBatch?: AllowBatch;
   /**

@@ -160,23 +160,66 @@ export function changeLog(db: Db) {
     return [...bySeq.values()].sort((a, b) => a.seq - b.seq).map((row) => toEvent<D>(row));
   }
 
+  /**
+   * Appends at `expectedVersion + 1`. The unique `(stream, seq)` index makes this the commit
+   * point: a duplicate key means another writer got there first. A row the database would
+   * refuse, or data that would not read back as written, is refused before the insert.
+   */
+  async function append<D>(event: NewEvent<D>, expectedVersion: number): Promise<StoredEvent<D>> {
+    const seq = expectedVersion + 1;
+    const row: EventRow = { ...event, seq, data: serializeData(event.data), block: eventBlock(event.stream, seq) };
+    assertStorable(row);
+    try {
+      await events.insertOne(row);
+    } catch (error) {
+      if (isDuplicateKey(error)) throw new ConcurrencyError(event.stream, expectedVersion);
+      throw error;
+    }
+    return { ...event, seq };
+  }
+
   return {
+    append,
+
     /**
-     * Appends at `expectedVersion + 1`. The unique `(stream, seq)` index makes this the commit
-     * point: a duplicate key means another writer got there first. A row the database would
-     * refuse, or data that would not read back as written, is refused before the insert.
+     * Appends a run of events at `expectedVersion + 1` onwards, in one ordered insert (group
+     * commit). Ordered inserts stop at the first refused row, so what is stored is a prefix of the
+     * run; it is read back by key to be sure, whatever the server reported, before anything is
+     * answered. Returns that prefix: shorter than the run when another writer took a seq first.
      */
-    async append<D>(event: NewEvent<D>, expectedVersion: number): Promise<StoredEvent<D>> {
-      const seq = expectedVersion + 1;
-      const row: EventRow = { ...event, seq, data: serializeData(event.data), block: eventBlock(event.stream, seq) };
-      assertStorable(row);
-      try {
-        await events.insertOne(row);
-      } catch (error) {
-        if (isDuplicateKey(error)) throw new ConcurrencyError(event.stream, expectedVersion);
-        throw error;
+    async appendRun<D>(run: NewEvent<D>[], expectedVersion: number): Promise<StoredEvent<D>[]> {
+      if (run.length === 1) {
+        try {
+          return [await append(run[0], expectedVersion)];
+        } catch (error) {
+          if (error instanceof ConcurrencyError) return [];
+          throw error;
+        }
       }
-      return { ...event, seq };
+      const rows = run.map((event, offset): EventRow => {
+        const seq = expectedVersion + 1 + offset;
+        return { ...event, seq, data: serializeData(event.data), block: eventBlock(event.stream, seq) };
+      });
+      for (const row of rows) assertStorable(row);
+      const stored = (count: number) => run.slice(0, count).map((event, offset) => ({ ...event, seq: expectedVersion + 1 + offset }));
+      try {
+        await events.insertMany(rows, { ordered: true });
+        return stored(rows.length);
+      } catch (error) {
+        let found: StoredEvent[];
+        try {
+          found = await readSeqs(run[0].stream, rows[0].seq, rows.at(-1)!.seq);
+        } catch {
+          // Nothing can be said of what was stored: the caller answers the first error.
+          throw error;
+        }
+        const ours = (row: EventRow, event: StoredEvent | undefined) =>
+          event !== undefined && event.seq === row.seq && event.type === row.type && event.actor === row.actor && event.at.getTime() === row.at.getTime() && JSON.stringify(event.data) === row.data;
+        let count = 0;
+        while (count < rows.length && ours(rows[count], found[count])) count++;
+        if (count === 0 && !isDuplicateKey(error) && found.length === 0) throw error;
+        return stored(count);
+      }
     },
 
     async readStream<D = Record<string, unknown>>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {

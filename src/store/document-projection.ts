@@ -1,4 +1,4 @@
-import { type Collection, type Db, type Filter, type OptionalUnlessRequiredId } from 'mongodb';
+import { type Collection, type Db, type Filter, type MongoBulkWriteError, type OptionalUnlessRequiredId } from 'mongodb';
 import { type StoredEvent } from './change-log.js';
 import { type KeptIndex } from './kept-index.js';
 import { isDuplicateKey } from './mongo.js';
@@ -82,6 +82,66 @@ export function documentProjection<S extends ProjectedDocument, R extends Projec
     }
   }
 
+  /**
+   * Writes rows in one ordered bulk write, by key and guarded like `writeRow`. FerretDB 1.24 stops
+   * an unordered bulk write at its first error too, so after a row that a newer write holds (a
+   * duplicate key, as in `writeRow`) the rest is sent again.
+   */
+  async function writeRows(db: Db, rows: R[]): Promise<void> {
+    const operations = rows.map((row) => ({
+      replaceOne: { filter: { _id: row._id, version: { $lt: row.version } } as Filter<R>, replacement: spec.stored(row), upsert: true },
+    }));
+    for (let start = 0; start < operations.length; ) {
+      try {
+        await spec.rows(db).bulkWrite(operations.slice(start), { ordered: true });
+        return;
+      } catch (error) {
+        const refused = (error as MongoBulkWriteError).writeErrors;
+        const first = Array.isArray(refused) ? refused[0] : refused;
+        if (!(isDuplicateKey(error) || isDuplicateKey(first)) || first?.index === undefined) throw error;
+        start += first.index + 1;
+      }
+    }
+  }
+
+  async function applyRun(db: Db, events: StoredEvent[], before?: object | null): Promise<void> {
+    const current = before !== undefined ? (before as S | null) : ((await spec.items(db).findOne(byId(events[0].stream))) as S | null);
+    const run = events.filter((event) => !current || current.version < event.seq);
+    let item = current;
+    const upserts = new Map<number, R>();
+    const deletes = new Set<number>();
+    for (const event of run) {
+      const effects = spec.evolve(item, event);
+      // A force delete ends the stream: it is applied on its own, never in a run.
+      if (effects.deleteAllRows) {
+        for (const [offset, each] of run.entries()) await apply(db, each, offset === 0 ? current : undefined);
+        return;
+      }
+      for (const id of effects.deleteRows) {
+        upserts.delete(id);
+        deletes.add(id);
+      }
+      for (const row of effects.upsertRows) {
+        deletes.delete(row._id);
+        upserts.set(row._id, row);
+      }
+      item = effects.item;
+    }
+    if (!run.length) return;
+    if (upserts.size) await writeRows(db, [...upserts.values()]);
+    if (deletes.size) await spec.rows(db).bulkWrite([...deletes].map((id) => ({ deleteOne: { filter: { _id: id } as Filter<R> } })));
+    const items = spec.items(db);
+    if (item === null) {
+      await items.deleteOne(byId(events[0].stream));
+    } else if (!current) {
+      await items.insertOne(item as OptionalUnlessRequiredId<S>).catch((error: unknown) => {
+        if (!isDuplicateKey(error)) throw error;
+      });
+    } else if (item !== current) {
+      await items.replaceOne({ _id: current._id, version: current.version } as Filter<S>, item);
+    }
+  }
+
   return defineProjection({
     name: spec.name,
     streamTypes: spec.streamTypes,
@@ -90,6 +150,7 @@ export function documentProjection<S extends ProjectedDocument, R extends Projec
     handles: spec.handles,
     endsStream: spec.endsStream,
     apply,
+    applyRun,
     async versionOf(db, stream) {
       return ((await spec.items(db).findOne(byId(stream), { projection: { version: 1 } })) as ProjectedDocument | null)?.version ?? 0;
     },

@@ -64,6 +64,12 @@ export interface CommandOptions<S> {
    * decides on it rather than reading it again. A stale one only costs a lost race and a retry.
    */
   current?: S;
+  /**
+   * Commands on one item with the same batch key, waiting in this process at once, are appended
+   * together (group commit). Only for commands whose decision reads nothing of the item's read
+   * models but the state it is given and the documents the batch's earlier events write.
+   */
+  batch?: string;
 }
 
 export interface CommandResult<S> {
@@ -128,28 +134,26 @@ function toRestError(error: unknown): unknown {
 }
 
 /**
- * Projects an appended event. The append was the commit point, so the write is answered as a
- * success whatever happens here: the projection is retried (catching up on anything before it),
- * and if it still fails, the item as the fold leaves it is returned and the next command or
- * start-up heals the read model.
+ * Projects a run of appended events (one, or a group commit's). The append was the commit point,
+ * so the writes are answered as successes whatever happens here: the projection is retried
+ * (catching up on anything before it), and if it still fails, the next command or start-up heals
+ * the read model; the answers are the commands' outcomes as the fold computed them.
  */
-async function project<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, before: S | null, folded: S | null): Promise<S | null> {
+async function projectRun<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, events: StoredEvent[], before: Versioned | null): Promise<void> {
   const { db } = deps.store;
-  const log = changeLog(db);
+  const { stream, seq } = events.at(-1)!;
   for (let attempt = 1; attempt <= PROJECTION_ATTEMPTS; attempt++) {
     try {
-      // The read model was at the version the event was appended after, so the first attempt
-      // applies just this event; a retry catches up on whatever the read model is still behind.
-      // The answer is this command's outcome, as the fold computed it, even if others have appended since.
-      if (attempt === 1) await type.projection.apply(db, event, before);
-      else await catchUpStream(db, log, type.projection, event.stream);
-      return folded;
+      // The read model was at the version the run was appended after, so the first attempt
+      // applies just the run; a retry catches up on whatever the read model is still behind.
+      if (attempt === 1) await type.projection.applyRun(db, events, before);
+      else await catchUpStream(db, changeLog(db), type.projection, stream);
+      return;
     } catch (error) {
-      deps.logger.warn({ stream: event.stream, seq: event.seq, attempt, err: error }, 'projecting an appended event failed');
+      deps.logger.warn({ stream, seq, attempt, err: error }, 'projecting an appended event failed');
     }
   }
-  deps.logger.error({ stream: event.stream, seq: event.seq }, 'appended event left unprojected; it is healed by the next write or start-up');
-  return folded;
+  deps.logger.error({ stream, seq }, 'appended event left unprojected; it is healed by the next write or start-up');
 }
 
 /**
@@ -193,120 +197,245 @@ export async function createItem<S extends Versioned, D>(
   } catch (error) {
     throw toRestError(error);
   }
-  const created = (await project(deps, type, stored, null, folded))!;
-  await confirmProjected(deps, type, stored);
-  await noteWritten(deps, type, stored, created);
-  return created;
+  await projectRun(deps, type, [stored], null);
+  await afterCommit(deps, type, stored, folded);
+  return folded!;
 }
+
+/** Decides a command's event from the item's state. */
+export type Decide<S, D> = (state: S, earlier: readonly object[]) => Promise<Decision<D>>;
 
 /**
  * The command cycle: read the item, check the client's precondition, decide, prove the
  * projection, append at the item's version, project. Losing the race for the version (a
  * duplicate `(stream, seq)`) brings the read model up to date and decides again; with a
  * precondition, the changed item then fails it (412).
+ *
+ * Commands on one item run one after another within a process, each deciding on the state the
+ * one before left. Those waiting together with the same `batch` key are decided in turn and
+ * appended in one insert (group commit): a hot item's writes then cost one round of the cycle
+ * per batch rather than per command. Each is answered as it would have been alone.
  */
 export function runCommand<S extends Versioned, D>(
   deps: KernelDeps,
   type: HistoryType<S>,
   id: number,
   actor: number,
-  decide: (state: S) => Promise<Decision<D>>,
+  decide: Decide<S, D>,
   options: CommandOptions<S> = {},
 ): Promise<CommandResult<S>> {
-  return oneAtATime(deps.store.db, id, async (queue) => {
-    // Queued behind another command of this process on the item: decide on the state it left
-    // rather than reading the item again (a hot item's commands would each re-read it).
-    const left = queue.left?.type === type ? (queue.left.state as S) : undefined;
-    queue.left = undefined;
-    const result = await attemptCommand(deps, type, id, actor, decide, left ? { ...options, current: left } : options);
-    if (result.state) queue.left = { type, state: result.state };
-    return result;
-  }).then(async (result) => {
-    // Outside the item's queue: the next command on the item need not wait for these.
-    if (result.event) {
-      await confirmProjected(deps, type, result.event);
-      await noteWritten(deps, type, result.event, result.state);
-    }
-    return result;
+  return new Promise((resolve, reject) => {
+    const queue = itemQueue(deps.store.db, id);
+    queue.waiting.push({ deps, type, id, actor, decide, options, resolve, reject } as unknown as QueuedCommand);
+    if (!queue.running) void drain(deps.store.db, id, queue);
   });
 }
 
-/** One item's commands in this process: the last one queued, and the state the last one to finish left. */
+/** The most commands appended in one insert. */
+const MAX_BATCH = 32;
+
+interface QueuedCommand {
+  deps: KernelDeps;
+  type: HistoryType<Versioned>;
+  id: number;
+  actor: number;
+  decide: Decide<Versioned, unknown>;
+  options: CommandOptions<Versioned>;
+  resolve(result: CommandResult<Versioned>): void;
+  reject(error: unknown): void;
+}
+
+/** One item's commands in this process: those waiting, and the state the last batch left. */
 interface ItemQueue {
-  tail: Promise<unknown>;
-  left?: { type: object; state: Versioned };
+  waiting: QueuedCommand[];
+  running: boolean;
+  left?: { type: object; state: Versioned | null };
 }
 
 const queues = new WeakMap<Db, Map<number, ItemQueue>>();
 
-/**
- * Commands on one item run one after another within a process: the race for the item's next
- * seq is then only run against other processes, and many clients writing one item at once
- * queue instead of re-deciding each other into a 409. A command never runs another on its own item.
- */
-function oneAtATime<T>(db: Db, id: number, task: (queue: ItemQueue) => Promise<T>): Promise<T> {
+function itemQueue(db: Db, id: number): ItemQueue {
   let byItem = queues.get(db);
   if (!byItem) queues.set(db, (byItem = new Map()));
-  const items = byItem;
-  const queue = items.get(id) ?? { tail: Promise.resolve() };
-  const start = () => task(queue);
-  const run = queue.tail.then(start, start);
-  const settled = run.catch(() => {
-    queue.left = undefined;
-  });
-  queue.tail = settled;
-  items.set(id, queue);
-  void settled.then(() => {
-    if (queue.tail === settled) items.delete(id);
-  });
-  return run;
+  let queue = byItem.get(id);
+  if (!queue) byItem.set(id, (queue = { waiting: [], running: false }));
+  return queue;
 }
 
-async function attemptCommand<S extends Versioned, D>(
-  deps: KernelDeps,
-  type: HistoryType<S>,
-  id: number,
-  actor: number,
-  decide: (state: S) => Promise<Decision<D>>,
-  options: CommandOptions<S>,
-): Promise<CommandResult<S>> {
+/**
+ * Runs an item's waiting commands, batch after batch, until none is left. Within a process the
+ * race for the item's next seq is then only run against other processes, and many clients writing
+ * one item at once queue instead of re-deciding each other into a 409.
+ */
+async function drain(db: Db, id: number, queue: ItemQueue): Promise<void> {
+  queue.running = true;
+  while (queue.waiting.length) {
+    const first = queue.waiting[0];
+    let size = 1;
+    if (first.options.batch !== undefined) {
+      while (size < Math.min(MAX_BATCH, queue.waiting.length) && queue.waiting[size].type === first.type && queue.waiting[size].options.batch === first.options.batch) size++;
+    }
+    const batch = queue.waiting.splice(0, size);
+    // A command is settled once: this only answers those a fault left unanswered.
+    await runBatch(batch, queue).catch((error: unknown) => {
+      for (const command of batch) command.reject(error);
+    });
+  }
+  queue.running = false;
+  queues.get(db)?.delete(id);
+}
+
+/** What a round decided for one command: its event (by index in the round), or its answer. */
+type Step = { command: QueuedCommand; after: number } & ({ event: number } | { result: CommandResult<Versioned> } | { error: unknown });
+
+interface Decided {
+  event: NewEvent;
+  folded: Versioned | null;
+  documents: object[];
+}
+
+/**
+ * Decides and commits `commands`, round after round, settling each command once. A round
+ * decides them in turn on the state each leaves (a command whose event erases content, or one
+ * after it, waits for the next round), appends what they decided in one insert, and answers those
+ * whose events were stored, and those decided before them; the rest are decided again.
+ */
+async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<void> {
+  const { deps, type, id } = commands[0];
   const { db } = deps.store;
   const log = changeLog(db);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const state = attempt === 0 && options.current ? options.current : await loadItem(deps, type, id);
-    if (options.precondition && !options.precondition(type.etag(state))) throw new PreconditionFailed();
-    const decision = await decide(state);
-    if (!decision) return { state, event: null, documents: [] };
-    const event: NewEvent<D> = { stream: id, streamType: type.streamTypeOf(state), type: decision.type, at: deps.clock(), actor, data: decision.data };
-    const seq = state.version + 1;
-    const { state: folded, documents } = prove(type, state, { ...event, seq } as StoredEvent);
-    // An erasure is owed before the append, so that a crash after it leaves the debt for start-up.
-    const erasure = decision.erase
-      ? await oweErasure(db, { stream: id, seq, erasure: decision.erase, contentFields: type.contentFields, blank: type.blank })
-      : undefined;
-    if (erasure) event.erasure = erasure;
-    let stored: StoredEvent;
-    try {
-      stored = (await log.append(event, state.version)) as StoredEvent;
-    } catch (error) {
-      // Only a lost race says for sure the event is not there; after any other failure (the database
-      // may have stored it before the connection broke) the debt stays, for start-up to settle or drop.
-      if (!(error instanceof ConcurrencyError)) throw toRestError(error);
-      if (erasure) await forgetErasure(db, erasure).catch(() => {});
+  const known = queue.left?.type === type ? queue.left.state : commands[0].options.current;
+  queue.left = undefined;
+  let state: Versioned | null | undefined = known;
+  let fresh = false;
+  let losses = 0;
+  let open = commands;
+  while (open.length) {
+    if (!state) {
+      try {
+        state = await loadItem(deps, type, id);
+      } catch (error) {
+        for (const command of open) command.reject(error);
+        return;
+      }
+      fresh = true;
+    }
+    const base: Versioned = state;
+    const steps: Step[] = [];
+    const decided: Decided[] = [];
+    let current = base;
+    let earlier: object[] = [];
+    let later: QueuedCommand[] = [];
+    let erasure: string | undefined;
+    for (const [index, command] of open.entries()) {
+      const after = decided.length;
+      try {
+        if (command.options.precondition && !command.options.precondition(type.etag(current))) {
+          // Refused only on the item as read now, not as this process last left it.
+          if (!fresh && after === 0) {
+            later = open.slice(index);
+            state = undefined;
+            break;
+          }
+          steps.push({ command, after, error: new PreconditionFailed() });
+          continue;
+        }
+        const decision = await command.decide(current, earlier);
+        if (!decision) {
+          steps.push({ command, after, result: { state: current, event: null, documents: [] } });
+          continue;
+        }
+        if (decision.erase && after > 0) {
+          later = open.slice(index);
+          break;
+        }
+        const event: NewEvent = { stream: id, streamType: type.streamTypeOf(current), type: decision.type, at: command.deps.clock(), actor: command.actor, data: decision.data as Record<string, unknown> };
+        const { state: folded, documents } = prove(type, current, { ...event, seq: current.version + 1 } as StoredEvent);
+        // An erasure is owed before the append, so that a crash after it leaves the debt for start-up.
+        if (decision.erase) {
+          erasure = await oweErasure(db, { stream: id, seq: current.version + 1, erasure: decision.erase, contentFields: type.contentFields, blank: type.blank });
+          if (erasure) event.erasure = erasure;
+        }
+        steps.push({ command, after, event: decided.length });
+        decided.push({ event, folded, documents });
+        if (decision.erase || !folded) {
+          later = open.slice(index + 1);
+          break;
+        }
+        current = folded;
+        earlier = [...earlier, ...documents];
+      } catch (error) {
+        steps.push({ command, after, error: toRestError(error) });
+      }
+    }
+
+    let stored: StoredEvent[] = [];
+    if (decided.length) {
+      try {
+        stored = await log.appendRun(decided.map((each) => each.event), base.version);
+      } catch (error) {
+        // Nothing is known to be stored (the database may have stored it before the connection
+        // broke: an owed erasure stays, for start-up to settle or drop). What was decided before
+        // the first event is answered; the rest fail.
+        const failure = toRestError(error);
+        for (const step of steps) settle(step, 'event' in step ? failure : undefined);
+        open = later;
+        state = undefined;
+        continue;
+      }
+    }
+    const committed = stored.length;
+    if (erasure && committed < decided.length) await forgetErasure(db, erasure).catch(() => {});
+
+    let finished: Promise<void> = Promise.resolve();
+    if (committed) {
+      const last = decided[committed - 1].folded;
+      await projectRun(deps, type, stored, base);
+      if (erasure && committed === decided.length) {
+        // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
+        await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq: stored.at(-1)!.seq, err: error }, 'erasing content failed; start-up finishes it'));
+      }
+      // Outside the item's queue: the next batch need not wait for these.
+      finished = afterCommit(deps, type, stored.at(-1)!, last);
+    }
+    const retry: QueuedCommand[] = [];
+    for (const step of steps) {
+      if ('event' in step && step.event < committed) {
+        const { folded, documents } = decided[step.event];
+        void finished.then(() => step.command.resolve({ state: folded, event: stored[step.event], documents }));
+      } else if (!('event' in step) && step.after <= committed) settle(step);
+      else retry.push(step.command);
+    }
+    open = [...retry, ...later];
+    if (committed < decided.length) {
+      if (++losses >= MAX_ATTEMPTS) {
+        for (const command of open) command.reject(new WriteConflict());
+        return;
+      }
       await catchUpStream(db, log, type.projection, id).catch((failure: unknown) => {
         deps.logger.warn({ stream: id, err: failure }, 'catching up after a lost race failed');
       });
       // Lost again: another process is writing the item as fast as this one. A random pause,
       // growing with each loss, lets one of them through rather than both deciding at once again.
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_RACE_PAUSE_MS, 2 ** attempt)));
-      continue;
+      if (losses > 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_RACE_PAUSE_MS, 2 ** (losses - 1))));
+      state = undefined;
+    } else if (state !== undefined) {
+      state = committed ? decided[committed - 1].folded : current;
+      fresh = false;
     }
-    const projected = await project(deps, type, stored, state, folded);
-    if (erasure) {
-      // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
-      await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq, err: error }, 'erasing content failed; start-up finishes it'));
-    }
-    return { state: projected, event: stored, documents };
   }
-  throw new WriteConflict();
+  if (state !== undefined) queue.left = { type, state };
+}
+
+/** Answers a command decided without an event of its own: its result, or its error. */
+function settle(step: Step, failure?: unknown): void {
+  if (failure !== undefined) step.command.reject(failure);
+  else if ('error' in step) step.command.reject(step.error);
+  else if ('result' in step) step.command.resolve(step.result);
+}
+
+/** What follows a commit outside the item's queue: the read model confirmed, the list index told. */
+async function afterCommit<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, state: Versioned | null): Promise<void> {
+  await confirmProjected(deps, type, event);
+  await noteWritten(deps, type, event, state as S | null);
 }

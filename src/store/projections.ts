@@ -31,6 +31,11 @@ export interface Projection {
    * without reading it again. Undefined: unknown, read it.
    */
   apply(db: Db, event: StoredEvent, before?: object | null): Promise<void>;
+  /**
+   * Applies a run of a stream's consecutive events (a group commit's), as applying each in turn
+   * would, writing each document once. `before` is as for `apply`, for the run's first event.
+   */
+  applyRun(db: Db, events: StoredEvent[], before?: object | null): Promise<void>;
   /** Empties the read model before a full replay. */
   clear(db: Db): Promise<void>;
   /**
@@ -116,13 +121,12 @@ export interface ProjectionFault {
 const faultsCollection = (db: Db) => db.collection<ProjectionFault>('projection_faults');
 
 /**
- * Whether a database has any fault, kept until anything changes (`SiteChanges`): items are looked
- * up on every request, and faults are rare. One recorded or cleared here is seen at once, one
- * recorded by another process's write before that write is answered, and any other within
- * `FAULTS_CACHE_MS`.
+ * Whether a database has any fault, kept until more than content changes (`SiteChanges`): items
+ * are looked up on every request, and faults are rare. Only healing and a rebuild record one,
+ * never a write: one recorded or cleared here is seen at once, any other within `FAULTS_CACHE_MS`.
  */
 const FAULTS_CACHE_MS = 2000;
-const anyFault = keptPerDatabase(FAULTS_CACHE_MS, async (db) => (await faultsCollection(db).findOne({}, { projection: { _id: 1 } })) !== null);
+const anyFault = keptPerDatabase(FAULTS_CACHE_MS, async (db) => (await faultsCollection(db).findOne({}, { projection: { _id: 1 } })) !== null, 'site');
 
 export const projectionFaults = {
   any: (db: Db): Promise<boolean> => anyFault.get(db),

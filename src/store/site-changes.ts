@@ -23,11 +23,20 @@ const CHANGED = 'site_changed';
 export interface SiteChanges {
   /** Resolves once a look at the token begun after this call is done (and the caches emptied if it moved). */
   catchUp(): Promise<void>;
-  /** A write was made through this process: empties its caches now and moves the token for the others. */
-  changed(): Promise<void>;
-  /** Registers what to empty when anything changed. */
-  onChange(forget: () => void): void;
+  /**
+   * A write was made through this process: empties its caches now and moves the token for the
+   * others. `content`: it changed only items and what hangs on them, never the site's users or
+   * settings, so what is kept of those stays.
+   */
+  changed(scope?: ChangeScope): Promise<void>;
+  /** Registers what to empty when anything changed, or (`site`) only when more than content did. */
+  onChange(forget: () => void, scope?: ListenScope): void;
 }
+
+/** What a write may have changed: anything, or only content (items of the change log, terms, media). */
+export type ChangeScope = 'site' | 'content';
+/** What a cache is emptied for: any change, or only one of more than content (users, settings). */
+export type ListenScope = 'any' | 'site';
 
 const byDatabase = new WeakMap<Db, SiteChanges>();
 
@@ -41,22 +50,35 @@ export function siteChanges(db: Db): SiteChanges {
   return changes;
 }
 
+/**
+ * The token document: `token` moves at every write, `site` only at those that changed more than
+ * content. (A process that predates `site` moves only `token`: what the others keep of users and
+ * settings then lasts its time limit, a second or two, as for a write made behind their back.)
+ */
+interface Tokens {
+  _id: string;
+  token: string;
+  site?: string;
+  at: Date;
+}
+
 function tokenChanges(db: Db): SiteChanges {
-  const checkpoints = db.collection<{ _id: string; token: string; at: Date }>('checkpoints');
-  const listeners: (() => void)[] = [];
+  const checkpoints = db.collection<Tokens>('checkpoints');
+  const listeners: { forget: () => void; scope: ListenScope }[] = [];
   // Nothing seen yet: the first look empties whatever start-up filled.
-  let seen: string | null | undefined;
+  let seen: { token?: string; site?: string } | undefined;
   let looking: Promise<void> | undefined;
   let nextLook: Promise<void> | undefined;
   /** A write of this process whose token the database did not take: written before the next look. */
-  let unannounced = false;
+  let unannounced: ChangeScope | undefined;
 
-  const forgetAll = () => {
-    for (const forget of listeners) forget();
+  const forget = (scope: ChangeScope) => {
+    for (const listener of listeners) if (scope === 'site' || listener.scope === 'any') listener.forget();
   };
 
-  async function announce(): Promise<void> {
-    const change = { token: randomUUID(), at: new Date() };
+  async function announce(scope: ChangeScope): Promise<void> {
+    const token = randomUUID();
+    const change = scope === 'site' ? { token, site: token, at: new Date() } : { token, at: new Date() };
     try {
       await checkpoints.updateOne({ _id: CHANGED }, { $set: change }, { upsert: true });
     } catch (error) {
@@ -65,14 +87,16 @@ function tokenChanges(db: Db): SiteChanges {
       await checkpoints.updateOne({ _id: CHANGED }, { $set: change });
     }
     // Not taken as seen: another process's token this one overwrote must still empty the caches at the next look.
-    unannounced = false;
+    if (unannounced === scope || scope === 'site') unannounced = undefined;
   }
 
   async function look(): Promise<void> {
-    if (unannounced) await announce();
-    const token = (await checkpoints.findOne({ _id: CHANGED }))?.token ?? null;
-    if (token !== seen) forgetAll();
-    seen = token;
+    if (unannounced) await announce(unannounced);
+    const found = await checkpoints.findOne({ _id: CHANGED });
+    const now = { token: found?.token, site: found?.site };
+    if (!seen || now.site !== seen.site) forget('site');
+    else if (now.token !== seen.token) forget('content');
+    seen = now;
   }
 
   function catchUp(): Promise<void> {
@@ -97,17 +121,17 @@ function tokenChanges(db: Db): SiteChanges {
 
   return {
     catchUp,
-    async changed() {
-      forgetAll();
-      unannounced = true;
+    async changed(scope = 'site') {
+      forget(scope);
+      if (unannounced !== 'site') unannounced = scope;
       try {
-        await announce();
+        await announce(scope);
       } catch {
         // The write is made whatever happens here: the next look announces it before anything else.
       }
     },
-    onChange(forget) {
-      listeners.push(forget);
+    onChange(forget, scope = 'any') {
+      listeners.push({ forget, scope });
     },
   };
 }
@@ -122,7 +146,7 @@ export interface KeptPerDatabase<T> {
  * for what no write announces (a script's, or a scheduled time coming). The read is kept from the
  * moment it begins, so emptying drops one under way too: nothing read before a change is kept after it.
  */
-export function keptPerDatabase<T>(ttlMs: number, read: (db: Db) => Promise<T>): KeptPerDatabase<T> {
+export function keptPerDatabase<T>(ttlMs: number, read: (db: Db) => Promise<T>, scope: ListenScope = 'any'): KeptPerDatabase<T> {
   const kept = new WeakMap<Db, { value: Promise<T>; until: number }>();
   const watched = new WeakSet<Db>();
   const forget = (db: Db) => kept.delete(db);
@@ -132,7 +156,7 @@ export function keptPerDatabase<T>(ttlMs: number, read: (db: Db) => Promise<T>):
       if (entry && entry.until > Date.now()) return entry.value;
       if (!watched.has(db)) {
         watched.add(db);
-        siteChanges(db).onChange(() => forget(db));
+        siteChanges(db).onChange(() => forget(db), scope);
       }
       const fresh = { value: read(db), until: Date.now() + ttlMs };
       kept.set(db, fresh);

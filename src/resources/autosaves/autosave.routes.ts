@@ -84,6 +84,7 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
         {
           // The parent's update arguments win over the route's `parent` (pages: the page's parent).
           methods: CREATABLE,
+          changes: 'content',
           args: { parent: autosaveParent, ...type.updateArgs },
           saves: savesOf(type.postType.rest_base),
           permission: async (req, deps) => {

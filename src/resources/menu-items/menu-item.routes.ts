@@ -40,6 +40,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
       },
       {
         methods: CREATABLE,
+        changes: 'content',
         args: menuItemWriteArgs('create'),
         saves: savesOf('menu-items'),
         permission: canCreateMenuItems,
@@ -65,6 +66,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
       },
       {
         methods: EDITABLE,
+        changes: 'content',
         args: { ...idArg, ...menuItemWriteArgs('update') },
         saves: savesOf('menu-items'),
         permission: canEditMenuItems,
@@ -77,6 +79,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
       },
       {
         methods: DELETABLE,
+        changes: 'content',
         args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
         permission: canDeleteMenuItems,
         handler: async (req, deps) => {

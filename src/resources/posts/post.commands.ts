@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
-import { createItem, runCommand, type Decision } from '../../store/kernel.js';
+import { createItem, runCommand, type Decide } from '../../store/kernel.js';
 import { readSetting } from '../settings/index.js';
 import { type PostAutosaved, type PostChanged, type PostEventData } from './post.events.js';
 import { postHistory } from './post.history.js';
@@ -26,11 +26,15 @@ export async function siteNow(deps: Pick<Deps, 'store' | 'clock'>): Promise<{ lo
   return { local: formatSiteDate(now, timezone)!, gmt: formatRestDate(now)! };
 }
 
-/** Runs the kernel's command cycle on a post or page: the decisions below are all this file adds. */
-function commit(deps: Deps, id: number, actor: number, decide: (doc: PostDoc) => Promise<Decision<PostEventData>>, ifMatch?: IfMatch, current?: PostDoc) {
+/**
+ * Runs the kernel's command cycle on a post or page: the decisions below are all this file adds.
+ * Commands of one `batch` key may be appended together (see `runCommand`).
+ */
+function commit(deps: Deps, id: number, actor: number, decide: Decide<PostDoc, PostEventData>, ifMatch?: IfMatch, current?: PostDoc, batch?: string) {
   return runCommand(deps, postHistory, id, actor, decide, {
     ...(ifMatch ? { precondition: (etag: string) => ifMatchPasses(ifMatch, etag) } : {}),
     ...(current ? { current } : {}),
+    ...(batch ? { batch } : {}),
   });
 }
 
@@ -96,6 +100,8 @@ export async function updatePost(
     },
     options.ifMatch,
     options.current,
+    // Decided on the item alone (its head revision's fingerprint), so updates may be appended together.
+    'update',
   );
   return doc!;
 }
@@ -130,7 +136,7 @@ export type AutosaveResult = { inPlace: true; doc: PostDoc } | { inPlace: false;
 export async function autosavePost(deps: Deps, id: number, changes: Partial<PostFields>, actor: number, current?: PostDoc): Promise<AutosaveResult> {
   const revisions = revisionsCollection(deps.store.db);
   let autosaveId = 0;
-  const { state: doc, event, documents } = await commit(deps, id, actor, async (current) => {
+  const { state: doc, event, documents } = await commit(deps, id, actor, async (current, earlier) => {
     // Decided afresh on every attempt: a retry may take the other path.
     autosaveId = 0;
     const now = await siteNow(deps);
@@ -138,7 +144,10 @@ export async function autosavePost(deps: Deps, id: number, changes: Partial<Post
       const data: PostAutosaved = { inPlace: true, changes: { ...changes, modified: now.local, modifiedGmt: now.gmt } };
       return { type: 'autosaved', data };
     }
-    const existing = await revisions.findOne({ parent: id, kind: 'autosave', author: actor }, { sort: { date: -1, _id: -1 } });
+    // The autosave an earlier command of this batch wrote, not yet projected; else the stored one.
+    const existing =
+      (earlier as RevisionDoc[]).filter((row) => row.kind === 'autosave' && row.parent === id && row.author === actor).at(-1) ??
+      (await revisions.findOne({ parent: id, kind: 'autosave', author: actor }, { sort: { date: -1, _id: -1 } }));
     const submitted = REVISIONED_FIELDS.filter((field) => changes[field] !== undefined);
     const differs = submitted.some((field) => normalize(String(changes[field])) !== normalize(current[field]));
     if (existing && !differs) {
@@ -151,7 +160,7 @@ export async function autosavePost(deps: Deps, id: number, changes: Partial<Post
     ) as Record<RevisionedField, string>;
     const data: PostAutosaved = { inPlace: false, autosaveId, isNew: !existing, fields, date: now.local, dateGmt: now.gmt };
     return { type: 'autosaved', data };
-  }, undefined, current);
+  }, undefined, current, `autosave:${actor}`);
   if (autosaveId === 0) return { inPlace: true, doc: doc! };
   // Saved: answered with the row the fold wrote, not read back. Unchanged: the stored one.
   const written = event ? (documents as RevisionDoc[]).find((row) => row._id === autosaveId) : undefined;

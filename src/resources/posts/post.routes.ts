@@ -129,6 +129,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
         },
         {
           methods: CREATABLE,
+          changes: 'content',
           args: postWriteArgs(type, 'create'),
           saves: savesOf(type.rest_base),
           response: { status: 201 },
@@ -172,6 +173,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
         },
         {
           methods: EDITABLE,
+          changes: 'content',
           args: { ...idArg, ...postWriteArgs(type, 'update') },
           saves: savesOf(type.rest_base),
           permission: async (req, deps) => {
@@ -196,6 +198,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
         },
         {
           methods: DELETABLE,
+          changes: 'content',
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
           response: { body: 'trashed-or-deleted' },
           permission: async (req, deps) => {

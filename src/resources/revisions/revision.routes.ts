@@ -130,6 +130,7 @@ export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType
         },
         {
           methods: DELETABLE,
+          changes: 'content',
           args: {
             parent,
             id: revisionIdArg,
@@ -143,7 +144,7 @@ export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType
     {
       path: `${base}/(?P<id>[\\d]+)/restore`,
       schema: type.itemSchema,
-      endpoints: [{ methods: CREATABLE, args: { parent, id: revisionIdArg }, permission: canRestoreRevision(type), handler: (req, deps) => restoreOne(type, req, deps) }],
+      endpoints: [{ methods: CREATABLE, changes: 'content', args: { parent, id: revisionIdArg }, permission: canRestoreRevision(type), handler: (req, deps) => restoreOne(type, req, deps) }],
     },
     {
       path: `${base}/(?P<id>[\\d]+)/diff`,

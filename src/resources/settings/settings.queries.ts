@@ -21,7 +21,7 @@ export const SETTINGS_CACHE_MS = 1000;
 const everyOption = keptPerDatabase(SETTINGS_CACHE_MS, async (db) => {
   const docs = await optionsCollection(db).find({ _id: { $in: SETTINGS.map((def) => def.option) } }).toArray();
   return new Map(docs.map((doc) => [doc._id, parseJson(doc.value)]));
-});
+}, 'site');
 /** The last settings read, for when the database does not answer: a write already made is still answered with its item. */
 const lastRead = new WeakMap<Db, Map<string, unknown>>();
 

@@ -232,7 +232,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     if (streamed.has(req) && !req.complete) result.headers = { ...result.headers, Connection: 'close' };
     // A write may have changed what any process keeps (one refused with a 4xx changed nothing): all
     // of them must know before anyone is told of it.
-    if (!reads && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await options.changes.changed();
+    if (!reads && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await options.changes.changed(result.changes ?? 'site');
     await writeResult(req, res, result, user);
   }
 

@@ -8,8 +8,8 @@ import { type RestResult } from '../rest-server.js';
 export interface ChangeSignal {
   /** Resolves once a look at the shared change begun after this call is done (caches emptied if it moved). */
   catchUp(): Promise<void>;
-  /** A write was made through this process: empties its caches and tells the others. */
-  changed(): Promise<void>;
+  /** A write was made through this process: empties its caches and tells the others (`content`: only content changed). */
+  changed(scope?: 'site' | 'content'): Promise<void>;
   /** Registers what to empty when anything changed. */
   onChange(forget: () => void): void;
 }

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { twoServicesOnOneDatabase } from '../support/test-app.js';
+
+// Commands on one item waiting in a process at once are appended together (group commit). Each
+// is still answered as if it had run alone: these drive bursts at one post, through two
+// processes racing for its next seq, and hold every answer against the log.
+const services = twoServicesOnOneDatabase();
+
+interface EventRow {
+  stream: number;
+  seq: number;
+  type: string;
+  actor: number;
+  data: string;
+}
+
+const send = async (siteUrl: string, route: string, headers: Record<string, string>, json: unknown) => {
+  const response = await fetch(`${siteUrl}/cms-json/cms/v2${route}`, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify(json),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+};
+
+const eventsOf = (post: number) =>
+  services.app.deps.store.db.collection<EventRow>('events').find({ stream: post }).sort({ stream: 1, seq: 1 }).toArray();
+
+/** The marker an update (its title) or an autosave (its content) carried, read from its event. */
+const markerOf = (event: EventRow) => {
+  const data = JSON.parse(event.data) as { changes?: { title?: string }; fields?: { content?: string } };
+  return event.type === 'autosaved' ? data.fields?.content : data.changes?.title;
+};
+
+describe('writes to one post in bursts, through two processes', () => {
+  it('answers each autosave and update as the log holds it: every 2xx once and in order, no error written', async () => {
+    const { app, other } = services;
+    const sites = [app.siteUrl, other.siteUrl];
+    const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Hot', content: 'Start', status: 'publish' } });
+    const post = created.body.id as number;
+
+    const answers: { marker: string; status: number; body: any }[] = [];
+    for (let round = 0; round < 4; round++) {
+      // An update first makes the post busy, so the autosaves queue behind it and go in together.
+      const burst = Array.from({ length: 16 }, (_, n) => {
+        const update = n % 8 === 0;
+        const marker = `round ${round} ${update ? 'update' : 'autosave'} ${n}`;
+        const request = update
+          ? send(sites[n % 2], `/posts/${post}`, app.admin, { title: marker })
+          : send(sites[n % 2], `/posts/${post}/autosaves`, app.admin, { title: 'Hot', content: marker });
+        return request.then(({ status, body }) => answers.push({ marker, status, body }));
+      });
+      await Promise.all(burst);
+    }
+
+    const events = (await eventsOf(post)).slice(1);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 2));
+    const logged = events.map(markerOf);
+    for (const answer of answers) {
+      const times = logged.filter((marker) => marker === answer.marker).length;
+      expect(times, answer.marker).toBe(answer.status < 300 ? 1 : 0);
+      if (answer.status >= 300) continue;
+      // Each answer is the item (or autosave) as its own event left it.
+      if (answer.marker.includes('update')) expect(answer.body.title.raw).toBe(answer.marker);
+      else expect(answer.body.content.raw).toBe(answer.marker);
+    }
+    expect(answers.filter((answer) => answer.status < 300).length).toBeGreaterThanOrEqual(answers.length - 2);
+
+    // One autosave per user, holding the last one logged; the post as the last update left it.
+    const autosaves = await app.api('GET', `/cms/v2/posts/${post}/autosaves`, { headers: app.admin, query: { context: 'edit' } });
+    expect(autosaves.body).toHaveLength(1);
+    expect(autosaves.body[0].content.raw).toBe(markerOf(events.filter((event) => event.type === 'autosaved').at(-1)!));
+    const item = await app.api('GET', `/cms/v2/posts/${post}`, { headers: app.admin, query: { context: 'edit' } });
+    expect(item.body.title.raw).toBe(markerOf(events.filter((event) => event.type === 'updated').at(-1)!));
+    const revisions = await app.api('GET', `/cms/v2/posts/${post}/revisions`, { headers: app.admin, query: { per_page: 100 } });
+    // Every update changed the title, so each made a revision; the autosave is listed with them.
+    expect(revisions.body).toHaveLength(events.filter((event) => event.type === 'updated').length + 1);
+  });
+
+  it("keeps one autosave per user when the user's first autosaves of a post go in together", async () => {
+    const { app, other } = services;
+    for (let trial = 0; trial < 4; trial++) {
+      const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: `Fresh ${trial}`, status: 'publish' } });
+      const post = created.body.id as number;
+      // An update sent to each process first makes the post busy there, so the autosaves queue behind it.
+      const statuses = await Promise.all([
+        ...[app.siteUrl, other.siteUrl].map((site) => send(site, `/posts/${post}`, app.admin, { title: `Busy ${trial} ${site}` }).then((answer) => answer.status)),
+        ...Array.from({ length: 12 }, (_, n) =>
+          send([app.siteUrl, other.siteUrl][n % 2], `/posts/${post}/autosaves`, app.admin, { title: 'Fresh', content: `first autosaves ${n}` }).then((answer) => answer.status)),
+      ]);
+      expect(statuses.every((status) => status < 300)).toBe(true);
+      const autosaves = await app.api('GET', `/cms/v2/posts/${post}/autosaves`, { headers: app.admin });
+      expect(autosaves.body).toHaveLength(1);
+      const revisions = await app.api('GET', `/cms/v2/posts/${post}/revisions`, { headers: app.admin });
+      expect(revisions.body).toHaveLength(3);
+    }
+  });
+});

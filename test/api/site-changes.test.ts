@@ -1,0 +1,51 @@
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { siteChanges, type SiteChanges } from '../../src/store/site-changes.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+// Two connections to one database stand for two processes: each keeps its own caches, told of
+// the other's writes through the shared token.
+let app: TestApp;
+let client: MongoClient;
+let here: SiteChanges;
+let there: SiteChanges;
+beforeAll(async () => {
+  app = await createTestApp();
+  client = await MongoClient.connect(inject('mongodbUri'));
+  here = siteChanges(app.deps.store.db);
+  there = siteChanges(client.db(app.databaseName));
+});
+afterAll(async () => {
+  await client?.close();
+  await app?.stop();
+});
+
+describe('the change token', () => {
+  it('empties every cache after a write of anything, and those of users and settings only after a write of more than content', async () => {
+    const emptied = { any: 0, site: 0 };
+    there.onChange(() => void emptied.any++);
+    there.onChange(() => void emptied.site++, 'site');
+    await there.catchUp();
+    const before = { ...emptied };
+
+    await here.changed('content');
+    await there.catchUp();
+    expect(emptied).toEqual({ any: before.any + 1, site: before.site });
+
+    await here.changed('site');
+    await there.catchUp();
+    expect(emptied).toEqual({ any: before.any + 2, site: before.site + 1 });
+
+    // Nothing moved: nothing is emptied.
+    await there.catchUp();
+    expect(emptied).toEqual({ any: before.any + 2, site: before.site + 1 });
+
+    // The writer's own caches are emptied at once, by the same rule.
+    const own = { any: 0, site: 0 };
+    here.onChange(() => void own.any++);
+    here.onChange(() => void own.site++, 'site');
+    await here.changed('content');
+    await here.changed();
+    expect(own).toEqual({ any: 2, site: 1 });
+  });
+});
