@@ -64,7 +64,7 @@ export async function endSessionsOf(db: Db, userId: number): Promise<void> {
 /**
  * Server-side sign-in sessions, in the database so that every process sees them and they survive
  * a restart. A process remembers a session it read for a second at most, and forgets it at once
- * when any process announces a write (`SiteChanges`), a sign-out included.
+ * when any process announces a write of more than content (`SiteChanges`), a sign-out included.
  */
 export function createSessions(db: Db, clock: () => Date) {
   const sessions = sessionsCollection(db);
@@ -74,10 +74,11 @@ export function createSessions(db: Db, clock: () => Date) {
   const remembered = new Map<string, { session: LiveSession; fresh: number }>();
   let generation = 0;
   let prunedAt = 0;
+  // Only a change of more than content ends a session: a sign-out, a user's new password or deletion.
   siteChanges(db).onChange(() => {
     generation++;
     remembered.clear();
-  });
+  }, 'site');
 
   async function find(token: string): Promise<LiveSession | undefined> {
     // Tokens are 43 base64url characters; anything else names no session and is not looked up.
