@@ -12,6 +12,7 @@ import { type ResourceManifest } from './resources/manifest.js';
 import { readSiteIdentity } from './resources/settings/index.js';
 import { mediaFileUrl } from './resources/media/index.js';
 import { isDatabaseUp } from './store/mongo.js';
+import { adminPageRouter } from './admin-page/admin-page.serve.js';
 import { projectionFaults } from './store/projections.js';
 import { adminRoutes } from './admin/index.js';
 
@@ -53,7 +54,11 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     cache: responseCacheBytes > 0 ? new AnonymousResponseCache({ maxBytes: responseCacheBytes, entryTtlMs: CACHE_ENTRY_TTL_MS, changes }) : undefined,
     changes,
     server,
-    siteRoutes: [adminRoutes(deps, { changes }), ...resources.flatMap((resource) => (resource.siteRoutes ? [resource.siteRoutes(deps)] : []))],
+    siteRoutes: [
+      adminRoutes(deps, { changes }),
+      adminPageRouter(),
+      ...resources.flatMap((resource) => (resource.siteRoutes ? [resource.siteRoutes(deps)] : [])),
+    ],
     siteUrl: deps.siteUrl,
     siteName: SITE_NAME,
     bodyLimitBytes: deps.config.bodyLimitBytes,
