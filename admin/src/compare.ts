@@ -1,0 +1,182 @@
+import { api } from './api.js';
+import { announce, formatDateTime, fromGmt, h, replaceContent } from './dom.js';
+import { type ItemContext } from './item.js';
+import { renderedText, sourceText, type Revision, type RevisionDiff } from './model.js';
+import { openRestore } from './restore.js';
+import { nameOf } from './users.js';
+import { hunksView, wordDiff } from './word-diff.js';
+
+type View = 'source' | 'rendered';
+
+// Comparisons asked for or fetched ahead, by item and pair: stepping to a neighbour is instant.
+const comparisons = new Map<string, Promise<RevisionDiff>>();
+
+function diffOf(ctx: ItemContext, from: Revision, to: Revision): Promise<RevisionDiff> {
+  const key = `${ctx.base}:${from.id}:${to.id}`;
+  let diff = comparisons.get(key);
+  if (!diff) {
+    diff = api<RevisionDiff>(`${ctx.base}/revisions/${to.id}/diff`, { query: { against: from.id } }).then((r) => r.data);
+    diff.catch(() => comparisons.delete(key));
+    comparisons.set(key, diff);
+  }
+  return diff;
+}
+
+export function describe(ctx: ItemContext, revision: Revision): string {
+  const kind = ctx.autosaveIds.has(revision.id) ? 'Autosave' : 'Revision';
+  return `${kind} ${revision.id}, ${formatDateTime(fromGmt(revision.date_gmt))}, by ${nameOf(ctx.names, revision.author)}`;
+}
+
+let onCompare: ((event: Event) => void) | undefined;
+
+/** Two states of the item side by side: picked in the timeline, or with the scrubber's two handles. */
+export async function showCompare(section: HTMLElement, ctx: ItemContext, params: URLSearchParams): Promise<void> {
+  const states = ctx.revisions;
+  if (states.length < 2) {
+    replaceContent(section, h('h2', { id: 'compare-heading' }, 'Compare'), h('p', { class: 'muted' }, 'There is nothing to compare yet: the item has fewer than two saved states.'));
+    return;
+  }
+  const indexOf = (id: string | null, fallback: number) => {
+    const found = states.findIndex((revision) => String(revision.id) === id);
+    return found < 0 ? fallback : found;
+  };
+  let from = indexOf(params.get('from'), states.length - 2);
+  let to = indexOf(params.get('to'), states.length - 1);
+  if (from >= to) [from, to] = to > 0 ? [to - 1, to] : [0, 1];
+  let view: View = params.get('view') === 'rendered' ? 'rendered' : 'source';
+
+  const range = (id: string, label: string, value: number) =>
+    h('input', { type: 'range', id, min: 0, max: states.length - 1, step: 1, value, 'aria-label': label, class: `handle handle-${id}` });
+  const fromHandle = range('scrub-from', 'Older state', from);
+  const toHandle = range('scrub-to', 'Newer state', to);
+  const fromLabel = h('p', { class: 'state-label', id: 'from-label' });
+  const toLabel = h('p', { class: 'state-label', id: 'to-label' });
+  const result = h('div', { class: 'comparison', 'aria-live': 'polite' });
+  const previous = h('button', { type: 'button', class: 'button', id: 'step-back' }, '← Previous change');
+  const next = h('button', { type: 'button', class: 'button', id: 'step-forward' }, 'Next change →');
+  const viewSwitch = h(
+    'fieldset',
+    { class: 'view-switch' },
+    h('legend', { class: 'screen-reader-text' }, 'Show'),
+    (['source', 'rendered'] as const).map((option) => {
+      const input = h('input', { type: 'radio', name: 'view', id: `view-${option}`, value: option, checked: option === view });
+      input.addEventListener('change', () => {
+        view = option;
+        void update();
+      });
+      return h('span', {}, input, h('label', { for: `view-${option}` }, option === 'source' ? 'Source' : 'Rendered'));
+    }),
+  );
+
+  const labels = () => {
+    fromLabel.textContent = `From: ${describe(ctx, states[from])}`;
+    toLabel.textContent = `To: ${describe(ctx, states[to])}`;
+    fromHandle.setAttribute('aria-valuetext', describe(ctx, states[from]));
+    toHandle.setAttribute('aria-valuetext', describe(ctx, states[to]));
+    fromHandle.value = String(from);
+    toHandle.value = String(to);
+    previous.disabled = from === 0;
+    next.disabled = to === states.length - 1;
+  };
+  // The handles never cross: moving one onto the other pushes the other along.
+  const moved = (handle: 'from' | 'to') => {
+    const value = Number((handle === 'from' ? fromHandle : toHandle).value);
+    if (handle === 'from') {
+      from = Math.min(value, states.length - 2);
+      if (to <= from) to = from + 1;
+    } else {
+      to = Math.max(value, 1);
+      if (from >= to) from = to - 1;
+    }
+    labels();
+  };
+  fromHandle.addEventListener('input', () => moved('from'));
+  toHandle.addEventListener('input', () => moved('to'));
+  fromHandle.addEventListener('change', () => void update());
+  toHandle.addEventListener('change', () => void update());
+  const step = (by: number) => () => {
+    from += by;
+    to += by;
+    void update();
+  };
+  previous.addEventListener('click', step(-1));
+  next.addEventListener('click', step(1));
+
+  if (onCompare) document.removeEventListener('compare', onCompare);
+  onCompare = (event) => {
+    const { from: a, to: b } = (event as CustomEvent<{ from: number; to: number }>).detail;
+    from = states.findIndex((revision) => revision.id === a);
+    to = states.findIndex((revision) => revision.id === b);
+    void update().then(() => (section.querySelector('h2') as HTMLElement).focus());
+  };
+  document.addEventListener('compare', onCompare);
+
+  async function update(): Promise<void> {
+    labels();
+    const url = new URLSearchParams(window.location.search);
+    url.set('from', String(states[from].id));
+    url.set('to', String(states[to].id));
+    if (view === 'rendered') url.set('view', 'rendered');
+    else url.delete('view');
+    window.history.replaceState(null, '', `?${url}`);
+    result.setAttribute('aria-busy', 'true');
+    const [a, b] = [states[from], states[to]];
+    const diff = await diffOf(ctx, a, b);
+    // A later move may have happened while this one was fetched: only the newest is drawn.
+    if (states[from] !== a || states[to] !== b) return;
+    replaceContent(result, comparisonView(ctx, a, b, diff, view));
+    result.setAttribute('aria-busy', 'false');
+    announce(`Comparing ${describe(ctx, a)} with ${describe(ctx, b)}.`);
+    for (const [x, y] of [[from - 1, to - 1], [from + 1, to + 1], [from, to + 1], [from - 1, to]]) {
+      if (x >= 0 && y < states.length && x < y) void diffOf(ctx, states[x], states[y]).catch(() => undefined);
+    }
+  }
+
+  replaceContent(
+    section,
+    h('h2', { id: 'compare-heading', tabindex: -1 }, 'Compare'),
+    h('div', { class: 'scrubber' }, h('div', { class: 'track' }), fromHandle, toHandle),
+    h('div', { class: 'state-labels' }, fromLabel, toLabel),
+    h('div', { class: 'compare-tools' }, previous, next, viewSwitch),
+    result,
+  );
+  await update();
+}
+
+function comparisonView(ctx: ItemContext, from: Revision, to: Revision, diff: RevisionDiff, view: View): HTMLElement {
+  const changed = Object.entries(diff.fields).filter(([, field]) => field.changed);
+  const unchanged = Object.entries(diff.fields).filter(([, field]) => !field.changed);
+  const out = h('div', {});
+  if (!changed.length) out.append(h('p', { class: 'muted' }, 'These two states do not differ in any field.'));
+  for (const [name, field] of changed) {
+    const body = view === 'rendered' ? wordDiff(renderedText(from[name]), renderedText(to[name])) : hunksView(field.hunks);
+    out.append(
+      h(
+        'section',
+        { class: 'field-diff', 'data-field': name },
+        h('h3', {}, name.replace(/_/g, ' ')),
+        field.minimal === false ? h('p', { class: 'muted' }, 'Changed throughout: shown line by line, not word by word.') : null,
+        body,
+      ),
+    );
+  }
+  if (unchanged.length) {
+    out.append(
+      h(
+        'details',
+        { class: 'unchanged' },
+        h('summary', {}, `${unchanged.length} unchanged field${unchanged.length > 1 ? 's' : ''}: ${unchanged.map(([name]) => name).join(', ')}`),
+        unchanged.map(([name]) => h('div', { class: 'field-same' }, h('h3', {}, name.replace(/_/g, ' ')), h('div', { class: 'diff-text' }, sourceText(to[name]) || '(empty)'))),
+      ),
+    );
+  }
+  out.append(
+    h(
+      'p',
+      { class: 'actions' },
+      h('button', { type: 'button', class: 'button button-primary', id: 'restore-to', onclick: () => void openRestore(ctx, to) }, `Restore ${ctx.autosaveIds.has(to.id) ? 'autosave' : 'revision'} ${to.id}…`),
+      h('button', { type: 'button', class: 'button', id: 'restore-from', onclick: () => void openRestore(ctx, from) }, `Restore ${ctx.autosaveIds.has(from.id) ? 'autosave' : 'revision'} ${from.id}…`),
+    ),
+  );
+  return out;
+}

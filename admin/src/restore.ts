@@ -1,0 +1,89 @@
+import { api, ApiError } from './api.js';
+import { announce, h, replaceContent } from './dom.js';
+import { type ItemContext, loadItem } from './item.js';
+import { sourceText, type Item, type Revision } from './model.js';
+import { wordDiff } from './word-diff.js';
+
+export interface FieldChange {
+  field: string;
+  before: string;
+  after: string;
+}
+
+/** How the item would change if `target` became current: each revisioned field that differs. */
+export function changesTo(ctx: ItemContext, item: Item, target: Revision): FieldChange[] {
+  return ctx.fields
+    .map((field) => ({ field, before: sourceText(item[field]), after: sourceText(target[field]) }))
+    .filter((change) => change.before !== change.after);
+}
+
+export function changesView(changes: FieldChange[]): HTMLElement {
+  if (!changes.length) return h('p', { class: 'muted' }, 'Nothing would change: the item already has this content.');
+  return h(
+    'div',
+    { class: 'preview' },
+    changes.map((change) => h('section', { class: 'field-diff', 'data-field': change.field }, h('h3', {}, change.field.replace(/_/g, ' ')), wordDiff(change.before, change.after))),
+  );
+}
+
+/** The value a field takes when restored on its own: a rendered field's `raw`, else the value itself. */
+function restoredValue(value: unknown): unknown {
+  return value && typeof value === 'object' && !Array.isArray(value) ? sourceText(value) : value;
+}
+
+/**
+ * Restores `target` after showing what it changes (current → target). Sent with `If-Match`: if the
+ * item changed since the preview was drawn, the service answers 412 and the preview is drawn again
+ * from the item as it is now, saying so.
+ */
+export async function openRestore(ctx: ItemContext, target: Revision, what = `revision ${target.id}`): Promise<void> {
+  const dialog = h('dialog', { class: 'restore-dialog', 'aria-labelledby': 'restore-title', 'aria-describedby': 'restore-notice' });
+  document.body.append(dialog);
+  dialog.addEventListener('close', () => dialog.remove());
+  let current = await loadItem(ctx);
+
+  const send = async (request: () => Promise<unknown>, done: string) => {
+    try {
+      await request();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 412) {
+        current = await loadItem(ctx);
+        draw('This item was changed by someone else since the preview was shown. Here is what restoring would change now.');
+        return;
+      }
+      draw(error instanceof Error ? error.message : 'The restore failed.');
+      return;
+    }
+    dialog.close();
+    announce(done);
+    await ctx.reload();
+  };
+
+  const draw = (notice?: string) => {
+    const changes = changesTo(ctx, current.item, target);
+    const restoreAll = h('button', { type: 'button', class: 'button button-primary', id: 'confirm-restore', disabled: !changes.length }, `Restore ${what}`);
+    restoreAll.addEventListener('click', () =>
+      send(() => api(`${ctx.base}/revisions/${target.id}/restore`, { method: 'POST', headers: { 'If-Match': current.etag } }), `Restored ${what}.`),
+    );
+    const preview = changesView(changes);
+    for (const section of preview.querySelectorAll<HTMLElement>('section[data-field]')) {
+      const field = section.dataset.field!;
+      section.append(
+        h('button', { type: 'button', class: 'button button-small restore-field', onclick: () =>
+          send(() => api(ctx.base, { method: 'POST', headers: { 'If-Match': current.etag }, json: { [field]: restoredValue(target[field]) } }), `Restored the ${field} of ${what}.`) },
+        `Restore only the ${field.replace(/_/g, ' ')}`),
+      );
+    }
+    replaceContent(
+      dialog,
+      h('h2', { id: 'restore-title' }, `Restore ${what}?`),
+      h('p', { id: 'restore-notice', class: notice ? 'notice notice-warning' : 'muted', role: notice ? 'alert' : null }, notice ?? 'The item will change from its current content (struck out) to this content (underlined):'),
+      preview,
+      h('p', { class: 'actions' }, restoreAll, h('button', { type: 'button', class: 'button', id: 'cancel-restore', onclick: () => dialog.close() }, 'Cancel')),
+    );
+    (dialog.querySelector('#confirm-restore:not([disabled]), #cancel-restore') as HTMLElement).focus();
+  };
+  draw();
+  dialog.showModal();
+  (dialog.querySelector('#confirm-restore:not([disabled]), #cancel-restore') as HTMLElement).focus();
+}
