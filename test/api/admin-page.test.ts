@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAdminPage } from '../../scripts/build-admin-page.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+// Everything the page loads (HTML, script, style sheet), uncompressed.
+const PAGE_WEIGHT_BUDGET_BYTES = 64 * 1024;
+
+let app: TestApp;
+beforeAll(async () => {
+  await buildAdminPage();
+  app = await createTestApp();
+});
+afterAll(() => app?.stop());
+
+/** The same-origin files the page's HTML names: its scripts and style sheets. */
+function assetsOf(html: string): string[] {
+  return [...html.matchAll(/<(?:script[^>]*\ssrc|link[^>]*\shref)="([^"]+)"/g)].map((match) => match[1]);
+}
+
+describe('the admin page, as served', () => {
+  it('serves the page at /cms-admin/ with a strict Content-Security-Policy and no framing', async () => {
+    const page = await app.site('GET', '/cms-admin/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
+  });
+
+  it('has no inline script, no inline style, and nothing from another origin', async () => {
+    const { text } = await app.site('GET', '/cms-admin/');
+    expect(text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(text).not.toMatch(/\sstyle=|<style|\son\w+=/i);
+    expect(text).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+
+  it('serves the assets with their content types', async () => {
+    const { text } = await app.site('GET', '/cms-admin/');
+    const types = await Promise.all(assetsOf(text).map(async (asset) => (await app.site('GET', `/cms-admin/${asset}`)).headers.get('content-type')));
+    expect(types.sort()).toEqual([expect.stringMatching(/^text\/css/), expect.stringMatching(/^text\/javascript|^application\/javascript/)]);
+  });
+
+  it('keeps a query when it adds the trailing slash, and lists no folder', async () => {
+    const bare = await fetch(`${app.siteUrl}/cms-admin?type=posts&id=4`, { redirect: 'manual' });
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get('location')).toBe('/cms-admin/?type=posts&id=4');
+    const unknown = await app.site('GET', '/cms-admin/nothing-here.js');
+    expect(unknown.status).toBe(404);
+    const parent = await app.site('GET', '/cms-admin/%2e%2e/package.json');
+    expect(parent.status).toBe(404);
+  });
+
+  it(`stays within its weight budget (${PAGE_WEIGHT_BUDGET_BYTES / 1024} KB of HTML, script and style)`, async () => {
+    const page = await app.site('GET', '/cms-admin/');
+    const sizes = await Promise.all(assetsOf(page.text).map(async (asset) => Buffer.byteLength((await app.site('GET', `/cms-admin/${asset}`)).text)));
+    const total = Buffer.byteLength(page.text) + sizes.reduce((sum, size) => sum + size, 0);
+    expect(sizes.length).toBe(2);
+    expect(total).toBeLessThanOrEqual(PAGE_WEIGHT_BUDGET_BYTES);
+  });
+});
