@@ -1,6 +1,6 @@
 // Bundles the admin page (admin/) into dist/admin-page: one script, one style sheet, the HTML.
 //   npm run build (after tsc) runs it; the browser tests call buildAdminPage() before starting.
-import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -12,14 +12,17 @@ const root = (() => {
   return here.endsWith(join('dist', 'scripts')) ? join(here, '..', '..') : join(here, '..');
 })();
 
-/** Builds the page; returns each output file's size in bytes, by name. */
+/**
+ * Builds the page; returns each output file's size in bytes, by name. Files are written beside
+ * the folder and moved in one by one, so a service serving it meanwhile never sends half a file.
+ */
 export async function buildAdminPage(outDir = adminPageDir()): Promise<Record<string, number>> {
   const source = join(root, 'admin');
-  await rm(outDir, { recursive: true, force: true });
-  await mkdir(outDir, { recursive: true });
+  const staging = `${outDir}.${process.pid}.tmp`;
+  await mkdir(staging, { recursive: true });
   await build({
     entryPoints: { 'admin': join(source, 'src', 'main.ts'), 'admin-style': join(source, 'admin.css') },
-    outdir: outDir,
+    outdir: staging,
     bundle: true,
     minify: true,
     format: 'esm',
@@ -27,9 +30,14 @@ export async function buildAdminPage(outDir = adminPageDir()): Promise<Record<st
     legalComments: 'none',
     logLevel: 'warning',
   });
-  await copyFile(join(source, 'index.html'), join(outDir, 'index.html'));
+  await copyFile(join(source, 'index.html'), join(staging, 'index.html'));
+  await mkdir(outDir, { recursive: true });
   const sizes: Record<string, number> = {};
-  for (const name of await readdir(outDir)) sizes[name] = (await stat(join(outDir, name))).size;
+  for (const name of await readdir(staging)) {
+    sizes[name] = (await stat(join(staging, name))).size;
+    await rename(join(staging, name), join(outDir, name));
+  }
+  await rm(staging, { recursive: true, force: true });
   return sizes;
 }
 

@@ -1,0 +1,311 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildAdminPage } from '../../scripts/build-admin-page.js';
+import { chromiumFound, CHROMIUM_PATH, cspViolations, launchChromium, screenshot, seriousAxeViolations } from '../support/browser.js';
+import { ADMIN_PASSWORD, createTestApp, type TestApp } from '../support/test-app.js';
+
+if (!chromiumFound) console.warn(`Browser tests skipped: no Chromium at ${CHROMIUM_PATH} (install Debian's chromium, or set CHROMIUM_PATH).`);
+
+const MAX_FAILURES = 3;
+const CONTENTS = [
+  'The harbour opens at dawn.',
+  'The quick brown fox jumps over the lazy dog.',
+  'The quick red fox jumps over the sleepy dog.',
+  'The quick red fox leaps over the sleepy dog.',
+];
+
+let app: TestApp;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const violations: string[] = [];
+
+describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
+  beforeAll(async () => {
+    await buildAdminPage();
+    app = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: String(MAX_FAILURES) } });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await app?.stop();
+  });
+
+  /** A fresh browser (no cookie) on the page, with its CSP reports collected. */
+  async function openPage(search = ''): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    violations.push(...cspViolations(page));
+    await page.goto(`${app.siteUrl}/cms-admin/${search}`);
+    return page;
+  }
+
+  async function signIn(page: Page, username: string, password: string): Promise<void> {
+    await page.fill('#user_login', username);
+    await page.fill('#user_pass', password);
+    await page.click('form.sign-in button[type=submit]');
+    await page.locator('#bar-user').waitFor();
+  }
+
+  async function signedIn(username = 'admin', password = ADMIN_PASSWORD, search = ''): Promise<Page> {
+    const page = await openPage(search);
+    await signIn(page, username, password);
+    return page;
+  }
+
+  /** A published post of the administrator's, updated once per further content: one revision per update. */
+  async function seedPost(title: string, contents = CONTENTS): Promise<{ id: number; revisions: number[] }> {
+    const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title, content: contents[0], status: 'publish' } });
+    expect(created.status).toBe(201);
+    for (const content of contents.slice(1)) expect((await app.api('POST', `/cms/v2/posts/${created.body.id}`, { headers: app.admin, json: { content } })).status).toBe(200);
+    const revisions = await app.api('GET', `/cms/v2/posts/${created.body.id}/revisions`, { headers: app.admin, query: { order: 'asc', orderby: 'date', _fields: 'id' } });
+    return { id: created.body.id, revisions: revisions.body.map((revision: { id: number }) => revision.id) };
+  }
+
+  const contentOf = async (id: number) => (await app.api('GET', `/cms/v2/posts/${id}`, { headers: app.admin, query: { context: 'edit' } })).body.content.raw;
+  const texts = (page: Page, selector: string) => page.locator(selector).allInnerTexts();
+
+  async function expectAccessible(page: Page): Promise<void> {
+    expect(await seriousAxeViolations(page)).toEqual([]);
+  }
+
+  it('signs in with a username or an email address, and lists recent changes first', async () => {
+    await seedPost('Older harbour post', CONTENTS.slice(0, 1));
+    await seedPost('Newest lighthouse post', CONTENTS.slice(0, 1));
+    const page = await openPage();
+    await page.locator('#user_login').waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'sign-in');
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.getByRole('heading', { name: 'Recent changes' }).waitFor();
+    const titles = await texts(page, '.item-link');
+    expect(titles.indexOf('Newest lighthouse post')).toBeLessThan(titles.indexOf('Older harbour post'));
+    await expectAccessible(page);
+    await screenshot(page, 'finder');
+
+    const editor = await app.asRole('editor');
+    const byEmail = await signedIn(`${editor.username}@example.test`, editor.password);
+    expect(await byEmail.locator('#bar-name').innerText()).toContain(editor.username);
+  });
+
+  it('refuses a wrong password, saying so, and then throttles the guesser', async () => {
+    const victim = await app.asRole('author');
+    const page = await openPage();
+    const messages: string[] = [];
+    for (let attempt = 0; attempt <= MAX_FAILURES; attempt++) {
+      await page.fill('#user_login', victim.username);
+      await page.fill('#user_pass', `wrong-${attempt}`);
+      await page.click('form.sign-in button[type=submit]');
+      // The button is disabled while the sign-in is sent, and enabled again with its answer shown.
+      await page.waitForFunction(() => !document.querySelector('form.sign-in button[disabled]'));
+      messages.push(await page.locator('#sign-in-error').innerText());
+      if (attempt === 0) await screenshot(page, 'sign-in-refused');
+    }
+    expect(messages[0]).toMatch(/password/i);
+    expect(messages.at(-1)).toMatch(/Too many failed sign-ins/);
+    expect(await page.locator('#bar-user').isHidden()).toBe(true);
+  });
+
+  it('opens an item from the list: its timeline by day, with kinds, authors and fields, filtered', async () => {
+    const { id } = await seedPost('Timeline of the pier');
+    expect((await app.api('DELETE', `/cms/v2/posts/${id}`, { headers: app.admin })).status).toBe(200);
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: app.admin, json: { status: 'publish' } })).status).toBe(200);
+    const history = await app.api('GET', `/cms/v2/posts/${id}/history`, { headers: app.admin });
+
+    const page = await signedIn();
+    await page.getByRole('link', { name: 'Timeline of the pier' }).click();
+    await page.locator('.event').first().waitFor();
+    expect(await page.locator('.event').count()).toBe(Number(history.headers.get('X-WP-Total')));
+    const kinds = await texts(page, '.event .kind');
+    expect(kinds[0]).toBe('Restored from trash');
+    expect(kinds).toEqual(expect.arrayContaining(['Created', 'Updated', 'Trashed']));
+    expect(await texts(page, '.event .who')).toEqual(kinds.map(() => 'admin'));
+    expect(await texts(page, '.event-updated .fields')).toContain('content');
+    expect(await page.locator('.day').count()).toBeGreaterThan(0);
+    expect(await page.locator('svg.chart rect').count()).toBe(30);
+    await expectAccessible(page);
+    await screenshot(page, 'item');
+
+    await page.selectOption('#filter-kind', 'updated');
+    await page.waitForFunction(() => [...document.querySelectorAll('.event .kind')].every((kind) => kind.textContent === 'Updated'));
+    expect(await page.locator('.event').count()).toBe(CONTENTS.length - 1);
+  });
+
+  it('compares two revisions, marking the changed words, and the address reopens the comparison', async () => {
+    const { id, revisions } = await seedPost('Fox and dog');
+    const [first, second, third] = revisions;
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}&from=${first}&to=${second}`);
+    const fetched: string[] = [];
+    page.on('request', (request) => fetched.push(request.url()));
+    await page.locator('.field-diff[data-field=content]').waitFor();
+    expect(await texts(page, '.field-diff[data-field=content] del')).toEqual(['brown', 'lazy']);
+    expect(await texts(page, '.field-diff[data-field=content] ins')).toEqual(['red', 'sleepy']);
+    expect(await page.locator('.field-diff[data-field=title]').count()).toBe(0);
+    expect(await page.locator('details.unchanged summary').innerText()).toContain('title');
+    expect(await page.locator('details.unchanged').getAttribute('open')).toBeNull();
+    await expectAccessible(page);
+    await screenshot(page, 'compare');
+
+    // The next pair was fetched ahead, before anyone asked for it.
+    await expect.poll(() => fetched.some((url) => url.includes(`/revisions/${third}/diff?against=${second}`))).toBe(true);
+
+    // The scrubber's handles move with the keyboard; the address follows.
+    await page.focus('#scrub-to');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((to) => new URL(window.location.href).searchParams.get('to') === String(to), third);
+    await page.waitForFunction(() => [...document.querySelectorAll('.field-diff[data-field=content] ins')].some((ins) => ins.textContent === 'leaps'));
+
+    await page.click('label[for=view-rendered]');
+    await page.waitForFunction(() => new URL(window.location.href).searchParams.get('view') === 'rendered');
+    const address = page.url();
+    const again = await openPageSignedIn(address);
+    await again.locator('.field-diff[data-field=content]').waitFor();
+    expect(await again.locator('#view-rendered').isChecked()).toBe(true);
+    expect(await again.locator('#from-label').innerText()).toContain(`Revision ${first}`);
+    expect(await again.locator('#to-label').innerText()).toContain(`Revision ${third}`);
+    expect(await texts(again, '.field-diff[data-field=content] ins')).toEqual(expect.arrayContaining(['red', 'sleepy']));
+    await screenshot(again, 'compare-rendered');
+
+    // Two entries picked in the timeline.
+    await again.check(`.events input[value="${second}"]`);
+    await again.check(`.events input[value="${third}"]`);
+    await again.click('#compare-picked');
+    await again.waitForFunction(([from, to]) => {
+      const params = new URL(window.location.href).searchParams;
+      return params.get('from') === String(from) && params.get('to') === String(to);
+    }, [second, third]);
+    await again.waitForFunction(() => [...document.querySelectorAll('.field-diff[data-field=content] del')].some((del) => del.textContent === 'jumps'));
+  });
+
+  async function openPageSignedIn(address: string): Promise<Page> {
+    const page = await signedIn();
+    await page.goto(address);
+    return page;
+  }
+
+  it('restores a revision after a preview of what changes, sent with If-Match', async () => {
+    const { id, revisions } = await seedPost('Restore me');
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}&from=${revisions[0]}&to=${revisions[1]}`);
+    const sent: Record<string, string>[] = [];
+    page.on('request', (request) => request.method() === 'POST' && request.url().includes('/restore') && sent.push(request.headers()));
+    await page.click('#restore-from');
+    await page.locator('dialog.restore-dialog[open]').waitFor();
+    expect(await texts(page, 'dialog .field-diff[data-field=content] del')).toEqual(['red', 'leaps', 'sleepy']);
+    expect(await texts(page, 'dialog .field-diff[data-field=content] ins')).toEqual(['brown', 'jumps', 'lazy']);
+    await expectAccessible(page);
+    await screenshot(page, 'restore-preview');
+    await page.click('#confirm-restore');
+    await page.locator('dialog.restore-dialog').waitFor({ state: 'detached' });
+    expect(await contentOf(id)).toBe(CONTENTS[1]);
+    expect(sent[0]['if-match']).toMatch(/^"/);
+    await page.locator('.event .kind', { hasText: 'Revision restored' }).first().waitFor();
+  });
+
+  it('says so when the item changed meanwhile (412), and shows the new difference', async () => {
+    const { id, revisions } = await seedPost('Edited by two');
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}&from=${revisions[0]}&to=${revisions[1]}`);
+    await page.click('#restore-from');
+    await page.locator('dialog.restore-dialog[open]').waitFor();
+    const concurrent = 'Changed elsewhere meanwhile.';
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: app.admin, json: { content: concurrent } })).status).toBe(200);
+    const answers: number[] = [];
+    page.on('response', (response) => response.url().includes('/restore') && answers.push(response.status()));
+    await page.click('#confirm-restore');
+    await page.locator('#restore-notice', { hasText: 'changed by someone else' }).waitFor();
+    expect(answers).toEqual([412]);
+    expect(await texts(page, 'dialog .field-diff[data-field=content] del')).toContain('elsewhere meanwhile.');
+    expect(await contentOf(id)).toBe(concurrent);
+    await screenshot(page, 'restore-412');
+    await page.click('#confirm-restore');
+    await page.locator('dialog.restore-dialog').waitFor({ state: 'detached' });
+    expect(await contentOf(id)).toBe(CONTENTS[1]);
+  });
+
+  it('restores a single field from the preview', async () => {
+    const { id, revisions } = await seedPost('One field');
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: app.admin, json: { title: 'Renamed' } })).status).toBe(200);
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}&from=${revisions[0]}&to=${revisions[1]}`);
+    await page.click('#restore-from');
+    await page.locator('dialog .field-diff[data-field=title]').waitFor();
+    await page.click('dialog .field-diff[data-field=title] .restore-field');
+    await page.locator('dialog.restore-dialog').waitFor({ state: 'detached' });
+    const item = (await app.api('GET', `/cms/v2/posts/${id}`, { headers: app.admin, query: { context: 'edit' } })).body;
+    expect(item.title.raw).toBe('One field');
+    expect(item.content.raw).toBe(CONTENTS.at(-1));
+  });
+
+  it('offers another user’s newer autosave, showing its difference, to restore or discard', async () => {
+    const { id } = await seedPost('Autosaved story');
+    const editor = await app.asRole('editor', { name: 'Erin Editor' });
+    const autosave = async (content: string) => expect((await app.api('POST', `/cms/v2/posts/${id}/autosaves`, { headers: editor.headers, json: { content } })).status).toBe(200);
+    await autosave('The quick red fox leaps over the sleepy cat.');
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}`);
+    const banner = page.locator('.autosave-banner');
+    await banner.waitFor();
+    expect(await banner.locator('h2').innerText()).toContain('Erin Editor');
+    expect(await texts(page, '.autosave-banner del')).toEqual(['dog.']);
+    expect(await texts(page, '.autosave-banner ins')).toEqual(['cat.']);
+    await expectAccessible(page);
+    await screenshot(page, 'autosave');
+    await page.click('#autosave-discard');
+    await banner.waitFor({ state: 'detached' });
+    expect((await app.api('GET', `/cms/v2/posts/${id}/autosaves`, { headers: app.admin })).body).toEqual([]);
+
+    await autosave('The quick red fox leaps over the sleepy hen.');
+    await page.reload();
+    await page.click('#autosave-restore');
+    await page.locator('dialog.restore-dialog[open]').waitFor();
+    await page.click('#confirm-restore');
+    await page.locator('dialog.restore-dialog').waitFor({ state: 'detached' });
+    expect(await contentOf(id)).toBe('The quick red fox leaps over the sleepy hen.');
+  });
+
+  it('shows a contributor neither another author’s draft nor a way to it', async () => {
+    const contributor = await app.asRole('contributor');
+    const secret = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Secret plans', content: 'Hidden.', status: 'draft' } });
+    const own = await app.api('POST', '/cms/v2/posts', { headers: contributor.headers, json: { title: 'My own draft', content: 'Mine.', status: 'draft' } });
+    expect([secret.status, own.status]).toEqual([201, 201]);
+
+    const page = await signedIn(contributor.username, contributor.password);
+    await page.getByRole('heading', { name: 'Recent changes' }).waitFor();
+    const titles = await texts(page, '.item-link');
+    expect(titles).toContain('My own draft');
+    expect(titles).not.toContain('Secret plans');
+    await page.fill('#find', 'Secret');
+    await page.press('#find', 'Enter');
+    await page.getByRole('heading', { name: 'Results for “Secret”' }).waitFor();
+    expect(await page.locator('.item-link').count()).toBe(0);
+
+    await page.goto(`${app.siteUrl}/cms-admin/?type=posts&id=${secret.body.id}`);
+    await page.getByRole('heading', { name: 'Not available' }).waitFor();
+    expect(await page.content()).not.toContain('Secret plans');
+    expect(await page.locator('#restore-to, #restore-from, .events').count()).toBe(0);
+    await screenshot(page, 'not-available');
+  });
+
+  it('signs out, after which the session is gone', async () => {
+    const page = await signedIn();
+    await page.click('#sign-out');
+    await page.locator('#user_login').waitFor();
+    expect(await page.evaluate(async () => (await fetch('session', { credentials: 'same-origin' })).status)).toBe(401);
+    await page.reload();
+    await page.locator('#user_login').waitFor();
+  });
+
+  it('refuses a request that carries the session cookie but not the nonce', async () => {
+    const page = await signedIn();
+    const forged = await page.evaluate(async () => {
+      const send = (headers: Record<string, string>) =>
+        fetch('../cms-json/cms/v2/posts', { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ title: 'Forged', status: 'publish' }) });
+      return [(await send({})).status, (await send({ 'X-WP-Nonce': 'not-the-nonce' })).status];
+    });
+    expect(forged).toEqual([401, 403]);
+    const found = await app.api('GET', '/cms/v2/posts', { headers: app.admin, query: { search: 'Forged', status: 'any', context: 'edit' } });
+    expect(found.body).toEqual([]);
+  });
+
+  it('broke no Content-Security-Policy rule on any page', () => {
+    expect(violations).toEqual([]);
+  });
+});
