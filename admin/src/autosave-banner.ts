@@ -11,7 +11,9 @@ import { nameOf } from './users.js';
  * difference from the item, to restore or discard.
  */
 export function showAutosaveBanner(slot: HTMLElement, ctx: ItemContext, autosaves: Revision[]): void {
-  const newer = autosaves.find((autosave) => autosave.modified_gmt > ctx.item.modified_gmt);
+  // WordPress's test: newer than the item, and different from it. Dates are whole seconds, so an
+  // autosave of the same second as the item counts when it differs.
+  const newer = autosaves.find((autosave) => autosave.modified_gmt >= ctx.item.modified_gmt && changesTo(ctx, ctx.item, autosave).length > 0);
   if (!newer) return replaceContent(slot);
   const whose = newer.author === ctx.user.id ? 'your' : `${nameOf(ctx.names, newer.author)}’s`;
   const error = h('p', { class: 'notice notice-error', role: 'alert', hidden: true });

@@ -107,7 +107,7 @@ function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: S
     h('time', { datetime: when.toISOString() }, formatTime(when)),
     h('span', { class: `kind kind-${entry.type}` }, EVENT_KINDS[entry.type] ?? entry.type),
     h('span', { class: 'who' }, nameOf(names, entry.author)),
-    entry.fields.length ? h('span', { class: 'fields' }, entry.fields.join(', ')) : null,
+    entry.fields.length ? h('span', { class: 'fields' }, fieldList(entry.fields)) : null,
     entry.redacted.length ? h('span', { class: 'muted' }, `(erased: ${entry.redacted.join(', ')})`) : null,
   );
   if (entry.revision !== null && comparable.has(entry.revision)) {
@@ -126,6 +126,13 @@ function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: S
   return row;
 }
 
+// A creation sets every field; naming a few says enough.
+const FIELDS_SHOWN = 5;
+
+function fieldList(fields: string[]): string {
+  return fields.length <= FIELDS_SHOWN ? fields.join(', ') : `${fields.slice(0, FIELDS_SHOWN).join(', ')} and ${fields.length - FIELDS_SHOWN} more`;
+}
+
 /** Edits per day over the last days of the shown page, as bars. */
 function chart(entries: HistoryEntry[]): HTMLElement {
   const counts = new Map<string, number>();
@@ -142,7 +149,7 @@ function chart(entries: HistoryEntry[]): HTMLElement {
   const most = Math.max(1, ...days.map(([, count]) => count));
   const width = 6;
   const height = 40;
-  const graphic = svg('svg', { viewBox: `0 0 ${days.length * width} ${height}`, class: 'chart', role: 'img', 'aria-label': `Edits per day, last ${CHART_DAYS} days: ${entries.length} changes` });
+  const graphic = svg('svg', { viewBox: `0 0 ${days.length * width} ${height}`, preserveAspectRatio: 'none', class: 'chart', role: 'img', 'aria-label': `Edits per day, last ${CHART_DAYS} days: ${entries.length} changes` });
   days.forEach(([day, count], index) => {
     const barHeight = count ? Math.max(2, (count / most) * (height - 2)) : 0;
     graphic.append(svg('rect', { x: index * width + 1, y: height - barHeight, width: width - 2, height: barHeight, class: 'bar' }, svg('title', {}, `${day}: ${count}`)));

@@ -58,6 +58,8 @@ export const menuItemIndexes: IndexSpec[] = [
   { collection: 'menu_items', key: { status: 1, menuOrder: 1, _id: 1 }, name: 'status_order' },
   { collection: 'menu_items', key: { status: 1, _id: 1 }, name: 'status_id' },
   { collection: 'menu_items', key: { status: 1, date: 1, _id: 1 }, name: 'status_date' },
+  // Recently changed items first (`orderby=modified`), as the admin page's finder lists them.
+  { collection: 'menu_items', key: { status: 1, modified: 1, _id: 1 }, name: 'status_modified' },
   { collection: 'menu_items', key: { parent: 1 }, name: 'parent' },
   // A slug's owner (whether it is taken), and a list filtered by slugs in menu order.
   { collection: 'menu_items', key: { slug: 1, status: 1, menuOrder: 1, _id: 1 }, name: 'slug_status_order' },
