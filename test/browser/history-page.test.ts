@@ -287,6 +287,43 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     await screenshot(page, 'not-available');
   });
 
+  it('works from the keyboard alone', async () => {
+    const { id } = await seedPost('Keyboard only');
+    const page = await openPage();
+    await page.locator('#user_login:focus').waitFor();
+    await page.keyboard.type('admin');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN_PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Recent changes' }).waitFor();
+
+    const focused = () => page.evaluate(() => ({ id: document.activeElement?.id ?? '', text: document.activeElement?.textContent ?? '' }));
+    async function tabTo(wanted: (element: { id: string; text: string }) => boolean): Promise<void> {
+      for (let presses = 0; presses < 40; presses++) {
+        if (wanted(await focused())) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`nothing wanted took the focus; last: ${JSON.stringify(await focused())}`);
+    }
+    await tabTo((element) => element.text === 'Keyboard only');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((item) => new URL(window.location.href).searchParams.get('id') === String(item), id);
+    await page.locator('.field-diff[data-field=content]').waitFor();
+
+    // The newest two revisions are compared first; the older handle moves back one.
+    await tabTo((element) => element.id === 'scrub-from');
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => [...document.querySelectorAll('.field-diff[data-field=content] ins')].some((ins) => ins.textContent === 'red'));
+
+    await tabTo((element) => element.id === 'restore-from');
+    await page.keyboard.press('Enter');
+    await page.locator('dialog.restore-dialog[open]').waitFor();
+    expect((await focused()).id).toBe('confirm-restore');
+    await page.keyboard.press('Escape');
+    await page.locator('dialog.restore-dialog').waitFor({ state: 'detached' });
+    expect((await focused()).id).toBe('restore-from');
+  });
+
   it('signs out, after which the session is gone', async () => {
     const page = await signedIn();
     await page.click('#sign-out');
