@@ -149,7 +149,7 @@ function comparisonView(ctx: ItemContext, from: Revision, to: Revision, diff: Re
   const out = h('div', {});
   if (!changed.length) out.append(h('p', { class: 'muted' }, 'These two states do not differ in any field.'));
   for (const [name, field] of changed) {
-    const body = view === 'rendered' ? wordDiff(renderedText(from[name]), renderedText(to[name])) : hunksView(field.hunks);
+    const body = view === 'rendered' ? wordDiff(renderedText(from[name]), renderedText(to[name]), true) : hunksView(field.hunks);
     out.append(
       h(
         'section',

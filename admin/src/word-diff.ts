@@ -3,8 +3,8 @@ import { h } from './dom.js';
 import { type Hunk } from './model.js';
 
 /** Words removed and added between two texts, marked up as `del` and `ins`. */
-export function wordDiff(before: string, after: string): HTMLElement {
-  const out = h('div', { class: 'diff-text' });
+export function wordDiff(before: string, after: string, rendered = false): HTMLElement {
+  const out = h('div', { class: rendered ? 'diff-text rendered' : 'diff-text' });
   for (const part of diffWords(before, after)) {
     if (part.added) out.append(h('ins', {}, part.value));
     else if (part.removed) out.append(h('del', {}, part.value));

@@ -285,6 +285,43 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     expect(await page.content()).not.toContain('Secret plans');
     expect(await page.locator('#restore-to, #restore-from, .events').count()).toBe(0);
     await screenshot(page, 'not-available');
+
+    // A subscriber may edit nothing: nothing is listed, and no item opens.
+    const subscriber = await app.asRole('subscriber');
+    const reader = await signedIn(subscriber.username, subscriber.password);
+    await reader.getByText('Nothing you may edit has changed yet.').waitFor();
+    await reader.goto(`${app.siteUrl}/cms-admin/?type=posts&id=${own.body.id}`);
+    await reader.getByRole('heading', { name: 'Not available' }).waitFor();
+  });
+
+  it('pages through a long history, newest page first', async () => {
+    const { id } = await seedPost('Long story', Array.from({ length: 55 }, (_, n) => `Version ${n} of the story.`));
+    const history = await app.api('GET', `/cms/v2/posts/${id}/history`, { headers: app.admin, query: { per_page: 50 } });
+    expect(history.headers.get('X-WP-TotalPages')).toBe('2');
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}`);
+    await page.locator('.pager').getByText('Page 1 of 2').waitFor();
+    expect(await page.locator('.event').count()).toBe(55 - 50);
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await page.locator('.pager').getByText('Page 2 of 2').waitFor();
+    expect(await page.locator('.event').count()).toBe(50);
+    expect(await page.locator('.event .kind').last().innerText()).toBe('Created');
+  });
+
+  it('finds a menu item, and compares its fields', async () => {
+    const menu = (await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: 'Footer' } })).body.id;
+    const item = await app.api('POST', '/cms/v2/menu-items', { headers: app.admin, json: { title: 'Docs link', url: 'https://example.org/docs', menus: menu, status: 'publish' } });
+    expect(item.status).toBe(201);
+    for (const url of ['https://example.org/manual', 'https://example.org/guide']) {
+      expect((await app.api('POST', `/cms/v2/menu-items/${item.body.id}`, { headers: app.admin, json: { url } })).status).toBe(200);
+    }
+    const page = await signedIn();
+    await page.fill('#find', 'Docs link');
+    await page.press('#find', 'Enter');
+    await page.getByRole('link', { name: 'Docs link' }).click();
+    await page.locator('.field-diff[data-field=url]').waitFor();
+    expect(await texts(page, '.field-diff[data-field=url] del')).toEqual(['manual']);
+    expect(await texts(page, '.field-diff[data-field=url] ins')).toEqual(['guide']);
+    expect(await page.locator('.item-head .muted').innerText()).toContain('Menu item');
   });
 
   it('works from the keyboard alone', async () => {
