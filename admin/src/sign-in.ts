@@ -31,7 +31,7 @@ export function showSignIn(main: HTMLElement, signedIn: (user: SessionUser) => v
       signedIn(await signIn(username.value.trim(), password.value, remember.checked));
     } catch (failure) {
       // The service's own message says which of the two was wrong, or how long to wait.
-      error.textContent = failure instanceof ApiError ? messageOf(failure) : 'The sign-in could not be sent. Try again.';
+      error.textContent = failure instanceof ApiError ? messageOf(failure, username.value.trim()) : 'The sign-in could not be sent. Try again.';
       error.hidden = false;
       password.value = '';
       password.focus();
@@ -43,11 +43,20 @@ export function showSignIn(main: HTMLElement, signedIn: (user: SessionUser) => v
   username.focus();
 }
 
-function messageOf(error: ApiError): string {
-  const text = new DOMParser().parseFromString(error.message, 'text/html').body.textContent ?? error.message;
-  if (error.code === 'too_many_login_attempts') {
-    const wait = Number(error.data.retry_after);
-    return `Too many failed sign-ins. ${wait > 0 ? `Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.` : 'Try again later.'}`;
+/** wp-login.php's wording for each of the service's codes (the API's own texts are for HTTP Basic). */
+function messageOf(error: ApiError, login: string): string {
+  switch (error.code) {
+    case 'invalid_username':
+      return `The username ${login} is not registered on this site. If you are unsure of your username, try your email address instead.`;
+    case 'invalid_email':
+      return 'Unknown email address. Check again or try your username.';
+    case 'incorrect_password':
+      return `The password you entered for ${login.includes('@') ? 'the email address' : 'the username'} ${login} is incorrect.`;
+    case 'too_many_login_attempts': {
+      const wait = Number(error.data.retry_after);
+      return `Too many failed sign-ins. ${wait > 0 ? `Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.` : 'Try again later.'}`;
+    }
+    default:
+      return new DOMParser().parseFromString(error.message, 'text/html').body.textContent ?? error.message;
   }
-  return text;
 }
