@@ -31,7 +31,8 @@ async function historyPage(ctx: ItemContext, page: number): Promise<{ entries: H
 
 async function draw(section: HTMLElement, ctx: ItemContext, state: TimelineState): Promise<void> {
   const names = await authorNames(state.entries.map((entry) => entry.author));
-  const comparable = new Set(ctx.revisions.map((revision) => revision.id));
+  // Each revision (or autosave) the timeline can compare, with the state saved just before it.
+  const comparable = new Map(ctx.revisions.map((revision, index) => [revision.id, ctx.revisions[index - 1]?.id]));
   const shown = state.entries
     .filter((entry) => (!state.author || String(entry.author) === state.author) && (!state.kind || entry.type === state.kind))
     .reverse();
@@ -66,6 +67,7 @@ async function draw(section: HTMLElement, ctx: ItemContext, state: TimelineState
     );
   }
   if (!shown.length) list.append(h('p', { class: 'muted' }, 'No change matches these filters.'));
+  const filtered = state.author || state.kind ? h('p', { class: 'muted filter-note' }, `${shown.length} of the ${state.entries.length} changes on this page match.`) : null;
 
   const pager = h('nav', { class: 'pager', 'aria-label': 'History pages' });
   if (state.totalPages > 1) {
@@ -94,12 +96,13 @@ async function draw(section: HTMLElement, ctx: ItemContext, state: TimelineState
       kindFilter,
       compareButton,
     ),
+    filtered,
     list,
     pager,
   );
 }
 
-function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: Set<number>, state: TimelineState, compareButton: HTMLButtonElement): HTMLElement {
+function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: Map<number, number | undefined>, state: TimelineState, compareButton: HTMLButtonElement): HTMLElement {
   const when = fromGmt(entry.date_gmt);
   const row = h(
     'li',
@@ -111,6 +114,12 @@ function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: S
     entry.redacted.length ? h('span', { class: 'muted' }, `(erased: ${entry.redacted.join(', ')})`) : null,
   );
   if (entry.revision !== null && comparable.has(entry.revision)) {
+    const revision = entry.revision;
+    const before = comparable.get(revision);
+    row.append(
+      h('span', { class: 'revision-ref' }, `revision ${revision}`,
+        before === undefined ? null : h('button', { type: 'button', class: 'link-button show-change', onclick: () => document.dispatchEvent(new CustomEvent('compare', { detail: { from: before, to: revision } })) }, 'show this change')),
+    );
     const id = `pick-${entry.seq}`;
     const box = h('input', { type: 'checkbox', id, value: String(entry.revision), checked: state.picked.includes(entry.revision) });
     box.addEventListener('change', () => {

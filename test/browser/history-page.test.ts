@@ -127,9 +127,18 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     await expectAccessible(page);
     await screenshot(page, 'item');
 
+    // An entry shows what it changed: its revision against the one before.
+    const revisions = (await app.api('GET', `/cms/v2/posts/${id}/revisions`, { headers: app.admin, query: { order: 'asc', orderby: 'date', _fields: 'id' } })).body.map((r: { id: number }) => r.id);
+    await page.locator('.event-updated .show-change').first().click();
+    await page.waitForFunction(([from, to]) => {
+      const params = new URL(window.location.href).searchParams;
+      return params.get('from') === String(from) && params.get('to') === String(to);
+    }, revisions.slice(-2));
+
     await page.selectOption('#filter-kind', 'updated');
     await page.waitForFunction(() => [...document.querySelectorAll('.event .kind')].every((kind) => kind.textContent === 'Updated'));
     expect(await page.locator('.event').count()).toBe(CONTENTS.length - 1);
+    expect(await page.locator('.filter-note').innerText()).toBe(`${CONTENTS.length - 1} of the ${kinds.length} changes on this page match.`);
   });
 
   it('compares two revisions, marking the changed words, and the address reopens the comparison', async () => {
