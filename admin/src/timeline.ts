@@ -104,35 +104,42 @@ async function draw(section: HTMLElement, ctx: ItemContext, state: TimelineState
 
 function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: Map<number, number | undefined>, state: TimelineState, compareButton: HTMLButtonElement): HTMLElement {
   const when = fromGmt(entry.date_gmt);
+  const revision = entry.revision !== null && comparable.has(entry.revision) ? entry.revision : null;
+  const before = revision === null ? undefined : comparable.get(revision);
+  const details = [
+    entry.fields.length ? fieldList(entry.fields) : '',
+    entry.redacted.length ? `erased: ${entry.redacted.join(', ')}` : '',
+    revision === null ? '' : `revision ${revision}`,
+  ].filter(Boolean);
   const row = h(
     'li',
     { class: `event event-${entry.type}` },
+    revision === null ? h('span', { class: 'pick' }) : pickBox(entry, revision, state, compareButton),
     h('time', { datetime: when.toISOString() }, formatTime(when)),
     h('span', { class: `kind kind-${entry.type}` }, EVENT_KINDS[entry.type] ?? entry.type),
     h('span', { class: 'who' }, nameOf(names, entry.author)),
-    entry.fields.length ? h('span', { class: 'fields' }, fieldList(entry.fields)) : null,
-    entry.redacted.length ? h('span', { class: 'muted' }, `(erased: ${entry.redacted.join(', ')})`) : null,
+    details.length || before !== undefined
+      ? h(
+          'span',
+          { class: 'fields' },
+          details.join(' · '),
+          before === undefined ? null : h('button', { type: 'button', class: 'link-button show-change', onclick: () => document.dispatchEvent(new CustomEvent('compare', { detail: { from: before, to: revision } })) }, 'show this change'),
+        )
+      : null,
   );
-  if (entry.revision !== null && comparable.has(entry.revision)) {
-    const revision = entry.revision;
-    const before = comparable.get(revision);
-    row.append(
-      h('span', { class: 'revision-ref' }, `revision ${revision}`,
-        before === undefined ? null : h('button', { type: 'button', class: 'link-button show-change', onclick: () => document.dispatchEvent(new CustomEvent('compare', { detail: { from: before, to: revision } })) }, 'show this change')),
-    );
-    const id = `pick-${entry.seq}`;
-    const box = h('input', { type: 'checkbox', id, value: String(entry.revision), checked: state.picked.includes(entry.revision) });
-    box.addEventListener('change', () => {
-      const revision = entry.revision!;
-      state.picked = box.checked ? [...state.picked.filter((r) => r !== revision), revision].slice(-2) : state.picked.filter((r) => r !== revision);
-      for (const other of document.querySelectorAll<HTMLInputElement>('.events input[type=checkbox]')) other.checked = state.picked.includes(Number(other.value));
-      compareButton.disabled = state.picked.length !== 2;
-    });
-    row.prepend(h('span', { class: 'pick' }, box, h('label', { for: id, class: 'screen-reader-text' }, `Select revision ${entry.revision} for comparison`)));
-  } else {
-    row.prepend(h('span', { class: 'pick' }));
-  }
   return row;
+}
+
+/** The entry's checkbox: two ticked entries can be compared. */
+function pickBox(entry: HistoryEntry, revision: number, state: TimelineState, compareButton: HTMLButtonElement): HTMLElement {
+  const id = `pick-${entry.seq}`;
+  const box = h('input', { type: 'checkbox', id, value: String(revision), checked: state.picked.includes(revision) });
+  box.addEventListener('change', () => {
+    state.picked = box.checked ? [...state.picked.filter((r) => r !== revision), revision].slice(-2) : state.picked.filter((r) => r !== revision);
+    for (const other of document.querySelectorAll<HTMLInputElement>('.events input[type=checkbox]')) other.checked = state.picked.includes(Number(other.value));
+    compareButton.disabled = state.picked.length !== 2;
+  });
+  return h('span', { class: 'pick' }, box, h('label', { for: id, class: 'screen-reader-text' }, `Select revision ${revision} for comparison`));
 }
 
 // A creation sets every field; naming a few says enough.
