@@ -3,6 +3,7 @@
 // The page lives at `{site}/cms-admin/`, so a site under a path prefix works unchanged.
 export const API_ROOT = new URL('../cms-json/cms/v2/', window.location.href);
 const SESSION = new URL('session', window.location.href);
+const FRESH_NONCE = new URL('session/nonce', window.location.href);
 
 let nonce = '';
 
@@ -29,7 +30,15 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-async function send<T>(url: URL, options: RequestOptions): Promise<ApiResult<T>> {
+/** A new nonce for the session, as api-fetch's nonce middleware asks its `nonceEndpoint`; false when signed out. */
+async function refreshNonce(): Promise<boolean> {
+  const response = await fetch(FRESH_NONCE, { credentials: 'same-origin' });
+  if (!response.ok) return false;
+  nonce = (await response.text()).trim();
+  return true;
+}
+
+async function send<T>(url: URL, options: RequestOptions, retried = false): Promise<ApiResult<T>> {
   for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
   if (nonce) headers['X-WP-Nonce'] = nonce;
@@ -52,6 +61,8 @@ async function send<T>(url: URL, options: RequestOptions): Promise<ApiResult<T>>
   }
   if (!response.ok) {
     const error = (body ?? {}) as { code?: string; message?: string; data?: Record<string, unknown> };
+    // A nonce lasts a day (WordPress's nonce life); a page left open longer gets a new one, once.
+    if (!retried && nonce && error.code === 'rest_cookie_invalid_nonce' && (await refreshNonce())) return send<T>(url, options, true);
     throw new ApiError(response.status, error.code ?? 'http_error', error.message ?? `The server answered ${response.status}.`, error.data);
   }
   return { data: body as T, headers: response.headers };

@@ -18,11 +18,13 @@ let app: TestApp;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 const violations: string[] = [];
+// How far the service's clock is ahead of the machine's (one test lets a day pass).
+let clockAhead = 0;
 
 describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
   beforeAll(async () => {
     await buildAdminPage();
-    app = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: String(MAX_FAILURES) } });
+    app = await createTestApp({ env: { CMS_LOGIN_MAX_FAILURES: String(MAX_FAILURES) }, clock: () => new Date(Date.now() + clockAhead) });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -389,6 +391,22 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     expect(forged).toEqual([401, 403]);
     const found = await app.api('GET', '/cms/v2/posts', { headers: app.admin, query: { search: 'Forged', status: 'any', context: 'edit' } });
     expect(found.body).toEqual([]);
+  });
+
+  // Moves the service's clock a day on: keep it last but one.
+  it('gets a fresh nonce when the page was left open for a day, and carries on', async () => {
+    const { id, revisions } = await seedPost('Left open overnight');
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}&from=${revisions[0]}&to=${revisions[1]}`);
+    await page.locator('#restore-from').waitFor();
+    await page.locator('.event').first().waitFor();
+    await page.waitForLoadState('networkidle');
+    clockAhead = 25 * 60 * 60 * 1000;
+    const answers: string[] = [];
+    // Comparisons fetched ahead may still be arriving: only the item and the nonce are followed.
+    page.on('response', (response) => !response.url().includes('/diff') && answers.push(`${response.status()} ${new URL(response.url()).pathname}`));
+    await page.click('#restore-from');
+    await page.locator('dialog.restore-dialog[open]').waitFor();
+    expect(answers).toEqual([`403 /cms-json/cms/v2/posts/${id}`, '200 /cms-admin/session/nonce', `200 /cms-json/cms/v2/posts/${id}`]);
   });
 
   it('broke no Content-Security-Policy rule on any page', () => {
