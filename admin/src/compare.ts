@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { announce, formatDateTime, fromGmt, h, replaceContent } from './dom.js';
-import { type ItemContext } from './item.js';
+import { revisionContent, type ItemContext } from './item.js';
 import { renderedText, sourceText, type Revision, type RevisionDiff } from './model.js';
 import { openRestore } from './restore.js';
 import { nameOf } from './users.js';
@@ -8,18 +8,28 @@ import { hunksView, wordDiff } from './word-diff.js';
 
 type View = 'source' | 'rendered';
 
-// Comparisons asked for or fetched ahead, by item and pair: stepping to a neighbour is instant.
-const comparisons = new Map<string, Promise<RevisionDiff>>();
+interface Comparison {
+  diff: RevisionDiff;
+  from: Revision;
+  to: Revision;
+}
 
-function diffOf(ctx: ItemContext, from: Revision, to: Revision): Promise<RevisionDiff> {
+// Comparisons asked for or fetched ahead, by item and pair: stepping to a neighbour is instant.
+const comparisons = new Map<string, Promise<Comparison>>();
+
+function compare(ctx: ItemContext, from: Revision, to: Revision): Promise<Comparison> {
   const key = `${ctx.base}:${from.id}:${to.id}`;
-  let diff = comparisons.get(key);
-  if (!diff) {
-    diff = api<RevisionDiff>(`${ctx.base}/revisions/${to.id}/diff`, { query: { against: from.id } }).then((r) => r.data);
-    diff.catch(() => comparisons.delete(key));
-    comparisons.set(key, diff);
+  let comparison = comparisons.get(key);
+  if (!comparison) {
+    comparison = Promise.all([
+      api<RevisionDiff>(`${ctx.base}/revisions/${to.id}/diff`, { query: { against: from.id } }).then((r) => r.data),
+      revisionContent(ctx, from.id),
+      revisionContent(ctx, to.id),
+    ]).then(([diff, a, b]) => ({ diff, from: a, to: b }));
+    comparison.catch(() => comparisons.delete(key));
+    comparisons.set(key, comparison);
   }
-  return diff;
+  return comparison;
 }
 
 export function describe(ctx: ItemContext, revision: Revision): string {
@@ -121,14 +131,21 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
     window.history.replaceState(null, '', `?${url}`);
     result.setAttribute('aria-busy', 'true');
     const [a, b] = [states[from], states[to]];
-    const diff = await diffOf(ctx, a, b);
+    let comparison;
+    try {
+      comparison = await compare(ctx, a, b);
+    } catch (error) {
+      replaceContent(result, h('p', { class: 'notice notice-error', role: 'alert' }, error instanceof Error ? error.message : 'The comparison could not be loaded.'));
+      return;
+    } finally {
+      result.setAttribute('aria-busy', 'false');
+    }
     // A later move may have happened while this one was fetched: only the newest is drawn.
     if (states[from] !== a || states[to] !== b) return;
-    replaceContent(result, comparisonView(ctx, a, b, diff, view));
-    result.setAttribute('aria-busy', 'false');
+    replaceContent(result, comparisonView(ctx, comparison, view));
     announce(`Comparing ${describe(ctx, a)} with ${describe(ctx, b)}.`);
     for (const [x, y] of [[from - 1, to - 1], [from + 1, to + 1], [from, to + 1], [from - 1, to]]) {
-      if (x >= 0 && y < states.length && x < y) void diffOf(ctx, states[x], states[y]).catch(() => undefined);
+      if (x >= 0 && y < states.length && x < y) void compare(ctx, states[x], states[y]).catch(() => undefined);
     }
   }
 
@@ -143,7 +160,7 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
   await update();
 }
 
-function comparisonView(ctx: ItemContext, from: Revision, to: Revision, diff: RevisionDiff, view: View): HTMLElement {
+function comparisonView(ctx: ItemContext, { diff, from, to }: Comparison, view: View): HTMLElement {
   const changed = Object.entries(diff.fields).filter(([, field]) => field.changed);
   const unchanged = Object.entries(diff.fields).filter(([, field]) => !field.changed);
   const out = h('div', {});

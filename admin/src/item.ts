@@ -36,10 +36,25 @@ export async function loadItem(ctx: Pick<ItemContext, 'base'>): Promise<{ item: 
   return { item: data, etag: headers.get('ETag') ?? '' };
 }
 
+const contents = new Map<string, Promise<Revision>>();
+
+/** A revision or autosave with its content (edit context), read once. */
+export function revisionContent(ctx: Pick<ItemContext, 'base'>, id: number): Promise<Revision> {
+  const key = `${ctx.base}:${id}`;
+  let revision = contents.get(key);
+  if (!revision) {
+    revision = api<Revision>(`${ctx.base}/revisions/${id}`, { query: { context: 'edit' } }).then((r) => r.data);
+    revision.catch(() => contents.delete(key));
+    contents.set(key, revision);
+  }
+  return revision;
+}
+
 async function allRevisions(base: string): Promise<Revision[]> {
   const revisions: Revision[] = [];
   for (let page = 1; ; page++) {
-    const { data, headers } = await api<Revision[]>(`${base}/revisions`, { query: { context: 'edit', per_page: 100, page, order: 'asc', orderby: 'date' } });
+    // Only what the scrubber and the timeline name: a revision's content is read when it is shown.
+    const { data, headers } = await api<Revision[]>(`${base}/revisions`, { query: { per_page: 100, page, order: 'asc', orderby: 'date', _fields: 'id,author,date_gmt,modified_gmt,parent' } });
     revisions.push(...data);
     if (page >= Number(headers.get('X-WP-TotalPages') ?? 1)) return revisions;
   }

@@ -1,6 +1,6 @@
 import { api, ApiError } from './api.js';
 import { announce, h, replaceContent } from './dom.js';
-import { type ItemContext, loadItem } from './item.js';
+import { type ItemContext, loadItem, revisionContent } from './item.js';
 import { sourceText, type Item, type Revision } from './model.js';
 import { wordDiff } from './word-diff.js';
 
@@ -36,7 +36,8 @@ function restoredValue(value: unknown): unknown {
  * item changed since the preview was drawn, the service answers 412 and the preview is drawn again
  * from the item as it is now, saying so.
  */
-export async function openRestore(ctx: ItemContext, target: Revision, what = `revision ${target.id}`): Promise<void> {
+export async function openRestore(ctx: ItemContext, state: Revision, what = `revision ${state.id}`): Promise<void> {
+  const target = await revisionContent(ctx, state.id);
   const dialog = h('dialog', { class: 'restore-dialog', 'aria-labelledby': 'restore-title', 'aria-describedby': 'restore-notice' });
   document.body.append(dialog);
   dialog.addEventListener('close', () => dialog.remove());
