@@ -8,14 +8,26 @@ interface Found extends Item {
   itemType: ItemType;
 }
 
+interface Me {
+  id: number;
+  capabilities?: Record<string, boolean>;
+}
+
+// What a type's items need for someone else's to be editable (WordPress's capability names).
+const OTHERS: Record<ItemType, string> = { posts: 'edit_others_posts', pages: 'edit_others_pages', 'menu-items': 'edit_theme_options' };
+
 /**
  * Items of one type the caller may edit, newest change first. The API decides what is listed:
- * a type the caller may not list is skipped, and items it may not read are not in the answer.
+ * a type the caller may not list is skipped, items it may not read are not in the answer, and
+ * one who may not edit others' items (as the API's `capabilities` say) is shown only theirs.
  */
-async function findOf(type: ItemType, search: string): Promise<Found[]> {
+async function findOf(type: ItemType, search: string, me: Me): Promise<Found[]> {
+  const onlyMine = !me.capabilities?.[OTHERS[type]];
+  if (onlyMine && type === 'menu-items') return [];
   try {
     const { data } = await api<Item[]>(type, {
       query: {
+        author: onlyMine ? me.id : undefined,
         search: search || undefined,
         status: 'any',
         context: 'edit',
@@ -55,7 +67,8 @@ export async function showFinder(main: HTMLElement, query: string): Promise<void
 
 async function listInto(results: HTMLElement, query: string): Promise<void> {
   results.setAttribute('aria-busy', 'true');
-  const found = (await Promise.all((Object.keys(ITEM_TYPES) as ItemType[]).map((type) => findOf(type, query))))
+  const me = (await api<Me>('users/me', { query: { context: 'edit', _fields: 'id,capabilities' } })).data;
+  const found = (await Promise.all((Object.keys(ITEM_TYPES) as ItemType[]).map((type) => findOf(type, query, me))))
     .flat()
     .sort((a, b) => b.modified_gmt.localeCompare(a.modified_gmt))
     .slice(0, RECENT);

@@ -279,13 +279,15 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     const contributor = await app.asRole('contributor');
     const secret = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Secret plans', content: 'Hidden.', status: 'draft' } });
     const own = await app.api('POST', '/cms/v2/posts', { headers: contributor.headers, json: { title: 'My own draft', content: 'Mine.', status: 'draft' } });
-    expect([secret.status, own.status]).toEqual([201, 201]);
+    const published = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Published by another', content: 'Read only.', status: 'publish' } });
+    expect([secret.status, own.status, published.status]).toEqual([201, 201, 201]);
 
     const page = await signedIn(contributor.username, contributor.password);
     await page.getByRole('heading', { name: 'Recent changes' }).waitFor();
     const titles = await texts(page, '.item-link');
     expect(titles).toContain('My own draft');
     expect(titles).not.toContain('Secret plans');
+    expect(titles).not.toContain('Published by another');
     await page.fill('#find', 'Secret');
     await page.press('#find', 'Enter');
     await page.getByRole('heading', { name: 'Results for “Secret”' }).waitFor();
