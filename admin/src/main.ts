@@ -1,5 +1,5 @@
 import { ApiError, currentSession, signOut, type SessionUser } from './api.js';
-import { announce } from './dom.js';
+import { announce, h, replaceContent } from './dom.js';
 import { showFinder } from './finder.js';
 import { showItem } from './item.js';
 import { isItemType } from './model.js';
@@ -44,7 +44,7 @@ async function route(): Promise<void> {
       showUser();
       return route();
     }
-    throw error;
+    replaceContent(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'notice notice-error', role: 'alert' }, error instanceof Error ? error.message : String(error)));
   }
 }
 
