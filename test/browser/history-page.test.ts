@@ -168,6 +168,20 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     await page.waitForFunction((to) => new URL(window.location.href).searchParams.get('to') === String(to), third);
     await page.waitForFunction(() => [...document.querySelectorAll('.field-diff[data-field=content] ins')].some((ins) => ins.textContent === 'leaps'));
 
+    // And with the mouse: the older handle dragged from the start to the middle state.
+    const track = (await page.locator('#scrub-from').boundingBox())!;
+    const thumb = 18;
+    const y = track.y + track.height / 2;
+    await page.mouse.move(track.x + thumb / 2, y);
+    await page.mouse.down();
+    await page.mouse.move(track.x + track.width / 2, y, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction((from) => new URL(window.location.href).searchParams.get('from') === String(from), second);
+    await page.waitForFunction(() => [...document.querySelectorAll('.field-diff[data-field=content] ins')].map((ins) => ins.textContent).join() === 'leaps');
+    await page.focus('#scrub-from');
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction((from) => new URL(window.location.href).searchParams.get('from') === String(from), first);
+
     await page.click('label[for=view-rendered]');
     await page.waitForFunction(() => new URL(window.location.href).searchParams.get('view') === 'rendered');
     const address = page.url();
