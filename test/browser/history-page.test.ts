@@ -110,9 +110,10 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
   });
 
   it('opens an item from the list: its timeline by day, with kinds, authors and fields, filtered', async () => {
-    const { id } = await seedPost('Timeline of the pier');
+    const { id, revisions: [oldest] } = await seedPost('Timeline of the pier');
     expect((await app.api('DELETE', `/cms/v2/posts/${id}`, { headers: app.admin })).status).toBe(200);
     expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: app.admin, json: { status: 'publish' } })).status).toBe(200);
+    expect((await app.api('DELETE', `/cms/v2/posts/${id}/revisions/${oldest}`, { headers: app.admin, query: { force: true } })).status).toBe(200);
     const history = await app.api('GET', `/cms/v2/posts/${id}/history`, { headers: app.admin });
 
     const page = await signedIn();
@@ -120,10 +121,12 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     await page.locator('.event').first().waitFor();
     expect(await page.locator('.event').count()).toBe(Number(history.headers.get('X-WP-Total')));
     const kinds = await texts(page, '.event .kind');
-    expect(kinds[0]).toBe('Restored from trash');
-    expect(kinds).toEqual(expect.arrayContaining(['Created', 'Updated', 'Trashed']));
+    expect(kinds[0]).toBe('Revision deleted');
+    expect(kinds).toEqual(expect.arrayContaining(['Created', 'Updated', 'Trashed', 'Restored from trash']));
+    // The deleted revision's content was erased from the log: the entry that wrote it says so.
+    expect(await texts(page, '.event-updated .fields')).toContain('content · erased: content');
     expect(await texts(page, '.event .who')).toEqual(kinds.map(() => 'admin'));
-    for (const fields of await texts(page, '.event-updated .fields')) expect(fields).toMatch(/^content · revision \d+/);
+    expect((await texts(page, '.event-updated .fields')).filter((fields) => /^content · revision \d+/.test(fields))).toHaveLength(CONTENTS.length - 2);
     expect(await page.locator('.day').count()).toBeGreaterThan(0);
     expect(await page.locator('svg.chart rect').count()).toBe(30);
     await expectAccessible(page);
