@@ -314,6 +314,7 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     await page.getByRole('heading', { name: 'Not available' }).waitFor();
     expect(await page.content()).not.toContain('Secret plans');
     expect(await page.locator('#restore-to, #restore-from, .events').count()).toBe(0);
+    await expectAccessible(page);
     await screenshot(page, 'not-available');
 
     // A subscriber may edit nothing: nothing is listed, and no item opens.
