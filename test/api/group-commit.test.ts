@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { resources } from '../../src/resources/index.js';
+import { projectionsOf } from '../../src/resources/manifest.js';
+import { postsCollection, revisionsCollection } from '../../src/resources/posts/post.model.js';
+import { changeLog } from '../../src/store/change-log.js';
+import { rebuildProjections } from '../../src/store/projections.js';
 import { twoServicesOnOneDatabase } from '../support/test-app.js';
 
 // Commands on one item waiting in a process at once are appended together (group commit). Each
@@ -94,5 +99,40 @@ describe('writes to one post in bursts, through two processes', () => {
       const revisions = await app.api('GET', `/cms/v2/posts/${post}/revisions`, { headers: app.admin });
       expect(revisions.body).toHaveLength(3);
     }
+  });
+
+  // Last: it rebuilds every projection of the database.
+  it('projects what went in together exactly as a replay of the log does', { timeout: 120_000 }, async () => {
+    const { app, other } = services;
+    const editor = await app.asRole('editor');
+    const posts: number[] = [];
+    for (const title of ['One', 'Two', 'Three']) posts.push((await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title, status: 'draft' } })).body.id);
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+    for (let round = 0; round < 12; round++) {
+      const post = pick(posts);
+      const burst = Array.from({ length: 2 + Math.floor(next() * 6) }, (_, n) => {
+        const site = pick([app.siteUrl, other.siteUrl]);
+        const headers = pick([app.admin, editor.headers]);
+        const words = `round ${round} change ${n}`;
+        if (next() < 0.5) return send(site, `/posts/${post}/autosaves`, headers, { title: pick(['One', 'Two', words]), content: words });
+        const changes: Record<string, unknown> = { title: pick(['One', 'Two', words]) };
+        if (next() < 0.5) changes.content = pick(['', words]);
+        if (next() < 0.3) changes.excerpt = words;
+        if (next() < 0.2) changes.status = pick(['draft', 'publish', 'pending']);
+        return send(site, `/posts/${post}`, headers, changes);
+      });
+      await Promise.all(burst);
+    }
+    const db = app.deps.store.db;
+    const readModels = async () => ({
+      posts: await postsCollection(db).find({ _id: { $in: posts } }).sort({ _id: 1 }).toArray(),
+      revisions: await revisionsCollection(db).find({ parent: { $in: posts } }).sort({ _id: 1 }).toArray(),
+    });
+    const live = await readModels();
+    expect(live.revisions.some((row) => row.kind === 'autosave')).toBe(true);
+    await rebuildProjections(db, changeLog(db), projectionsOf(resources));
+    expect(await readModels()).toEqual(live);
   });
 });
