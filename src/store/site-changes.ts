@@ -71,6 +71,8 @@ function tokenChanges(db: Db): SiteChanges {
   let nextLook: Promise<void> | undefined;
   /** A write of this process whose token the database did not take: written before the next look. */
   let unannounced: ChangeScope | undefined;
+  let announcing: Promise<void> | undefined;
+  let nextAnnouncement: { scope: ChangeScope; done: Promise<void> } | undefined;
 
   const forget = (scope: ChangeScope) => {
     for (const listener of listeners) if (scope === 'site' || listener.scope === 'any') listener.forget();
@@ -88,6 +90,32 @@ function tokenChanges(db: Db): SiteChanges {
     }
     // Not taken as seen: another process's token this one overwrote must still empty the caches at the next look.
     if (unannounced === scope || scope === 'site') unannounced = undefined;
+  }
+
+  /**
+   * Moves the token for every write this process has finished: one announcement under way at a
+   * time. One under way may have been sent before a write finished, so that write waits for the
+   * next, which every write finishing meanwhile shares: a burst of writes moves the token a few
+   * times, not once each.
+   */
+  function announceAfterWrite(scope: ChangeScope): Promise<void> {
+    if (!announcing) {
+      announcing = announce(scope).finally(() => (announcing = undefined));
+      return announcing;
+    }
+    if (nextAnnouncement) {
+      if (scope === 'site') nextAnnouncement.scope = 'site';
+      return nextAnnouncement.done;
+    }
+    const next: { scope: ChangeScope; done: Promise<void> } = { scope, done: Promise.resolve() };
+    next.done = announcing
+      .catch(() => undefined)
+      .then(() => {
+        nextAnnouncement = undefined;
+        return announceAfterWrite(next.scope);
+      });
+    nextAnnouncement = next;
+    return next.done;
   }
 
   async function look(): Promise<void> {
@@ -125,7 +153,7 @@ function tokenChanges(db: Db): SiteChanges {
       forget(scope);
       if (unannounced !== 'site') unannounced = scope;
       try {
-        await announce(scope);
+        await announceAfterWrite(scope);
       } catch {
         // The write is made whatever happens here: the next look announces it before anything else.
       }

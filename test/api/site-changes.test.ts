@@ -48,4 +48,26 @@ describe('the change token', () => {
     await here.changed();
     expect(own).toEqual({ any: 2, site: 1 });
   });
+
+  it('moves the token for a burst of writes once they finish, not once each', async () => {
+    const writer = await MongoClient.connect(inject('mongodbUri'), { monitorCommands: true });
+    try {
+      let announcements = 0;
+      writer.on('commandStarted', (event) => {
+        if (event.commandName === 'update' && event.command.update === 'checkpoints') announcements++;
+      });
+      const burst = siteChanges(writer.db(app.databaseName));
+      let emptied = 0;
+      there.onChange(() => void emptied++);
+      await there.catchUp();
+      emptied = 0;
+      // One announcement starts with the first write; the others, finished while it is under way, share the next.
+      await Promise.all(Array.from({ length: 20 }, () => burst.changed('content')));
+      expect(announcements).toBe(2);
+      await there.catchUp();
+      expect(emptied).toBe(1);
+    } finally {
+      await writer.close();
+    }
+  });
 });
