@@ -60,7 +60,9 @@ export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): exp
       const { username, password, remember } = signInInput(req.body);
       const user = await auth.signIn(username, password, req.ip ?? '');
       const session = await sessions.start(user.doc!, remember);
-      res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions(req), expires: session.expires });
+      // As WordPress's `wp_set_auth_cookie`: only a remembered session outlives the browser (a
+      // shared computer's user who did not ask to be remembered is signed out by closing it).
+      res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions(req), ...(remember ? { expires: session.expires } : {}) });
       res.status(200).json(await answer(session));
     }),
   );
