@@ -164,6 +164,19 @@ describe('the API with a session cookie', () => {
     expect(listed.status).toBe(403);
   });
 
+  it('never takes a cookie set before the sign-in as its session, and never logs the token (nor a Basic password)', async () => {
+    const planted = 'p'.repeat(43);
+    const response = await app.site('POST', '/cms-admin/session', { json: { username: 'admin', password: ADMIN_PASSWORD }, headers: { Cookie: `cms_session=${planted}` } });
+    const cookie = sessionCookie(response);
+    expect(cookie).not.toBe(`cms_session=${planted}`);
+    expect((await app.site('GET', '/cms-admin/session', { headers: { Cookie: `cms_session=${planted}` } })).status).toBe(401);
+    expect((await app.api('GET', '/cms/v2/users/me', { headers: { Cookie: cookie }, query: { _wpnonce: response.body.nonce } })).status).toBe(200);
+    const logged = JSON.stringify(app.logs);
+    expect(logged).not.toContain(cookie.split('=')[1]);
+    expect(logged).not.toContain(planted);
+    expect(logged).not.toContain(app.admin.Authorization.slice('Basic '.length));
+  });
+
   it('lets HTTP Basic take precedence over the cookie', async () => {
     const { cookie } = await signIn();
     const user = await app.asRole('author');

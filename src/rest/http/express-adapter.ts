@@ -76,7 +76,12 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   app.use(
     pinoHttp({
       logger,
-      serializers: { req: (req) => Object.assign(req, { remoteAddress: (req.raw as Request).ip }) },
+      // Credentials are left out here, not by the logger's options: whichever logger the service
+      // is given, its request log never holds a password, a session token or a new session's cookie.
+      serializers: {
+        req: (req) => Object.assign(req, { remoteAddress: (req.raw as Request).ip, headers: withoutCredentials(req.headers, ['authorization', 'proxy-authorization', 'cookie']) }),
+        res: (res) => Object.assign(res, { headers: withoutCredentials(res.headers, ['set-cookie']) }),
+      },
       genReqId: (req, res) => {
         const id = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
         res.setHeader('X-Request-Id', id);
@@ -372,6 +377,14 @@ function nonceOf(header: string | string[] | undefined, param: unknown): string 
   const nonce = param ?? header;
   if (nonce === undefined) return undefined;
   return typeof nonce === 'string' ? nonce : '';
+}
+
+/** A copy of logged headers with the credentials among `names` replaced by a mark. */
+function withoutCredentials(headers: Record<string, unknown> | undefined, names: readonly string[]): Record<string, unknown> | undefined {
+  if (!headers) return headers;
+  const copy = { ...headers };
+  for (const name of names) if (copy[name] !== undefined) copy[name] = '[Redacted]';
+  return copy;
 }
 
 function headerMap(req: Request): Record<string, string | undefined> {
