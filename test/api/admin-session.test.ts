@@ -164,6 +164,26 @@ describe('the API with a session cookie', () => {
     expect(listed.status).toBe(403);
   });
 
+  it('takes a write with the cookie but no nonce as anonymous however it is sent: _method, X-HTTP-Method-Override, ?rest_route=, a form, a batch', async () => {
+    const { cookie } = await signIn();
+    const post = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Kept', status: 'publish' } });
+    const path = `/cms/v2/posts/${post.body.id}`;
+    const attempts = [
+      await app.api('POST', path, { headers: { Cookie: cookie }, query: { _method: 'DELETE' } }),
+      await app.api('POST', path, { headers: { Cookie: cookie, 'X-HTTP-Method-Override': 'DELETE' } }),
+      await app.site('POST', '/', { query: { rest_route: path }, headers: { Cookie: cookie }, form: { title: 'Forged' } }),
+      await app.site('POST', '/cms-admin/', { query: { rest_route: path }, headers: { Cookie: cookie }, form: { title: 'Forged' } }),
+    ];
+    expect(attempts.map((response) => response.status)).toEqual([401, 401, 401, 401]);
+    const batch = await app.api('POST', '/batch/v1', {
+      headers: { Cookie: cookie },
+      json: { requests: [{ method: 'POST', path, body: { title: 'Forged' }, headers: { Cookie: cookie } }] },
+    });
+    expect(batch.body.responses.map((response: { status: number }) => response.status)).toEqual([401]);
+    const kept = await app.api('GET', path, { headers: app.admin, query: { context: 'edit' } });
+    expect([kept.body.title.raw, kept.body.status]).toEqual(['Kept', 'publish']);
+  });
+
   it('never takes a cookie set before the sign-in as its session, and never logs the token (nor a Basic password)', async () => {
     const planted = 'p'.repeat(43);
     const response = await app.site('POST', '/cms-admin/session', { json: { username: 'admin', password: ADMIN_PASSWORD }, headers: { Cookie: `cms_session=${planted}` } });
