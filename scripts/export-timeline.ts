@@ -74,9 +74,14 @@ try {
       )
     : null;
   bar?.start(await countTimelineEvents(store.db, query), 0);
+  let read = 0;
   let written = 0;
   async function* entries(): AsyncGenerator<ExportEntry> {
-    for await (const entry of timeline(store.db, query, () => bar?.increment())) {
+    const onRead = () => {
+      read++;
+      bar?.increment();
+    };
+    for await (const entry of timeline(store.db, query, onRead)) {
       written++;
       yield entry;
     }
@@ -95,6 +100,8 @@ try {
     // The reader went away (`| head`): what it wanted was written.
     if ((error as { code?: string }).code !== 'EPIPE') throw error;
   }
+  // The total may have been an estimate (`countTimelineEvents`).
+  bar?.setTotal(read);
   bar?.stop();
   if (values.out) console.error(`Wrote ${written} events to ${values.out}.`);
 } finally {

@@ -56,6 +56,8 @@ export function shapesOfCommand(commandName: string, command: Document): QuerySh
       return make(command.query, command.sort);
     case 'aggregate': {
       const pipeline = Array.isArray(command.pipeline) ? (command.pipeline as Document[]) : [];
+      // `$collStats` reads the collection's statistics: no scan.
+      if (pipeline[0]?.$collStats) return [];
       const match = pipeline[0]?.$match;
       const sort = (match ? pipeline[1] : pipeline[0])?.$sort;
       return make(match ?? {}, sort);
