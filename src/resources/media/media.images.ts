@@ -1,4 +1,4 @@
-import { type FormatEnum } from 'sharp';
+import type { FormatEnum } from 'sharp';
 import { type ImageSize } from './media.model.js';
 
 type Sharp = (typeof import('sharp'))['default'];
