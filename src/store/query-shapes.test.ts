@@ -33,6 +33,12 @@ describe('query shapes against declared indexes (equality, sort, range)', () => 
     expect(served('find', { find: 'posts', filter: { _id: 1, $where: 'true' } })).toEqual([undefined]);
   });
 
+  it('sees no query in a count without a filter or in $collStats, which read the collection\'s own statistics', () => {
+    expect(shapesOfCommand('count', { count: 'events' })).toEqual([]);
+    expect(shapesOfCommand('aggregate', { aggregate: 'events', pipeline: [{ $collStats: { count: {} } }] })).toEqual([]);
+    expect(served('aggregate', { aggregate: 'events', pipeline: [{ $group: { _id: '$stream' } }] })).toEqual([undefined]);
+  });
+
   it('fails unserved shapes of growing collections, allowing small collections, scans said on purpose and any-document probes', () => {
     const shapes = [
       { find: 'posts', filter: { author: 3 } },
