@@ -31,6 +31,19 @@ export interface Workers {
 const RESTART_DELAY_MS = 1000;
 
 /**
+ * V8 grows a process's young generation up to 16 MiB a semi-space (48 MiB resident) under an
+ * allocation burst, and a worker's requests allocate in bursts; 4 MiB kept a worker's peak under
+ * load about 20 MiB lower at the same CPU per request. An operator's own setting (in the
+ * process's flags or NODE_OPTIONS) wins.
+ */
+const WORKER_SEMI_SPACE_FLAG = '--max-semi-space-size=4';
+
+function workerExecArgv(): string[] {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((flag) => /--max[-_]semi[-_]space[-_]size/.test(flag));
+  return given ? process.execArgv : [...process.execArgv, WORKER_SEMI_SPACE_FLAG];
+}
+
+/**
  * Primary side of `CMS_WORKERS`: forks the service processes one after another, each after the
  * previous one answers, so their start-up (indexes, the first administrator, healing) never runs
  * concurrently. They share the listening socket through node:cluster. A worker that crashes is
@@ -45,6 +58,7 @@ export async function startWorkers(count: number, env: Record<string, string>, l
   const stopping = () => stopped || (shutdown?.signal.aborted ?? false);
   const live = new Set<Worker>();
 
+  cluster.setupPrimary({ execArgv: workerExecArgv() });
   const fork = () =>
     new Promise<string>((resolve, reject) => {
       const worker = cluster.fork(env);
