@@ -1,4 +1,3 @@
-import { parseStream } from 'music-metadata';
 import { type Db, type ObjectId } from 'mongodb';
 import { readWhole, storeBuffer } from './media.files.js';
 import { imageLibrary, imageMeta, plannedSizes, readImage, resizeImage } from './media.images.js';
@@ -91,6 +90,8 @@ async function describeMedia(db: Db, original: Original): Promise<Record<string,
   const details: Record<string, unknown> = { filesize: original.size, mime_type: original.mime };
   const stream = uploadsBucket(db).openDownloadStream(original.id);
   try {
+    // Loaded at the first audio or video file: most processes never read one.
+    const { parseStream } = await import('music-metadata');
     const { format } = await parseStream(stream, { mimeType: original.mime, size: original.size }, { duration: false, skipCovers: true });
     if (format.duration !== undefined) {
       details.length = Math.round(format.duration);

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileTypeFromBuffer } from 'file-type';
 import { type Db, type ObjectId } from 'mongodb';
 import { uploadsBucket, type StoredFileMeta } from './media.model.js';
 import { sniffedKind } from './media.types.js';
@@ -66,6 +65,8 @@ class Gate extends Transform {
   private async release(): Promise<void> {
     const head = Buffer.concat(this.head);
     this.head = [];
+    // Loaded at the first upload, as sharp is: a process that is never sent a file does not hold it.
+    const { fileTypeFromBuffer } = await import('file-type');
     this.sniffed = sniffedKind((await fileTypeFromBuffer(head))?.mime, head.subarray(0, SNIFF_BYTES));
     this.decide(this.sniffed);
     this.decided = true;
