@@ -47,8 +47,9 @@ const scanOptions = (query: TimelineQuery): ScanOptions => ({
 export async function countTimelineEvents(db: Db, query: TimelineQuery): Promise<number> {
   const events = db.collection<{ stream: number; at: Date }>('events');
   if (query.id === undefined && !query.since) {
-    const [stats] = await events.aggregate<{ count?: number }>([{ $collStats: { count: {} } }]).toArray();
-    return stats?.count ?? 0;
+    // One document per shard on a sharded cluster.
+    const shards = await events.aggregate<{ count?: number }>([{ $collStats: { count: {} } }]).toArray();
+    return shards.reduce((total, shard) => total + Math.max(0, shard.count ?? 0), 0);
   }
   // The change log has no count by filter; this reads the same indexed range `scan` does.
   const filter: Filter<{ stream: number; at: Date }> = {};
