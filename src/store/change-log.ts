@@ -39,6 +39,8 @@ export interface StoredEvent<D = Record<string, unknown>> {
   redacted?: string[];
   /** The erasure this event owes (its id in `owed_erasures`): start-up tells it from a rival command's. */
   erasure?: string;
+  /** Its place on the one clock of the whole log (`positions` below); absent only before the upgrade gave it one. */
+  position?: number;
 }
 
 interface EventRow {
@@ -53,9 +55,10 @@ interface EventRow {
   erasure?: string;
   /** The block of the stream it falls in (`eventBlock`); absent on events stored before blocks were kept. */
   block?: string;
+  position?: number;
 }
 
-export type NewEvent<D = Record<string, unknown>> = Omit<StoredEvent<D>, 'seq' | 'redacted' | 'streamType'> & { streamType: string };
+export type NewEvent<D = Record<string, unknown>> = Omit<StoredEvent<D>, 'seq' | 'redacted' | 'streamType' | 'position'> & { streamType: string };
 
 /** Someone else appended to the stream first: re-read and decide again. */
 export class ConcurrencyError extends Error {
@@ -96,6 +99,10 @@ export const changeLogIndexes: IndexSpec[] = [
   { collection: 'events', key: { stream: 1, seq: 1 }, name: 'stream_seq_unique', unique: true },
   { collection: 'events', key: { at: 1, stream: 1, seq: 1 }, name: 'at_stream_seq' },
   { collection: 'events', key: { block: 1 }, name: 'block' },
+  // Sparse: on MongoDB, events stored before positions (until the upgrade gives them one) would
+  // otherwise all hold the one value null. FerretDB ignores the option; its PostgreSQL index
+  // keeps missing values apart anyway.
+  { collection: 'events', key: { position: 1 }, name: 'position_unique', unique: true, sparse: true },
 ];
 
 const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
@@ -108,6 +115,7 @@ const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
   data: JSON.parse(row.data) as D,
   ...(row.redacted ? { redacted: row.redacted } : {}),
   ...(row.erasure ? { erasure: row.erasure } : {}),
+  ...(row.position !== undefined ? { position: row.position } : {}),
 });
 
 export interface LastEvent {
@@ -126,15 +134,47 @@ export interface ScanOptions {
   since?: Date;
 }
 
+/**
+ * One clock for the whole log: every event row holds a `position`, a positive integer that a
+ * unique index keeps to one row. The append itself claims it (no claim before, no transaction):
+ * a process inserts its event at one past the last position it knows of, and above its stream's
+ * previous event, so a stream's positions rise with its seqs. Another process holding that
+ * position makes the insert fail like a lost race; the append then takes the first free position
+ * after it. Positions are not dense while appends are in flight: a reader by position
+ * (`readPositions`) reads only a prefix without gaps, and voids a gap it has waited out (a row
+ * of stream 0, which is no item, at seq `-position`, so it can meet no real `(stream, seq)`).
+ * Every other reader of the log reads by stream, or leaves stream 0 out.
+ */
+export const VOID_EVENT = 'void';
+const voidRow = (position: number, at: Date): EventRow => ({ stream: 0, seq: -position, position, type: VOID_EVENT, at, actor: 0, data: 'null' });
+/** Streams whose last position a process remembers, so that its next append there need not read it. */
+const STREAM_CACHE_SIZE = 10_000;
+
+interface Clock {
+  /** The highest position this process has handed out, once known. */
+  last?: number;
+  starting?: Promise<number>;
+  streams: Map<number, { seq: number; position: number }>;
+}
+// One per database handle, that is, per process (a handle is opened once at start-up).
+const clocks = new WeakMap<Db, Clock>();
+const clockOf = (db: Db): Clock => {
+  let clock = clocks.get(db);
+  if (!clock) clocks.set(db, (clock = { streams: new Map() }));
+  return clock;
+};
+
 /** The append-only `events` collection. Nothing but `append` writes it, except `redact`. */
 export function changeLog(db: Db) {
   const events = db.collection<EventRow>('events');
+  const clock = clockOf(db);
 
   /** The last event of each stream appended to since `since`, from the `at` index: what a checkpointed heal reads. */
   async function lastEventsSince(since: Date): Promise<Map<number, LastEvent>> {
     const last = new Map<number, LastEvent>();
     const rows = events.find({ at: { $gte: since } }, { projection: { stream: 1, streamType: 1, seq: 1, type: 1 } }).sort({ at: 1, stream: 1, seq: 1 });
     for await (const row of rows) {
+      if (row.stream <= 0) continue;
       if ((last.get(row.stream)?.seq ?? 0) < row.seq) last.set(row.stream, { seq: row.seq, type: row.type, streamType: row.streamType });
     }
     return last;
@@ -160,55 +200,94 @@ export function changeLog(db: Db) {
     return [...bySeq.values()].sort((a, b) => a.seq - b.seq).map((row) => toEvent<D>(row));
   }
 
+  const taken = async (position: number) => (await events.findOne({ position }, { projection: { _id: 1 } })) !== null;
+
   /**
-   * Appends at `expectedVersion + 1`. The unique `(stream, seq)` index makes this the commit
-   * point: a duplicate key means another writer got there first. A row the database would
-   * refuse, or data that would not read back as written, is refused before the insert.
+   * The first free position after `from` (taken, or 0), found by key alone, as ids are
+   * (sequences.ts): doubling steps past the taken ones, then halving steps back to the first free.
+   * It may be a gap below later events (an append in flight, or one that lost its race): taking
+   * it is safe, since no reader has gone past a free position (see `readPositions`).
    */
-  async function append<D>(event: NewEvent<D>, expectedVersion: number): Promise<StoredEvent<D>> {
-    const seq = expectedVersion + 1;
-    const row: EventRow = { ...event, seq, data: serializeData(event.data), block: eventBlock(event.stream, seq) };
-    assertStorable(row);
-    try {
-      await events.insertOne(row);
-    } catch (error) {
-      if (isDuplicateKey(error)) throw new ConcurrencyError(event.stream, expectedVersion);
-      throw error;
+  const firstFreeAfter = async (from: number): Promise<number> => {
+    let below = from;
+    let step = 1;
+    while (await taken(from + step)) {
+      below = from + step;
+      step *= 2;
     }
-    return { ...event, seq };
-  }
+    let above = from + step;
+    while (above - below > 1) {
+      const middle = Math.floor((below + above) / 2);
+      if (await taken(middle)) below = middle;
+      else above = middle;
+    }
+    return above;
+  };
 
-  return {
-    append,
+  /** The position of the stream's event `seq` (the one an append follows): what the append must go above. */
+  const positionOf = async (stream: number, seq: number): Promise<number> => {
+    if (seq === 0) return 0;
+    const known = clock.streams.get(stream);
+    if (known?.seq === seq) return known.position;
+    return (await events.findOne({ stream, seq }, { projection: { position: 1 } }))?.position ?? 0;
+  };
 
-    /**
-     * Appends a run of events at `expectedVersion + 1` onwards, in one ordered insert (group
-     * commit). Ordered inserts stop at the first refused row, so what is stored is a prefix of the
-     * run; it is read back by key to be sure, whatever the server reported, before anything is
-     * answered. Returns that prefix: shorter than the run when another writer took a seq first.
-     */
-    async appendRun<D>(run: NewEvent<D>[], expectedVersion: number): Promise<StoredEvent<D>[]> {
-      if (run.length === 1) {
-        try {
-          return [await append(run[0], expectedVersion)];
-        } catch (error) {
-          if (error instanceof ConcurrencyError) return [];
-          throw error;
-        }
-      }
-      const rows = run.map((event, offset): EventRow => {
-        const seq = expectedVersion + 1 + offset;
-        return { ...event, seq, data: serializeData(event.data), block: eventBlock(event.stream, seq) };
-      });
-      for (const row of rows) assertStorable(row);
-      const stored = (count: number) => run.slice(0, count).map((event, offset) => ({ ...event, seq: expectedVersion + 1 + offset }));
+  /** Hands out `count` consecutive positions above `floor` and this process's last, in this process. */
+  const reserve = async (count: number, floor: number): Promise<number> => {
+    if (clock.last === undefined) {
+      clock.starting ??= firstFreeAfter(0);
+      clock.last = Math.max(clock.last ?? 0, (await clock.starting) - 1);
+    }
+    const first = Math.max(clock.last + 1, floor + 1);
+    clock.last = first + count - 1;
+    return first;
+  };
+
+  const remember = (stream: number, seq: number, position: number) => {
+    if (clock.streams.size >= STREAM_CACHE_SIZE) clock.streams.delete(clock.streams.keys().next().value!);
+    clock.streams.set(stream, { seq, position });
+  };
+
+  /**
+   * Positions this process reserved and will not fill (its append lost the race): voided at once,
+   * so that readers need not wait them out. A reader voids them anyway if this fails.
+   */
+  const abandon = (positions: number[]) => {
+    if (positions.length) void events.insertMany(positions.map((position) => voidRow(position, new Date())), { ordered: false }).catch(() => {});
+  };
+
+  /**
+   * Appends a run of a stream's events at `expectedVersion + 1` onwards, in one ordered insert,
+   * at consecutive positions above the stream's previous event and above every position this
+   * process has handed out. Ordered inserts stop at the first refused row, so what is stored is a
+   * prefix of the run; after any error it is read back by key, whatever the server reported,
+   * before anything is answered. A duplicate key is then one of two things: the `(stream, seq)`
+   * of the first row not stored is someone else's (the race for the version is lost: the prefix
+   * stands, and is returned), or that row's position was taken (by another process's event or a
+   * reader's void): the rest of the run takes the first free positions after it and is inserted
+   * again. A row the database would refuse, or data that would not read back as written, is
+   * refused before the insert.
+   */
+  async function insertRun<D>(run: NewEvent<D>[], expectedVersion: number): Promise<StoredEvent<D>[]> {
+    const stream = run[0].stream;
+    const first = await reserve(run.length, await positionOf(stream, expectedVersion));
+    const rows = run.map((event, offset): EventRow => {
+      const seq = expectedVersion + 1 + offset;
+      return { ...event, seq, data: serializeData(event.data), block: eventBlock(stream, seq), position: first + offset };
+    });
+    for (const row of rows) assertStorable(row);
+    let stored = 0;
+    while (stored < rows.length) {
+      const rest = rows.slice(stored);
       try {
-        await events.insertMany(rows, { ordered: true });
-        return stored(rows.length);
+        if (rest.length === 1) await events.insertOne(rest[0]);
+        else await events.insertMany(rest, { ordered: true });
+        stored = rows.length;
+        break;
       } catch (error) {
         let found: StoredEvent[];
         try {
-          found = await readSeqs(run[0].stream, rows[0].seq, rows.at(-1)!.seq);
+          found = await readSeqs(stream, rest[0].seq, rest.at(-1)!.seq);
         } catch {
           // Nothing can be said of what was stored: the caller answers the first error.
           throw error;
@@ -216,10 +295,47 @@ export function changeLog(db: Db) {
         const ours = (row: EventRow, event: StoredEvent | undefined) =>
           event !== undefined && event.seq === row.seq && event.type === row.type && event.actor === row.actor && event.at.getTime() === row.at.getTime() && JSON.stringify(event.data) === row.data;
         let count = 0;
-        while (count < rows.length && ours(rows[count], found[count])) count++;
-        if (count === 0 && !isDuplicateKey(error) && found.length === 0) throw error;
-        return stored(count);
+        while (count < rest.length && ours(rest[count], found[count])) count++;
+        stored += count;
+        if (stored === rows.length) break;
+        const refused = rows[stored];
+        const lost = found.some((event) => event.seq === refused.seq);
+        if (lost || !isDuplicateKey(error)) {
+          if (!lost && stored === 0) throw error;
+          abandon(rows.slice(stored).map((row) => row.position!));
+          break;
+        }
+        const next = await firstFreeAfter(refused.position!);
+        rows.slice(stored).forEach((row, offset) => {
+          row.position = next + offset;
+        });
+        clock.last = Math.max(clock.last!, rows.at(-1)!.position!);
       }
+    }
+    if (stored > 0) remember(stream, rows[stored - 1].seq, rows[stored - 1].position!);
+    return rows.slice(0, stored).map((row, offset) => ({ ...run[offset], seq: row.seq, position: row.position! }));
+  }
+
+  /**
+   * Appends at `expectedVersion + 1` (see `insertRun`). The unique `(stream, seq)` index makes
+   * this the commit point: a duplicate there means another writer got there first.
+   */
+  async function append<D>(event: NewEvent<D>, expectedVersion: number): Promise<StoredEvent<D>> {
+    const [stored] = await insertRun([event], expectedVersion);
+    if (!stored) throw new ConcurrencyError(event.stream, expectedVersion);
+    return stored;
+  }
+
+  return {
+    append,
+
+    /**
+     * Appends a run of events at `expectedVersion + 1` onwards, in one ordered insert (group
+     * commit; see `insertRun`). Returns the stored prefix: shorter than the run when another
+     * writer took a seq first.
+     */
+    async appendRun<D>(run: NewEvent<D>[], expectedVersion: number): Promise<StoredEvent<D>[]> {
+      return insertRun(run, expectedVersion);
     },
 
     async readStream<D = Record<string, unknown>>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {
@@ -262,7 +378,10 @@ export function changeLog(db: Db) {
       if (options.since) filter.at = { $gte: options.since };
       const sort: Sort = options.since ? { at: 1, stream: 1, seq: 1 } : { stream: 1, seq: 1 };
       const cursor = events.find(filter).sort(sort).batchSize(SCAN_BATCH);
-      for await (const row of Readable.from(cursor, { objectMode: true, highWaterMark: SCAN_BATCH })) yield toEvent<D>(row as EventRow);
+      for await (const row of Readable.from(cursor, { objectMode: true, highWaterMark: SCAN_BATCH })) {
+        // Voided positions (stream 0) are no item's events.
+        if ((row as EventRow).stream > 0) yield toEvent<D>(row as EventRow);
+      }
     },
 
     /**
@@ -277,7 +396,11 @@ export function changeLog(db: Db) {
         .toArray();
       const last = new Map<number, LastEvent>();
       for (let start = 0; start < counts.length; start += 1000) {
-        const keys = counts.slice(start, start + 1000).map((count) => ({ stream: count._id, seq: count.seq }));
+        const keys = counts
+          .slice(start, start + 1000)
+          .filter((count) => count._id > 0)
+          .map((count) => ({ stream: count._id, seq: count.seq }));
+        if (!keys.length) continue;
         for (const row of await events.find({ $or: keys }, { projection: { stream: 1, streamType: 1, seq: 1, type: 1 } }).toArray()) {
           last.set(row.stream, { seq: row.seq, type: row.type, streamType: row.streamType });
         }
@@ -311,3 +434,4 @@ export function changeLog(db: Db) {
 }
 
 export type ChangeLog = ReturnType<typeof changeLog>;
+
