@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import { BSON, type Db, type Filter, type Sort } from 'mongodb';
 import { type IndexSpec, isDuplicateKey } from './mongo.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
@@ -147,6 +148,9 @@ export interface ScanOptions {
  */
 export const VOID_EVENT = 'void';
 const voidRow = (position: number, at: Date): EventRow => ({ stream: 0, seq: -position, position, type: VOID_EVENT, at, actor: 0, data: 'null' });
+/** How long a reader by position waits for a missing one before voiding it: an append in flight takes a few database round trips. */
+export const GAP_WAIT_MS = 5000;
+const GAP_POLL_MS = 20;
 /** Streams whose last position a process remembers, so that its next append there need not read it. */
 const STREAM_CACHE_SIZE = 10_000;
 
@@ -178,6 +182,23 @@ export function changeLog(db: Db) {
       if ((last.get(row.stream)?.seq ?? 0) < row.seq) last.set(row.stream, { seq: row.seq, type: row.type, streamType: row.streamType });
     }
     return last;
+  }
+
+  /** The row at `position` once it is there, or, after `waitMs`, the void this reader stored (or whatever won the race to it). */
+  async function waitOrVoid(position: number, waitMs: number): Promise<EventRow> {
+    const deadline = performance.now() + waitMs;
+    for (;;) {
+      const row = await events.findOne({ position });
+      if (row) return row;
+      if (performance.now() >= deadline) break;
+      await delay(GAP_POLL_MS);
+    }
+    try {
+      await events.insertOne(voidRow(position, new Date()));
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    return (await events.findOne({ position }))!;
   }
 
   /**
@@ -336,6 +357,34 @@ export function changeLog(db: Db) {
      */
     async appendRun<D>(run: NewEvent<D>[], expectedVersion: number): Promise<StoredEvent<D>[]> {
       return insertRun(run, expectedVersion);
+    },
+
+    /**
+     * The events at positions `after + 1` onwards, at most `limit` positions, as a gap-free
+     * prefix: `through` is the last position it covers (voids included), where the next read
+     * starts. A missing position with a later one present may belong to an append still in
+     * flight: the reader waits for it up to `gapWaitMs`, then abandons it by storing a void
+     * there. The unique position index lets either the event or the void in, never both; an
+     * append refused by the void takes a later position. So no position a reader has gone past
+     * is ever free, and a reader that has seen position N never later finds an event below N.
+     * Each position is read by key (the embedded database serves only equality from an index);
+     * a gap longer than the page is taken for the end of the log until a later read.
+     */
+    async readPositions<D = Record<string, unknown>>(after: number, limit: number, options: { gapWaitMs?: number } = {}): Promise<{ events: StoredEvent<D>[]; through: number }> {
+      const gapWaitMs = options.gapWaitMs ?? GAP_WAIT_MS;
+      const rows = await Promise.all(Array.from({ length: limit }, (_, offset) => events.findOne({ position: after + 1 + offset })));
+      const read: StoredEvent<D>[] = [];
+      let through = after;
+      for (let index = 0; index < rows.length; index++) {
+        let row: EventRow | null = rows[index];
+        if (!row) {
+          if (!rows.slice(index + 1).some(Boolean)) break;
+          row = await waitOrVoid(after + 1 + index, gapWaitMs);
+        }
+        through = row.position!;
+        if (row.stream > 0) read.push(toEvent<D>(row));
+      }
+      return { events: read, through };
     },
 
     async readStream<D = Record<string, unknown>>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { changeLog } from '../../src/store/change-log.js';
 import { startServiceOn, twoServicesOnOneDatabase } from '../support/test-app.js';
 
 // One clock: every event holds a position, unique across the log, rising with each stream's
@@ -14,6 +15,7 @@ interface EventRow {
   data: string;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const events = () => services.app.deps.store.db.collection<EventRow>('events');
 const itemEvents = () => events().find({ stream: { $gt: 0 } }).sort({ stream: 1, seq: 1 }).toArray();
 
@@ -85,5 +87,71 @@ describe('positions of new events', () => {
     } finally {
       await restarted.stop();
     }
+  });
+});
+
+describe('a reader by position', () => {
+  // The service process's own clock is at its last append: a missing position just above it,
+  // with a later one present, is what an append of another process still in flight leaves.
+  const lastWrite = async (title: string) => {
+    const { app } = services;
+    const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title } });
+    expect(created.status).toBe(201);
+    const event = await events().findOne({ stream: created.body.id, seq: 1 });
+    return { post: created.body.id as number, position: event!.position! };
+  };
+  const laterRow = (position: number): EventRow & { actor: number } => ({ stream: 0, seq: -position, type: 'void', at: new Date(), actor: 0, data: 'null', position });
+
+  it('reads a prefix without gaps, and waits for a missing position that an append in flight then fills', async () => {
+    const { app } = services;
+    const log = changeLog(app.deps.store.db);
+    const { post, position } = await lastWrite('Before a gap');
+    await events().insertOne(laterRow(position + 2));
+
+    const reading = log.readPositions(position - 1, 5, { gapWaitMs: 60_000 });
+    await sleep(300);
+    // Still waiting: the append in flight at `position + 1` commits now.
+    const inFlight = { stream: post, streamType: 'post', seq: 2, type: 'updated', at: new Date(), actor: 1, data: JSON.stringify({ changes: { title: 'In flight' } }), position: position + 1 };
+    await events().insertOne(inFlight);
+    const read = await reading;
+    expect(read.through).toBe(position + 2);
+    expect(read.events.map((event) => [event.stream, event.seq, event.position])).toEqual([
+      [post, 1, position],
+      [post, 2, position + 1],
+    ]);
+  });
+
+  it('abandons a missing position it has waited out, and an append arriving after that takes a later one, answered as stored', async () => {
+    const { app } = services;
+    const log = changeLog(app.deps.store.db);
+    const { post, position } = await lastWrite('Before an abandoned gap');
+    await events().insertOne(laterRow(position + 2));
+
+    const stopped = await log.readPositions(position - 1, 5, { gapWaitMs: 0 });
+    expect(stopped.through).toBe(position + 2);
+    expect(stopped.events.map((event) => event.position)).toEqual([position]);
+    const voided = await events().findOne({ position: position + 1 });
+    expect(voided).toMatchObject({ stream: 0, seq: -(position + 1), type: 'void' });
+
+    // The service's next append tries the abandoned position first, and goes above.
+    const updated = await app.api('POST', `/cms/v2/posts/${post}`, { headers: app.admin, json: { title: 'Arrived late' } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.title.raw).toBe('Arrived late');
+    const stored = await events().findOne({ stream: post, seq: 2 });
+    expect(stored!.position).toBe(position + 3);
+    expect(JSON.parse(stored!.data).changes.title).toBe('Arrived late');
+    const again = await log.readPositions(position - 1, 5, { gapWaitMs: 0 });
+    expect(again.events.map((event) => [event.stream, event.seq])).toEqual([
+      [post, 1],
+      [post, 2],
+    ]);
+  });
+
+  it('stops at a missing position with nothing after it: the end of the log', async () => {
+    const { app } = services;
+    const { position } = await lastWrite('At the end');
+    const read = await changeLog(app.deps.store.db).readPositions(position - 1, 5, { gapWaitMs: 60_000 });
+    expect(read.through).toBe(position);
+    expect(await events().findOne({ position: position + 1 })).toBeNull();
   });
 });
