@@ -144,6 +144,7 @@ interface EventRow {
   data: string;
   seq: number;
   block: string;
+  position: number;
 }
 
 /** Seeds `size` on the database at `uri`: the API first, then everything else in bulk. */
@@ -195,11 +196,13 @@ async function seedInBulk(db: Db, size: SiteSize, probe: number, menu: number): 
 
   const rows: EventRow[] = [];
   const streams: StoredEvent[][] = [];
+  // Positions as the service gives them, so that the grown site has nothing to upgrade.
+  let position = (await log.firstFreePosition()) - 1;
   const append = (stream: StoredEvent[], id: number, type: string, at: Date, data: object) => {
     const seq = stream.length + 1;
-    const row: EventRow = { stream: id, streamType: 'post', type, at, actor: admin, data: JSON.stringify(data), seq, block: eventBlock(id, seq) };
+    const row: EventRow = { stream: id, streamType: 'post', type, at, actor: admin, data: JSON.stringify(data), seq, block: eventBlock(id, seq), position: ++position };
     // As the log reads it back (`change-log.ts`): the data parsed from its stored JSON.
-    stream.push({ stream: row.stream, streamType: row.streamType, seq: row.seq, type, at, actor: admin, data: JSON.parse(row.data) as Record<string, unknown> });
+    stream.push({ stream: row.stream, streamType: row.streamType, seq: row.seq, type, at, actor: admin, data: JSON.parse(row.data) as Record<string, unknown>, position: row.position });
     rows.push(row);
   };
   const flush = async () => {

@@ -1,4 +1,4 @@
-import { changeLog, changeLogIndexes } from '../store/change-log.js';
+import { changeLog, changeLogIndexes, upgradePositions } from '../store/change-log.js';
 import { healErasures } from '../store/erasure.js';
 import { keptIndexNoteIndexes } from '../store/kept-index.js';
 import { healFromCheckpoint } from '../store/projections.js';
@@ -6,7 +6,7 @@ import { projectionsOf, type ResourceManifest } from './manifest.js';
 
 /**
  * The change log shared by every history type: its indexes, and, before the service answers,
- * healing of what a crash left unprojected, each stream through its own type's projection as
+ * positions for events stored before them, then healing of what a crash left unprojected, each stream through its own type's projection as
  * the resource manifests declare them, then of the erasures it interrupted. A stream that cannot
  * be projected is recorded as a fault (its item answers an error, `/healthz` reports it) and
  * does not stop the start.
@@ -17,6 +17,9 @@ export function changeLogResource(resources: readonly ResourceManifest[]): Resou
     routes: [],
     indexes: [...changeLogIndexes, ...keptIndexNoteIndexes],
     seed: async (deps) => {
+      // Before anything is appended: new events take positions above the upgraded ones.
+      const positioned = await upgradePositions(deps.store.db);
+      if (positioned > 0) deps.logger.info({ events: positioned }, 'events stored before positions given theirs');
       const healed = await healFromCheckpoint(deps.store.db, changeLog(deps.store.db), registry, deps.logger, deps.clock());
       if (healed > 0) deps.logger.warn({ healed }, 'projections healed from the change log');
       await healErasures(deps.store.db, deps.logger);

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { BSON, type Db, type Filter, type Sort } from 'mongodb';
+import { type AnyBulkWriteOperation, BSON, type Db, type Filter, type Sort } from 'mongodb';
 import { type IndexSpec, isDuplicateKey } from './mongo.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
 
@@ -350,6 +350,9 @@ export function changeLog(db: Db) {
   return {
     append,
 
+    /** The first position no row holds (after the highest, while no append is in flight): where bulk seeding goes on. */
+    firstFreePosition: () => firstFreeAfter(0),
+
     /**
      * Appends a run of events at `expectedVersion + 1` onwards, in one ordered insert (group
      * commit; see `insertRun`). Returns the stored prefix: shorter than the run when another
@@ -484,3 +487,60 @@ export function changeLog(db: Db) {
 
 export type ChangeLog = ReturnType<typeof changeLog>;
 
+/** The checkpoint of the upgrade that gives positions to events stored before them. */
+export const POSITIONS_CHECKPOINT = 'event_positions';
+const UPGRADE_BATCH = 1000;
+
+interface PositionsCheckpoint {
+  _id: string;
+  /** The first position the upgrade gives: one past the highest any event held when it began. */
+  base: number;
+  done?: Date;
+}
+
+/**
+ * Gives every event stored without a position one, in `(at, stream, seq)` order, once per
+ * database (a checkpoint records it); start-up runs it before the service appends anything.
+ * The first process to begin records where the numbering starts, `base`, under a unique key, so
+ * that processes starting at once (or one starting again after a crash) number alike: each
+ * event without a position, or with one from `base` up (given by the upgrade: nothing else
+ * appends before it is done), takes `base` plus its rank among them. Rows are updated by `_id`, a
+ * batch at a time, only where no position is set yet.
+ */
+export async function upgradePositions(db: Db): Promise<number> {
+  const checkpoints = db.collection<PositionsCheckpoint>('checkpoints');
+  const events = db.collection<EventRow>('events');
+  let checkpoint = await checkpoints.findOne({ _id: POSITIONS_CHECKPOINT });
+  if (checkpoint?.done) return 0;
+  if (!checkpoint) {
+    let highest = 0;
+    const positions = events.find({}, { projection: { position: 1 }, comment: `${FULL_SCAN_COMMENT} once per database: the highest position before the upgrade` });
+    for await (const row of positions) highest = Math.max(highest, row.position ?? 0);
+    await checkpoints.insertOne({ _id: POSITIONS_CHECKPOINT, base: highest + 1 }).catch((error: unknown) => {
+      if (!isDuplicateKey(error)) throw error;
+    });
+    checkpoint = (await checkpoints.findOne({ _id: POSITIONS_CHECKPOINT }))!;
+  }
+  const { base } = checkpoint;
+  let rank = 0;
+  let count = 0;
+  let batch: AnyBulkWriteOperation<EventRow>[] = [];
+  const flush = async () => {
+    if (batch.length) await events.bulkWrite(batch, { ordered: false });
+    count += batch.length;
+    batch = [];
+  };
+  const rows = events
+    .find({}, { projection: { stream: 1, position: 1 }, comment: `${FULL_SCAN_COMMENT} once per database: events stored before positions, in time order` })
+    .sort({ at: 1, stream: 1, seq: 1 });
+  for await (const row of rows) {
+    if (row.stream <= 0 || (row.position !== undefined && row.position < base)) continue;
+    const position = base + rank++;
+    if (row.position === position) continue;
+    batch.push({ updateOne: { filter: { _id: row._id, position: { $exists: false } }, update: { $set: { position } } } });
+    if (batch.length >= UPGRADE_BATCH) await flush();
+  }
+  await flush();
+  await checkpoints.updateOne({ _id: POSITIONS_CHECKPOINT }, { $set: { done: new Date() } });
+  return count;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeLog } from '../../src/store/change-log.js';
+import { changeLog, POSITIONS_CHECKPOINT, upgradePositions } from '../../src/store/change-log.js';
 import { startServiceOn, twoServicesOnOneDatabase } from '../support/test-app.js';
 
 // One clock: every event holds a position, unique across the log, rising with each stream's
@@ -153,5 +153,38 @@ describe('a reader by position', () => {
     const read = await changeLog(app.deps.store.db).readPositions(position - 1, 5, { gapWaitMs: 60_000 });
     expect(read.through).toBe(position);
     expect(await events().findOne({ position: position + 1 })).toBeNull();
+  });
+});
+
+describe('the upgrade of a log stored before positions', () => {
+  it('gives those events positions at start-up, above the rest, in (at, stream, seq) order, the same in two processes starting at once', async () => {
+    const { app } = services;
+    const [first, second] = await Promise.all(
+      ['Old one', 'Old two'].map(async (title) => (await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title } })).body.id as number),
+    );
+    // Interleaved in time, so that time order is not stream order.
+    for (const [post, title] of [[second, 'Two, revised'], [first, 'One, revised'], [second, 'Two, again']] as const) {
+      expect((await app.api('POST', `/cms/v2/posts/${post}`, { headers: app.admin, json: { title } })).status).toBe(200);
+    }
+    await events().updateMany({ stream: { $in: [first, second] } }, { $unset: { position: '' } });
+    await app.deps.store.db.collection<{ _id: string }>('checkpoints').deleteOne({ _id: POSITIONS_CHECKPOINT });
+    const highest = Math.max(...(await events().find({}).toArray()).map((row) => row.position ?? 0));
+
+    const started = await Promise.all([startServiceOn(app.databaseName), startServiceOn(app.databaseName)]);
+    try {
+      const upgraded = (await itemEvents()).filter((row) => row.stream === first || row.stream === second);
+      upgraded.sort((a, b) => a.at.getTime() - b.at.getTime() || a.stream - b.stream || a.seq - b.seq);
+      expect(upgraded.map((row) => row.position)).toEqual(upgraded.map((_, rank) => highest + 1 + rank));
+      expect(upgraded.map((row) => row.stream)).not.toEqual([...upgraded].sort((a, b) => a.stream - b.stream || a.seq - b.seq).map((row) => row.stream));
+      expectOneClock(await itemEvents());
+
+      const created = await send(started[1].siteUrl, '/posts', app.admin, { title: 'After the upgrade' });
+      expect(created.status).toBe(201);
+      expect((await events().findOne({ stream: created.body.id, seq: 1 }))!.position).toBeGreaterThan(highest + upgraded.length);
+      // Once per database: a later start finds the checkpoint and numbers nothing again.
+      expect(await upgradePositions(app.deps.store.db)).toBe(0);
+    } finally {
+      await Promise.all(started.map((service) => service.stop()));
+    }
   });
 });
