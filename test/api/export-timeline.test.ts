@@ -13,7 +13,7 @@ import { type TimelineEntry } from '../../src/resources/history/history.serializ
 
 // Runs the built script (the test command builds first), as `npm run export:timeline` does.
 const SCRIPT = 'dist/scripts/export-timeline.js';
-const COLUMNS = ['item', 'item_type', 'seq', 'type', 'date_gmt', 'author', 'fields', 'revision', 'redacted'];
+const COLUMNS = ['item', 'item_type', 'seq', 'type', 'date_gmt', 'author', 'fields', 'revision', 'redacted', 'position'];
 
 let app: TestApp;
 let tempDir: string;
@@ -98,6 +98,12 @@ describe('npm run export:timeline', () => {
       expect(entry.date_gmt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
       previous = entry;
     }
+    // Each event's position on the log's one clock, as stored.
+    const positions = new Map<string, number>();
+    for await (const row of app.deps.store.db.collection<{ stream: number; seq: number; position: number }>('events').find({ stream: { $gt: 0 } })) positions.set(`${row.stream}:${row.seq}`, row.position);
+    expect(all.map((entry) => entry.position)).toEqual(all.map((entry) => positions.get(`${entry.item}:${entry.seq}`)));
+    expect(new Set(all.map((entry) => entry.position)).size).toBe(all.length);
+
     const page = all.filter((entry) => entry.item === ids.bigPage);
     expect(page).toHaveLength(1001);
     expect(page.slice(1).every((entry) => entry.type === 'updated' && entry.author === editorId && entry.fields.join() === 'title')).toBe(true);
@@ -137,11 +143,12 @@ describe('npm run export:timeline', () => {
         fields: entry.fields.join(' '),
         revision: entry.revision === null ? '' : String(entry.revision),
         redacted: entry.redacted.join(' '),
+        position: String(entry.position),
       });
     });
     // A list of several fields holds spaces, never a separator; the created row lists them all.
     const created = lines.find((line) => line.startsWith(`${ids.post},post,1,created,`))!;
-    expect(created).toMatch(/,(?:[a-z_]+ )+[a-z_]+,,$/);
+    expect(created).toMatch(/,(?:[a-z_]+ )+[a-z_]+,,,\d+$/);
   });
 
   it('narrows to one item with --id and to one type with --type', () => {

@@ -27,6 +27,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 describe('GET /posts/<id>/history', () => {
   it('lists every change oldest first: who, when, what kind, which fields, which revision', async () => {
     const started = Date.now();
+    // Another item's event first: positions count across the log, seqs within an item.
+    await givenPost(app.deps, { title: 'Earlier' });
     const post = await givenPost(app.deps, { title: 'First', slug: 'first', meta: { mood: 'calm' } });
     await updatePost(app.deps, post._id, { title: 'Second' }, 1);
     const autosave = await autosavePost(app.deps, post._id, { content: '<p>Draft by the editor.</p>' }, editor.id);
@@ -54,6 +56,11 @@ describe('GET /posts/<id>/history', () => {
       expect(entry.redacted).toEqual([]);
       expect(entry._links.up).toEqual([{ href: `${app.apiRoot}/cms/v2/posts/${post._id}`, embeddable: true }]);
     }
+
+    // Each entry's position on the log's one clock, as stored: rising with the item's seqs.
+    const stored = await app.deps.store.db.collection<{ stream: number; seq: number; position: number }>('events').find({ stream: post._id }).sort({ stream: 1, seq: 1 }).toArray();
+    expect(entries.map((entry) => entry.position)).toEqual(stored.map((row) => row.position));
+    expect(entries.every((entry, index) => Number.isInteger(entry.position) && (index === 0 || entry.position > entries[index - 1].position))).toBe(true);
 
     const [created, updated, autosaved, trashed, untrashed, restored] = entries;
     expect(created.fields).toEqual(expect.arrayContaining(['title', 'content', 'status', 'slug', 'date_gmt', 'modified_gmt', 'trashed_from', 'meta', 'categories', 'tags']));
@@ -207,7 +214,7 @@ describe('GET /posts/<id>/history', () => {
     const { status, body } = await app.api('OPTIONS', `/cms/v2/posts/${post._id}/history`, { headers: app.admin });
     expect(status).toBe(200);
     expect(body.schema.title).toBe('history');
-    expect(Object.keys(body.schema.properties)).toEqual(['seq', 'type', 'date_gmt', 'author', 'fields', 'revision', 'redacted']);
+    expect(Object.keys(body.schema.properties)).toEqual(['seq', 'type', 'date_gmt', 'author', 'fields', 'revision', 'redacted', 'position']);
     expect(body.endpoints[0].args.per_page).toMatchObject({ default: 100, minimum: 1, maximum: 100 });
   });
 

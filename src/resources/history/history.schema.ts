@@ -40,6 +40,12 @@ export const historySchema: ItemSchema = {
       context: both,
       readonly: true,
     },
+    position: {
+      description: 'Position of the event on the one clock of the whole change log: unique, rising in commit order across every item. A reader that has seen a position never later finds an event below it.',
+      type: 'integer',
+      context: both,
+      readonly: true,
+    },
   },
 };
 

@@ -15,6 +15,8 @@ export interface TimelineEntry {
   fields: string[];
   revision: number | null;
   redacted: string[];
+  /** The event's place on the one clock of the whole log. */
+  position: number;
 }
 
 /** The revision or autosave an event wrote, for its link. */
@@ -88,6 +90,8 @@ export function timelineEntry(event: StoredEvent): TimelineEntry {
     fields: changedFields(event),
     revision: writtenRevision(event)?.id ?? null,
     redacted: event.redacted ? wireNames(Object.fromEntries(event.redacted.map((field) => [field, true]))) : [],
+    // Every event holds one once start-up has upgraded the log (`upgradePositions`).
+    position: event.position!,
   };
 }
 

@@ -16,8 +16,11 @@ export interface TimelineQuery {
   since?: Date;
 }
 
-/** The CSV columns, in order; lists are joined with spaces and a missing revision is empty. */
-export const CSV_COLUMNS = ['item', 'item_type', 'seq', 'type', 'date_gmt', 'author', 'fields', 'revision', 'redacted'] as const;
+/**
+ * The CSV columns, in order; lists are joined with spaces and a missing revision is empty. Columns
+ * added later go at the end, so that consumers reading by place keep working.
+ */
+export const CSV_COLUMNS = ['item', 'item_type', 'seq', 'type', 'date_gmt', 'author', 'fields', 'revision', 'redacted', 'position'] as const;
 
 export function csvRow(entry: ExportEntry): Record<(typeof CSV_COLUMNS)[number], string | number> {
   return {
@@ -30,6 +33,7 @@ export function csvRow(entry: ExportEntry): Record<(typeof CSV_COLUMNS)[number],
     fields: entry.fields.join(' '),
     revision: entry.revision ?? '',
     redacted: entry.redacted.join(' '),
+    position: entry.position,
   };
 }
 
