@@ -256,7 +256,11 @@ export function changeLog(db: Db) {
   /** Hands out `count` consecutive positions above `floor` and this process's last, in this process. */
   const reserve = async (count: number, floor: number): Promise<number> => {
     if (clock.last === undefined) {
-      clock.starting ??= firstFreeAfter(0);
+      // Looked up once per process; a lookup the database failed is tried again by the next append.
+      clock.starting ??= firstFreeAfter(0).catch((error: unknown) => {
+        clock.starting = undefined;
+        throw error;
+      });
       clock.last = Math.max(clock.last ?? 0, (await clock.starting) - 1);
     }
     const first = Math.max(clock.last + 1, floor + 1);
@@ -316,7 +320,10 @@ export function changeLog(db: Db) {
         const ours = (row: EventRow, event: StoredEvent | undefined) =>
           event !== undefined && event.seq === row.seq && event.type === row.type && event.actor === row.actor && event.at.getTime() === row.at.getTime() && JSON.stringify(event.data) === row.data;
         let count = 0;
-        while (count < rest.length && ours(rest[count], found[count])) count++;
+        while (count < rest.length && ours(rest[count], found[count])) {
+          rest[count].position = found[count].position;
+          count++;
+        }
         stored += count;
         if (stored === rows.length) break;
         const refused = rows[stored];

@@ -147,6 +147,42 @@ describe('a reader by position', () => {
     ]);
   });
 
+  it('never finds an event appear below a position it has gone past, while two processes race to append', async () => {
+    const { app, other } = services;
+    const log = changeLog(app.deps.store.db);
+    const sites = [app.siteUrl, other.siteUrl];
+    const posts = await Promise.all(
+      [0, 1, 2, 3].map(async (n) => (await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: `Watched ${n}`, status: 'publish' } })).body.id as number),
+    );
+    const start = Math.max(...(await events().find({}).toArray()).map((row) => row.position ?? 0));
+    const seen = new Set<number>();
+    let through = start;
+    let writing = true;
+    // A short wait, so that appends still in flight are abandoned and must go above.
+    const reader = (async () => {
+      while (writing) {
+        const read = await log.readPositions(through, 16, { gapWaitMs: 20 });
+        for (const event of read.events) seen.add(event.position!);
+        if (read.through === through) await sleep(5);
+        through = read.through;
+      }
+    })();
+    const answers = await Promise.all(
+      Array.from({ length: 128 }, (_, n) =>
+        n % 8 < 2
+          ? send(sites[n % 2], `/posts/${posts[n % 4]}`, app.admin, { title: `watched update ${n}` })
+          : send(sites[(n >> 2) % 2], `/posts/${posts[n % 4]}/autosaves`, app.admin, { title: 'Watched', content: `watched autosave ${n}` }),
+      ),
+    );
+    writing = false;
+    await reader;
+    expect(answers.every((answer) => answer.status < 300)).toBe(true);
+    expect(through).toBeGreaterThan(start);
+    const passed = (await itemEvents()).filter((row) => row.position! > start && row.position! <= through);
+    expect(passed.map((row) => row.position!).sort((a, b) => a - b)).toEqual([...seen].sort((a, b) => a - b));
+    expectOneClock(await itemEvents());
+  });
+
   it('stops at a missing position with nothing after it: the end of the log', async () => {
     const { app } = services;
     const { position } = await lastWrite('At the end');
