@@ -41,7 +41,7 @@ export const historySchema: ItemSchema = {
       readonly: true,
     },
     position: {
-      description: 'Position of the event on the one clock of the whole change log: unique, rising in commit order across every item. A reader that has seen a position never later finds an event below it.',
+      description: 'Position of the event on the one clock of the whole change log: unique across every item, rising with the item\'s changes. A reader of the log by position that has seen a position never later finds an event below it.',
       type: 'integer',
       context: both,
       readonly: true,
