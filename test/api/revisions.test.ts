@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeLog } from '../../src/store/change-log.js';
-import { withBlock, type RevisionDoc } from '../../src/resources/posts/post.model.js';
-import { backfillRevisionBlocks, REVISION_BLOCKS_CHECKPOINT } from '../../src/resources/posts/post.projection.js';
+import { storedRevision, type RevisionDoc } from '../../src/resources/posts/post.model.js';
+import { AUTOSAVE_KEYS_CHECKPOINT, backfillAutosaveKeys, backfillRevisionBlocks, REVISION_BLOCKS_CHECKPOINT } from '../../src/resources/posts/post.projection.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 type Actor = Awaited<ReturnType<TestApp['asRole']>>;
@@ -573,7 +573,7 @@ describe('a post with 10,000 revisions', () => {
         version: 2 + index,
       };
     });
-    await app.deps.store.db.collection('revisions').insertMany(rows.map((row) => withBlock(row as RevisionDoc)) as never[]);
+    await app.deps.store.db.collection('revisions').insertMany(rows.map((row) => storedRevision(row as RevisionDoc)) as never[]);
     // Rows written behind the log's back: the item's counters say so, and its newest revision
     // is marked unknown, as after a deletion, so it is looked up. (Speed is measured by
     // `npm run bench:history`, not asserted here.)
@@ -613,5 +613,25 @@ describe('revision rows stored before rows kept their block of the log', () => {
     expect(await backfillRevisionBlocks(db)).toBeGreaterThanOrEqual(40);
     expect(await listed()).toEqual(before);
     expect(await backfillRevisionBlocks(db)).toBe(0);
+  });
+});
+
+describe('autosave rows stored before autosaves kept their key', () => {
+  it("are given it once, at the next start, and the user's next autosave saves over them", async () => {
+    const post = await create('posts', editor.headers, { title: 'Autosaved before keys', content: CONTENTS[0], status: 'publish' });
+    const autosave = async (content: string) => {
+      const saved = await app.api('POST', `/cms/v2/posts/${post.id}/autosaves`, { headers: editor.headers, json: { title: 'Autosaved before keys', content } });
+      expect(saved.status).toBe(200);
+      return saved.body.id as number;
+    };
+    const first = await autosave('First draft of the words.');
+    const db = app.deps.store.db;
+    await db.collection('revisions').updateMany({ parent: post.id }, { $unset: { autosaveOf: '' } });
+    await db.collection('checkpoints').deleteOne({ _id: AUTOSAVE_KEYS_CHECKPOINT } as never);
+    expect(await backfillAutosaveKeys(db)).toBeGreaterThanOrEqual(1);
+    expect(await autosave('Second draft of the words.')).toBe(first);
+    const listed = await app.api('GET', `/cms/v2/posts/${post.id}/autosaves`, { headers: editor.headers, query: { context: 'edit' } });
+    expect(listed.body.map((row: { id: number; content: { raw: string } }) => [row.id, row.content.raw])).toEqual([[first, 'Second draft of the words.']]);
+    expect(await backfillAutosaveKeys(db)).toBe(0);
   });
 });

@@ -4,7 +4,7 @@ import { type TaggedPost } from '../terms/term.queries.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, loadItem, runCommand, type Decision } from '../../store/kernel.js';
 import { siteNow } from '../posts/post.commands.js';
-import { revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
+import { autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
 import { type MenuItemAutosaved, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
 import { menuItemHistory } from './menu-item.history.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
@@ -95,7 +95,7 @@ export function restoreMenuItemRevision(deps: Deps, id: number, revision: Revisi
 
 /** The caller's autosave of an item, if any (the newest, should there be more). */
 export function callersAutosave(deps: Deps, id: number, actor: number): Promise<RevisionDoc | null> {
-  return revisionsCollection(deps.store.db).findOne({ parent: id, kind: 'autosave', author: actor }, { sort: { date: -1, _id: -1 } });
+  return autosaveOf(deps.store.db, id, actor);
 }
 
 export type MenuItemAutosave = { inPlace: true; doc: MenuItemDoc } | { inPlace: false; autosave: RevisionDoc };

@@ -1,6 +1,6 @@
 import { type StoredEvent } from '../../store/change-log.js';
 import { documentProjection } from '../../store/document-projection.js';
-import { revisionsCollection, withBlock, type RevisionDoc } from '../posts/post.model.js';
+import { revisionsCollection, storedRevision, type RevisionDoc } from '../posts/post.model.js';
 import {
   MENU_ITEM_EVENT_TYPES,
   type MenuItemAutosaved,
@@ -118,7 +118,7 @@ export const menuItemsProjection = documentProjection<MenuItemDoc, RevisionDoc>(
     const effects = evolveMenuItem(doc, event);
     return { item: effects.item, upsertRows: effects.upsertRevisions, deleteRows: effects.deleteRevisions, deleteAllRows: effects.deleteAllRevisions };
   },
-  stored: withBlock,
+  stored: storedRevision,
   async clear(db) {
     const ids = (await menuItemsCollection(db).find({}, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id);
     if (ids.length) await revisionsCollection(db).deleteMany({ parent: { $in: ids } });

@@ -1,7 +1,7 @@
 import { postTypesSupporting } from '../../registry/post-types.js';
 import { type ResourceManifest } from '../manifest.js';
 import { postIndexes } from './post.model.js';
-import { backfillRevisionBlocks, postsProjection } from './post.projection.js';
+import { backfillAutosaveKeys, backfillRevisionBlocks, postsProjection } from './post.projection.js';
 import { postTypeRoutes } from './post.routes.js';
 
 export { autosavePost, deleteRevision, newestRevision, restoreRevision } from './post.commands.js';
@@ -19,5 +19,7 @@ export const postsResource: ResourceManifest = {
   seed: async (deps) => {
     const blocked = await backfillRevisionBlocks(deps.store.db);
     if (blocked > 0) deps.logger.info({ revisions: blocked }, 'revision rows given their block of the log');
+    const keyed = await backfillAutosaveKeys(deps.store.db);
+    if (keyed > 0) deps.logger.info({ autosaves: keyed }, 'autosave rows given their key');
   },
 };

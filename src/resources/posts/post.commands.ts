@@ -7,6 +7,7 @@ import { readSetting } from '../settings/index.js';
 import { type PostAutosaved, type PostChanged, type PostEventData } from './post.events.js';
 import { postHistory } from './post.history.js';
 import {
+  autosaveOf,
   fieldsOf,
   postsCollection,
   REVISIONED_FIELDS,
@@ -147,7 +148,7 @@ export async function autosavePost(deps: Deps, id: number, changes: Partial<Post
     // The autosave an earlier command of this batch wrote, not yet projected; else the stored one.
     const existing =
       (earlier as RevisionDoc[]).filter((row) => row.kind === 'autosave' && row.parent === id && row.author === actor).at(-1) ??
-      (await revisions.findOne({ parent: id, kind: 'autosave', author: actor }, { sort: { date: -1, _id: -1 } }));
+      (await autosaveOf(deps.store.db, id, actor));
     const submitted = REVISIONED_FIELDS.filter((field) => changes[field] !== undefined);
     const differs = submitted.some((field) => normalize(String(changes[field])) !== normalize(current[field]));
     if (existing && !differs) {

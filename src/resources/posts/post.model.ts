@@ -91,6 +91,8 @@ export interface RevisionDoc {
   item?: Record<string, unknown>;
   /** The block of the item's log it was last written in (`revisionBlock`), by which pages of revisions are read. */
   block?: string;
+  /** An autosave's item and author (`autosaveKey`), by which a user's autosave of an item is found. */
+  autosaveOf?: string;
 }
 
 /**
@@ -102,8 +104,23 @@ export const REVISION_BLOCK = 16;
 
 export const revisionBlock = (parent: number, seq: number) => `${parent}:${Math.floor(seq / REVISION_BLOCK)}`;
 
-/** A revision row as stored: with the block of the event that last wrote it. */
-export const withBlock = (revision: RevisionDoc): RevisionDoc => ({ ...revision, block: revisionBlock(revision.parent, revision.version) });
+/**
+ * The key of a user's autosave of an item: one value that selects the row, which the embedded
+ * database serves from an index (where item, kind and author each select many rows, an author's
+ * every revision, and cost it an intersection that grows with the site).
+ */
+export const autosaveKey = (parent: number, author: number) => `${parent}:${author}`;
+
+/** A revision row as stored: with the block of the event that last wrote it, and an autosave with its key. */
+export const storedRevision = (revision: RevisionDoc): RevisionDoc => ({
+  ...revision,
+  block: revisionBlock(revision.parent, revision.version),
+  ...(revision.kind === 'autosave' ? { autosaveOf: autosaveKey(revision.parent, revision.author) } : {}),
+});
+
+/** A user's autosave of an item, by its key. */
+export const autosaveOf = (db: Db, parent: number, author: number) =>
+  revisionsCollection(db).findOne({ autosaveOf: autosaveKey(parent, author) }, { sort: { date: -1, _id: -1 } });
 
 export const postsCollection = (db: Db) => db.collection<PostDoc>('posts');
 export const revisionsCollection = (db: Db) => db.collection<RevisionDoc>('revisions');
@@ -119,7 +136,7 @@ export const postIndexes: IndexSpec[] = [
   // Revision lists are newest first (date, then id); autosaves are found per (parent, author).
   { collection: 'revisions', key: { parent: 1, date: -1, _id: -1 }, name: 'parent_date_id' },
   { collection: 'revisions', key: { parent: 1, kind: 1, date: -1, _id: -1 }, name: 'parent_kind_date_id' },
-  { collection: 'revisions', key: { parent: 1, kind: 1, author: 1 }, name: 'parent_kind_author' },
+  { collection: 'revisions', key: { autosaveOf: 1, date: -1, _id: -1 }, name: 'autosave_of_date_id' },
   { collection: 'revisions', key: { block: 1 }, name: 'block' },
 ];
 

@@ -6,6 +6,7 @@ import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { type StoredEvent } from '../../store/change-log.js';
 import { POST_EVENT_TYPES, type PostAutosaved, type PostChanged, type PostCreated, type RevisionDeleted } from './post.events.js';
 import {
+  autosaveKey,
   fieldsOf,
   logStateOf,
   NEW_LOG_STATE,
@@ -15,7 +16,7 @@ import {
   toPostDoc,
   UNKNOWN,
   revisionBlock,
-  withBlock,
+  storedRevision,
   type PostDoc,
   type RevisionDoc,
 } from './post.model.js';
@@ -158,6 +159,31 @@ export async function backfillRevisionBlocks(db: Db): Promise<number> {
 
 export const REVISION_BLOCKS_CHECKPOINT = 'revision_blocks';
 
+/**
+ * Gives autosave rows stored before autosaves kept their key (`autosaveKey`) that key, once per
+ * database (a checkpoint records it): a user's autosave of an item is found by it.
+ */
+export async function backfillAutosaveKeys(db: Db): Promise<number> {
+  const checkpoints = db.collection<{ _id: string; at: Date }>('checkpoints');
+  if (await checkpoints.findOne({ _id: AUTOSAVE_KEYS_CHECKPOINT })) return 0;
+  const revisions = revisionsCollection(db);
+  let count = 0;
+  const unkeyed = revisions.find(
+    { kind: 'autosave', autosaveOf: { $exists: false } },
+    { projection: { _id: 1, parent: 1, author: 1 }, comment: `${FULL_SCAN_COMMENT} once per database: autosave rows stored before autosaves kept their key` },
+  );
+  for await (const row of unkeyed) {
+    await revisions.updateOne({ _id: row._id }, { $set: { autosaveOf: autosaveKey(row.parent, row.author) } });
+    count++;
+  }
+  await checkpoints.replaceOne({ _id: AUTOSAVE_KEYS_CHECKPOINT }, { at: new Date() }, { upsert: true }).catch((error: unknown) => {
+    if (!isDuplicateKey(error)) throw error;
+  });
+  return count;
+}
+
+export const AUTOSAVE_KEYS_CHECKPOINT = 'autosave_keys';
+
 /** The post types whose items this projection keeps: those served by the posts controller. */
 export const POSTS_CONTROLLER_TYPES: readonly string[] = POST_TYPES.filter((type) => type.rest_controller === 'posts').map((type) => type.slug);
 
@@ -189,7 +215,7 @@ export const postsProjection = documentProjection<PostDoc, RevisionDoc>({
     const effects = evolvePost(doc, event);
     return { item: effects.post, upsertRows: effects.upsertRevisions, deleteRows: effects.deleteRevisions, deleteAllRows: effects.deleteAllRevisions };
   },
-  stored: withBlock,
+  stored: storedRevision,
   async clear(db) {
     await postsCollection(db).deleteMany({ type: { $in: [...POSTS_CONTROLLER_TYPES] } });
     await revisionsCollection(db).deleteMany({});
