@@ -1,4 +1,4 @@
-import { type Db } from 'mongodb';
+import { type Db, type Filter } from 'mongodb';
 import { POST_TYPES } from '../../registry/post-types.js';
 import { documentProjection } from '../../store/document-projection.js';
 import { keptIndex } from '../../store/kept-index.js';
@@ -134,52 +134,51 @@ export function foldPost(doc: PostDoc | null, event: StoredEvent): { state: Post
 }
 
 /**
- * Gives revision rows stored before rows kept their block that block, once per database (a
- * checkpoint records it): pages of revisions are read by block.
+ * Rewrites, once per database (the checkpoint records it), the revision rows stored before a
+ * field rows now keep: each row `filter` finds is given `fields(row)`. Returns how many.
  */
-export async function backfillRevisionBlocks(db: Db): Promise<number> {
+async function backfillRevisionRows(
+  db: Db,
+  checkpoint: string,
+  filter: Filter<RevisionDoc>,
+  why: string,
+  fields: (row: RevisionDoc) => { keyed: Filter<RevisionDoc>; set: Partial<RevisionDoc> },
+): Promise<number> {
   const checkpoints = db.collection<{ _id: string; at: Date }>('checkpoints');
-  if (await checkpoints.findOne({ _id: REVISION_BLOCKS_CHECKPOINT })) return 0;
+  if (await checkpoints.findOne({ _id: checkpoint })) return 0;
   const revisions = revisionsCollection(db);
   let count = 0;
-  const unblocked = revisions.find(
-    { block: { $exists: false } },
-    { projection: { _id: 1, parent: 1, version: 1 }, comment: `${FULL_SCAN_COMMENT} once per database: revision rows stored before rows kept their block` },
-  );
-  for await (const row of unblocked) {
-    // A row rewritten meanwhile (an autosave) was written with its block.
-    await revisions.updateOne({ _id: row._id, version: row.version }, { $set: { block: revisionBlock(row.parent, row.version) } });
+  for await (const row of revisions.find(filter, { projection: { _id: 1, parent: 1, version: 1, author: 1 }, comment: `${FULL_SCAN_COMMENT} once per database: ${why}` })) {
+    const { keyed, set } = fields(row);
+    await revisions.updateOne(keyed, { $set: set });
     count++;
   }
-  await checkpoints.replaceOne({ _id: REVISION_BLOCKS_CHECKPOINT }, { at: new Date() }, { upsert: true }).catch((error: unknown) => {
+  await checkpoints.replaceOne({ _id: checkpoint }, { at: new Date() }, { upsert: true }).catch((error: unknown) => {
     if (!isDuplicateKey(error)) throw error;
   });
   return count;
 }
 
+/** Gives revision rows stored before rows kept their block that block: pages of revisions are read by block. */
+export function backfillRevisionBlocks(db: Db): Promise<number> {
+  return backfillRevisionRows(db, REVISION_BLOCKS_CHECKPOINT, { block: { $exists: false } }, 'revision rows stored before rows kept their block', (row) => ({
+    // A row rewritten meanwhile (an autosave) was written with its block.
+    keyed: { _id: row._id, version: row.version },
+    set: { block: revisionBlock(row.parent, row.version) },
+  }));
+}
+
 export const REVISION_BLOCKS_CHECKPOINT = 'revision_blocks';
 
-/**
- * Gives autosave rows stored before autosaves kept their key (`autosaveKey`) that key, once per
- * database (a checkpoint records it): a user's autosave of an item is found by it.
- */
-export async function backfillAutosaveKeys(db: Db): Promise<number> {
-  const checkpoints = db.collection<{ _id: string; at: Date }>('checkpoints');
-  if (await checkpoints.findOne({ _id: AUTOSAVE_KEYS_CHECKPOINT })) return 0;
-  const revisions = revisionsCollection(db);
-  let count = 0;
-  const unkeyed = revisions.find(
+/** Gives autosave rows stored before autosaves kept their key (`autosaveKey`) that key: a user's autosave of an item is found by it. */
+export function backfillAutosaveKeys(db: Db): Promise<number> {
+  return backfillRevisionRows(
+    db,
+    AUTOSAVE_KEYS_CHECKPOINT,
     { kind: 'autosave', autosaveOf: { $exists: false } },
-    { projection: { _id: 1, parent: 1, author: 1 }, comment: `${FULL_SCAN_COMMENT} once per database: autosave rows stored before autosaves kept their key` },
+    'autosave rows stored before autosaves kept their key',
+    (row) => ({ keyed: { _id: row._id }, set: { autosaveOf: autosaveKey(row.parent, row.author) } }),
   );
-  for await (const row of unkeyed) {
-    await revisions.updateOne({ _id: row._id }, { $set: { autosaveOf: autosaveKey(row.parent, row.author) } });
-    count++;
-  }
-  await checkpoints.replaceOne({ _id: AUTOSAVE_KEYS_CHECKPOINT }, { at: new Date() }, { upsert: true }).catch((error: unknown) => {
-    if (!isDuplicateKey(error)) throw error;
-  });
-  return count;
 }
 
 export const AUTOSAVE_KEYS_CHECKPOINT = 'autosave_keys';
