@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type IndexSpec } from './mongo.js';
-import { checkShapes, servingIndex, shapesOfCommand } from './query-shapes.js';
+import { checkShapes, embeddedServing, pushedDownFields, servingIndex, shapesOfCommand } from './query-shapes.js';
 
 const indexes: IndexSpec[] = [
   { collection: 'posts', key: { type: 1, status: 1, date: -1, _id: -1 }, name: 'type_status_date' },
   { collection: 'posts', key: { type: 1, slug: 1 }, name: 'type_slug' },
   { collection: 'revisions', key: { parent: 1, date: -1, _id: -1 }, name: 'parent_date_id' },
+  { collection: 'revisions', key: { autosaveOf: 1 }, name: 'autosave_of' },
+  { collection: 'events', key: { position: 1 }, name: 'position_unique', unique: true, sparse: true },
 ];
 const served = (commandName: string, command: Record<string, unknown>) =>
   shapesOfCommand(commandName, command).map((shape) => servingIndex(shape, indexes));
@@ -47,7 +49,40 @@ describe('query shapes against declared indexes (equality, sort, range)', () => 
       { find: 'events', filter: {}, comment: 'full-scan: a rebuild' },
     ].flatMap((command) => shapesOfCommand('find', command));
     const { failures, rows } = checkShapes(shapes, indexes);
-    expect(failures.map((row) => row.shape)).toEqual(['posts find {author}']);
+    expect(failures.map((row) => row.shape)).toEqual(['posts find {author} pushed {author}']);
     expect(rows.filter((row) => row.allowed).map((row) => row.collection).sort()).toEqual(['events', 'options', 'users']);
+  });
+});
+
+describe('query shapes on the embedded database (equality pushed down, served by the index bridge)', () => {
+  const embedded = (commandName: string, command: Record<string, unknown>) =>
+    shapesOfCommand(commandName, command).map((shape) => embeddedServing(shape, indexes));
+
+  it('pushes down top-level equality to a scalar only: no $in, range, $or, dotted path or document', () => {
+    expect(pushedDownFields({ _id: 4, type: { $eq: 'post' }, status: { $in: ['publish'] }, date: { $lt: new Date() }, 'meta.x': 1, $or: [{ a: 1 }], tags: { a: 1 }, on: true, at: new Date() })).toEqual(['_id', 'at', 'on', 'type']);
+  });
+
+  it('serves one row by a unique key, or every row a bridged equality matches when the command answers with all of them', () => {
+    expect(embedded('find', { find: 'events', filter: { position: 12 } })).toEqual(['one row, by a unique key']);
+    expect(embedded('find', { find: 'posts', filter: { _id: 3 }, limit: 1 })).toEqual(['one row, by a unique key']);
+    expect(embedded('find', { find: 'revisions', filter: { autosaveOf: '3:1' } })).toEqual(['every row its equality matches']);
+    expect(embedded('update', { update: 'revisions', updates: [{ q: { parent: 3 } }] })).toEqual(['every row its equality matches']);
+  });
+
+  it('refuses what decodes rows it does not answer with: a page of a larger set, $in, $or, a range, a count, an unbridged field', () => {
+    expect(embedded('find', { find: 'revisions', filter: { parent: 3 }, sort: { date: -1, _id: -1 }, limit: 10 })).toEqual([undefined]);
+    expect(embedded('find', { find: 'posts', filter: { _id: { $in: [3] } } })).toEqual([undefined]);
+    expect(embedded('find', { find: 'posts', filter: { $or: [{ _id: 3 }, { type: 'post', slug: 'a' }] } })).toEqual([undefined, undefined]);
+    expect(embedded('find', { find: 'revisions', filter: { parent: 3, date: { $lt: new Date() } } })).toEqual([undefined]);
+    expect(embedded('count', { count: 'revisions', query: { parent: 3 } })).toEqual([undefined]);
+    expect(embedded('find', { find: 'posts', filter: { author: 3 } })).toEqual([undefined]);
+  });
+
+  it('fails a shape MongoDB serves but the embedded database does not, unless it scans on purpose', () => {
+    const shapes = [
+      { find: 'revisions', filter: { parent: 3 }, sort: { date: -1, _id: -1 }, limit: 10 },
+      { find: 'revisions', filter: { parent: 3 }, sort: { date: -1, _id: -1 }, limit: 10, comment: 'full-scan: a test' },
+    ].flatMap((command) => shapesOfCommand('find', command));
+    expect(checkShapes(shapes, indexes).failures.map((row) => row.index)).toEqual(['parent_date_id']);
   });
 });

@@ -1,3 +1,4 @@
+import { bridgedFields } from './index-bridge.js';
 import { type IndexSpec } from './mongo.js';
 
 /**
@@ -17,6 +18,8 @@ export interface QueryShape {
   comment?: string;
   /** A find's limit: an empty filter with a limit of 1 asks whether there is any document at all. */
   limit?: number;
+  /** The fields the embedded database matches in PostgreSQL (`pushedDownFields`); it matches the rest after decoding each row. */
+  pushed?: string[];
 }
 
 /**
@@ -43,10 +46,15 @@ export function sortDocument(sort: unknown): Document {
 export function shapesOfCommand(commandName: string, command: Document): QueryShape[] {
   const collection = String(command[commandName] ?? '');
   const comment = typeof command.comment === 'string' ? command.comment : undefined;
-  const make = (filter: unknown, sort: unknown) => shapesOf(collection, commandName, isDocument(filter) ? filter : {}, sortDocument(sort), comment);
+  const make = (filter: unknown, sort: unknown) => {
+    const document = isDocument(filter) ? filter : {};
+    const pushed = pushedDownFields(document);
+    return shapesOf(collection, commandName, document, sortDocument(sort), comment).map((shape) => (pushed.length ? { ...shape, pushed } : shape));
+  };
   switch (commandName) {
     case 'find':
-      return make(command.filter, command.sort).map((shape) => (typeof command.limit === 'number' ? { ...shape, limit: command.limit } : shape));
+      // A limit of 0 is none.
+      return make(command.filter, command.sort).map((shape) => (typeof command.limit === 'number' && command.limit > 0 ? { ...shape, limit: command.limit } : shape));
     case 'count':
       // Without a query, `count` reads the collection's own count (estimatedDocumentCount): no scan.
       return isDocument(command.query) && Object.keys(command.query).length ? make(command.query, undefined) : [];
@@ -69,6 +77,26 @@ export function shapesOfCommand(commandName: string, command: Document): QuerySh
     default:
       return [];
   }
+}
+
+const isPushable = (value: unknown): boolean =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date
+  || (typeof value === 'object' && value !== null && (value as { _bsontype?: string })._bsontype === 'ObjectId');
+
+/**
+ * The fields of a filter FerretDB 1.24 matches in PostgreSQL, where the index bridge's indexes
+ * serve them: a top-level field equal (plainly or by `$eq`) to a string, number, boolean, date or
+ * ObjectId. `$in`, `$or`, `$and`, ranges and dotted paths it matches in Go, after decoding every
+ * row the pushed-down fields left (all of them, without any).
+ */
+export function pushedDownFields(filter: Document): string[] {
+  const pushed = Object.entries(filter).filter(([field, condition]) => {
+    if (field.startsWith('$') || field.includes('.')) return false;
+    const operators = isDocument(condition) ? Object.keys(condition) : [];
+    if (operators.length) return operators.length === 1 && operators[0] === '$eq' && isPushable((condition as Document).$eq);
+    return isPushable(condition);
+  });
+  return pushed.map(([field]) => field).sort();
 }
 
 function shapesOf(collection: string, command: string, filter: Document, sort: Document, comment?: string): QueryShape[] {
@@ -155,36 +183,75 @@ export function describeShape(shape: QueryShape): string {
   if (shape.range.length) parts.push(`~{${shape.range.join(',')}}`);
   if (shape.sort.length) parts.push(`sort ${shape.sort.map(([field, direction]) => `${field}:${direction}`).join(',')}`);
   if (shape.unindexable) parts.push(`uses ${shape.unindexable}`);
+  if (shape.pushed?.length) parts.push(`pushed {${shape.pushed.join(',')}}`);
+  if (shape.limit !== undefined) parts.push('limited');
   return parts.join(' ');
 }
 
 export interface ShapeReport {
   shape: string;
   collection: string;
-  /** The index that serves it; none for a scan. */
+  /** The index that serves it on MongoDB; none for a scan. */
   index?: string;
+  /** How the embedded database serves it at a cost that follows its answer; none when it decodes rows it does not return. */
+  embedded?: string;
   /** Why an unserved shape is allowed: a small collection, or a scan made on purpose. */
   allowed?: string;
 }
 
-/** Every distinct shape with the index that serves it, and the shapes that fail the check (unserved, on a growing collection). */
-export function checkShapes(shapes: Iterable<QueryShape>, indexes: readonly IndexSpec[]): { rows: ShapeReport[]; failures: ShapeReport[] } {
+/**
+ * Every distinct shape with the index that serves it on MongoDB and how the embedded database
+ * serves it, and the shapes that fail the check: on a growing collection, unserved on either,
+ * unless the command says it scans on purpose or the embedded scan is a known one.
+ */
+export function checkShapes(
+  shapes: Iterable<QueryShape>,
+  indexes: readonly IndexSpec[],
+  knownEmbeddedScan: (shape: string) => boolean = () => false,
+): { rows: ShapeReport[]; failures: ShapeReport[] } {
   const rows = new Map<string, ShapeReport>();
   for (const shape of shapes) {
     const line = describeShape(shape);
     // Commands of one shape may differ in what allows a scan (a comment, a limit): a failure stays.
     const seen = rows.get(line);
-    if (seen && !seen.index && !seen.allowed) continue;
+    if (seen && isFailure(seen)) continue;
     const index = servingIndex(shape, indexes);
-    const allowed = index ? undefined
+    const embedded = embeddedServing(shape, indexes);
+    const allowed = index && embedded ? undefined
       : SMALL_COLLECTIONS.has(shape.collection) ? 'small collection'
       : shape.comment?.startsWith(FULL_SCAN_COMMENT) ? shape.comment
       : isAnyDocumentProbe(shape) ? 'whether there is any document: the first one found ends it'
+      : index && knownEmbeddedScan(line) ? 'a known scan on the embedded database (embedded-scans.txt)'
       : undefined;
-    rows.set(line, { shape: line, collection: shape.collection, ...(index ? { index } : {}), ...(allowed ? { allowed } : {}) });
+    rows.set(line, { shape: line, collection: shape.collection, ...(index ? { index } : {}), ...(embedded ? { embedded } : {}), ...(allowed ? { allowed } : {}) });
   }
   const sorted = [...rows.values()].sort((a, b) => a.shape.localeCompare(b.shape));
-  return { rows: sorted, failures: sorted.filter((row) => !row.index && !row.allowed) };
+  return { rows: sorted, failures: sorted.filter(isFailure) };
+}
+
+const isFailure = (row: ShapeReport): boolean => !(row.index && row.embedded) && !row.allowed;
+
+/** Commands that return or change every row their filter matches (a count, a distinct or a pipeline answers less than it reads). */
+const ANSWERS_EVERY_MATCH = new Set(['find', 'update', 'delete']);
+
+/**
+ * How the embedded database serves `shape` at a cost that follows its answer, if it does: it
+ * decodes every row its pushed-down fields match, found through the index bridge (so at least one
+ * of them must be bridged). That is about the answer when the pushed-down fields hold a unique
+ * key (one row), or when they are the whole filter of a command that returns or changes every
+ * row they match, unlimited. Anything else (a sorted page of a larger set, `$in`, `$or`, a
+ * range, a count) decodes rows it does not answer with, and so grows with the collection.
+ */
+export function embeddedServing(shape: QueryShape, indexes: readonly IndexSpec[]): string | undefined {
+  if (shape.unindexable || !shape.pushed?.length) return undefined;
+  const pushed = new Set(shape.pushed);
+  const bridged = bridgedFields(indexes.filter((index) => index.collection === shape.collection)).get(shape.collection) ?? ['_id'];
+  if (!bridged.some((field) => pushed.has(field))) return undefined;
+  const uniqueKeys = [['_id'], ...indexes.filter((index) => index.collection === shape.collection && index.unique).map((index) => (index.key instanceof Map ? [...index.key.keys()] : Object.keys(index.key)))];
+  if (uniqueKeys.some((keys) => keys.every((field) => pushed.has(field)))) return 'one row, by a unique key';
+  const answersEveryMatch = ANSWERS_EVERY_MATCH.has(shape.command) && shape.limit === undefined
+    && shape.range.length === 0 && shape.equality.every((field) => pushed.has(field));
+  return answersEveryMatch ? 'every row its equality matches' : undefined;
 }
 
 function isAnyDocumentProbe(shape: QueryShape): boolean {

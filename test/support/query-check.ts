@@ -10,6 +10,8 @@ import { type RecordedShape } from './query-recorder.js';
 
 /** The run's query report, which `npm run db:query-report` prints. */
 export const QUERY_REPORT = path.join('.cache', 'query-report.json');
+/** The shapes known to decode more rows than they answer with on the embedded database, each group with its reason. */
+const EMBEDDED_SCANS = path.join('test', 'support', 'embedded-scans.txt');
 
 /**
  * Every query the services under test sent must be served by a declared index on MongoDB (the
@@ -24,12 +26,22 @@ export async function checkQueryShapes(dir: string, mongodbUri: string | undefin
   }
   // The demo resources that exercise the REST layer are the tests' own, not the service's.
   const ours = recorded.filter(({ shape }) => !shape.collection.startsWith('demo_'));
-  const { rows, failures } = checkShapes(ours.map(({ shape }) => shape), indexesOf(resources));
-  const problems = failures.map((row) => `no declared index serves ${row.shape}`);
+  const { rows, failures } = checkShapes(ours.map(({ shape }) => shape), indexesOf(resources), await knownEmbeddedScans());
+  const problems = failures.map((row) => (row.index
+    ? `the embedded database decodes rows it does not answer with for ${row.shape} (pushed-down equality on a bridged field must hold a unique key, or be the whole filter of an unlimited find, update or delete)`
+    : `no declared index serves ${row.shape}`));
   if (mongodbUri && ours.length) problems.push(...(await collectionScans(mongodbUri, ours, rows)));
   await fs.mkdir(path.dirname(QUERY_REPORT), { recursive: true });
   await fs.writeFile(QUERY_REPORT, `${JSON.stringify(rows, null, 2)}\n`);
   return { rows, failures: problems };
+}
+
+/** The shapes `embedded-scans.txt` accepts though the embedded database decodes more rows than they answer with. */
+async function knownEmbeddedScans(): Promise<(shape: string) => boolean> {
+  const lines = (await fs.readFile(EMBEDDED_SCANS, 'utf8')).split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const shapes = new Set(lines);
+  const collections = new Set(lines.filter((line) => line.endsWith(' *')).map((line) => line.slice(0, -2)));
+  return (shape) => shapes.has(shape) || collections.has(shape.slice(0, shape.indexOf(' ')));
 }
 
 /** On a real MongoDB, each shape's sample command explained against the declared indexes: a COLLSCAN that is not allowed fails. */
