@@ -1,4 +1,4 @@
-import { isValidTimezone, manualOffset } from '../resources/settings/settings.timezone.js';
+import { isValidTimezone, manualOffset } from './timezones.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

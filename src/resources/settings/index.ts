@@ -1,11 +1,10 @@
 import { type Db } from 'mongodb';
+import { gmtOffsetOf, manualOffset } from '../../lib/timezones.js';
 import { type ResourceManifest } from '../manifest.js';
 import { readSettings } from './settings.queries.js';
 import { settingsRoutes } from './settings.routes.js';
-import { gmtOffsetOf, manualOffset } from './settings.timezone.js';
 
 export { readSetting, siteTimezone } from './settings.queries.js';
-export { gmtOffsetOf } from './settings.timezone.js';
 
 export const settingsResource: ResourceManifest = { routes: settingsRoutes };
 

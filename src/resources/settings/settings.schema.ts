@@ -1,9 +1,16 @@
 import { type ValidateFunction } from 'ajv';
+import { isValidTimezone } from '../../lib/timezones.js';
 import { type ArgSpec, type ArgSpecs, coerce, describeSchemaError } from '../../rest/args.js';
+import { defineRestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { compileField, createAjv, type ItemSchema } from '../../rest/schema.js';
 import { SETTINGS, type SettingDef, type SettingValue } from '../../registry/settings.js';
-import { InvalidTimezone, isValidTimezone } from './settings.timezone.js';
+
+const InvalidTimezone = defineRestError(
+  'invalid_timezone_string',
+  'The timezone you have entered is not valid. Please select a valid timezone.',
+  400,
+);
 
 /** The settings object: one property per registered setting, without contexts (WordPress filters nothing here). */
 export const settingsSchema: ItemSchema = {

@@ -1,10 +1,4 @@
-import { defineRestError } from '../../rest/errors.js';
-
-export const InvalidTimezone = defineRestError(
-  'invalid_timezone_string',
-  'The timezone you have entered is not valid. Please select a valid timezone.',
-  400,
-);
+// The `timezone` setting's values: `''` (UTC), `UTC`, an IANA zone, or a manual offset.
 
 // The manual offsets WordPress offers next to the cities (`wp_timezone_choice`), written `UTC+5.5`.
 const OFFSET_HOURS = [
