@@ -3,6 +3,7 @@ import { type AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.js';
 import { type Config } from './config.js';
 import { type Logger } from './logger.js';
+import { userAccounts } from './resources/users/user.accounts.js';
 import { indexesOf, type GeneratedAdministrator, type ResourceManifest } from './resources/manifest.js';
 import { ensureDeclaredIndexes } from './store/index-bridge.js';
 import { openStore, type StoreOptions } from './store/mongo.js';
@@ -77,9 +78,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const siteUrl = `http://${host}:${port}`;
   const clock = options.clock ?? (() => new Date());
-  const sessions = createSessions(store.db, clock);
+  const accounts = userAccounts(store.db);
+  const sessions = createSessions(store.db, accounts, clock);
   const auth = createAuthenticator({
     db: store.db,
+    accounts,
     clock,
     sessions,
     cacheMs: config.authCacheSeconds * 1000,

@@ -59,7 +59,7 @@ export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): exp
     handle(async (req, res) => {
       const { username, password, remember } = signInInput(req.body);
       const user = await auth.signIn(username, password, req.ip ?? '');
-      const session = await sessions.start(user.doc!, remember);
+      const session = await sessions.start(user.account!, remember);
       // As WordPress's `wp_set_auth_cookie`: only a remembered session outlives the browser (a
       // shared computer's user who did not ask to be remembered is signed out by closing it).
       res.cookie(SESSION_COOKIE, session.token, { ...cookieOptions(req), ...(remember ? { expires: session.expires } : {}) });

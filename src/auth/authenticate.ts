@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Db } from 'mongodb';
 import { defineRestError } from '../rest/errors.js';
 import { ANONYMOUS, type RestUser } from '../rest/rest-request.js';
-import { applicationPasswordsCollection, usersCollection, type UserDoc } from '../resources/users/user.model.js';
+import { type Account, type AccountLookup } from './accounts.js';
 import { type Principal } from './capabilities.js';
 import { accountOf, type LoginThrottle } from './login-throttle.js';
 import { hashApplicationPassword, verifyPassword } from './passwords.js';
@@ -13,7 +13,7 @@ import { loadSiteKey } from './site-key.js';
 export interface AuthUser extends RestUser, Principal {
   readonly id: number;
   readonly roles: readonly string[];
-  readonly doc?: UserDoc;
+  readonly account?: Account;
   readonly applicationPassword?: string;
   /** The sign-in session a cookie-authenticated request runs in. */
   readonly session?: LiveSession;
@@ -43,6 +43,8 @@ const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface AuthenticatorOptions {
   db: Db;
+  /** Where users and their application passwords are found. */
+  accounts: AccountLookup;
   throttle: LoginThrottle;
   clock: () => Date;
   /** How long a verified account password is trusted without hashing it again. */
@@ -64,8 +66,8 @@ export const USER_CACHE_MS = 1000;
  * digest of the header and bound to the stored hash: a changed password no longer matches.
  */
 export function createAuthenticator(options: AuthenticatorOptions) {
-  const { db, throttle, clock } = options;
-  const verified = new Map<string, { userId: number; passwordHash: string; until: number; user: UserDoc; fresh: number }>();
+  const { db, accounts, throttle, clock } = options;
+  const verified = new Map<string, { userId: number; passwordHash: string; until: number; user: Account; fresh: number }>();
   let siteKey: Promise<string> | undefined;
 
   // Checks of the same credentials from the same address under way: a client's parallel requests
@@ -91,14 +93,13 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     const login = colon >= 0 ? decoded.slice(0, colon) : decoded;
     const password = colon >= 0 ? decoded.slice(colon + 1) : '';
 
-    const byEmail = login.includes('@');
     const cacheKey = createHash('sha256').update(header).digest('base64');
     const cached = verified.get(cacheKey);
     const now = Date.now();
     // The user as read moments ago (see USER_CACHE_MS): no query at all.
     if (cached && cached.fresh > now && cached.until > now) return principalOf(cached.user);
     const readIn = generation;
-    const user = await usersCollection(db).findOne(byEmail ? { email: login.toLowerCase() } : { username: login });
+    const user = await accounts.byLogin(login);
     // A header verified moments ago carries the right password: no lock-out applies to it.
     if (user && cached && cached.userId === user._id && cached.passwordHash === user.passwordHash && cached.until > now) {
       cached.user = user;
@@ -119,7 +120,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   }
 
   /** The account password, under the login throttle: returns the user, or throws what the caller is answered. */
-  async function checkAccountPassword(user: UserDoc | null, login: string, password: string, ip: string): Promise<UserDoc> {
+  async function checkAccountPassword(user: Account | null, login: string, password: string, ip: string): Promise<Account> {
     // Claimed (and, while the account is slowed, waited for) before the account password is
     // checked, so that concurrent guesses count exactly; username and email share the user's count.
     const attempt = await throttle.begin(ip, accountOf(user?._id, login));
@@ -145,18 +146,17 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     return { ...principalOf(session.user), session, responseHeaders: { 'X-WP-Nonce': await sessions.nonce(session) } };
   }
 
-  async function matchApplicationPassword(user: UserDoc, password: string, ip: string): Promise<string | undefined> {
+  async function matchApplicationPassword(user: Account, password: string, ip: string): Promise<string | undefined> {
     // WordPress strips spaces and other separators, so the grouped form `abcd EFGH ...` works.
     const stripped = password.replace(/[^a-z\d]/gi, '');
     if (stripped.length !== 24) return undefined;
     siteKey ??= loadSiteKey(db);
     const hash = hashApplicationPassword(stripped, await siteKey);
-    const passwords = applicationPasswordsCollection(db);
-    const match = await passwords.findOne({ user: user._id, hash });
+    const match = await accounts.applicationPassword(user._id, hash);
     if (!match) return undefined;
     const now = clock();
     if (!match.last_used || now.getTime() - match.last_used.getTime() >= ONE_DAY_MS || match.last_ip !== ip) {
-      await passwords.updateOne({ _id: match._id }, { $set: { last_used: now, last_ip: ip } });
+      await accounts.recordApplicationPasswordUse(match._id, now, ip);
     }
     return match._id;
   }
@@ -168,8 +168,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
      * WordPress), counted by the login throttle exactly as HTTP Basic is.
      */
     async signIn(login: string, password: string, ip: string): Promise<AuthUser> {
-      const user = await usersCollection(db).findOne(login.includes('@') ? { email: login.toLowerCase() } : { username: login });
-      return principalOf(await checkAccountPassword(user, login, password, ip));
+      return principalOf(await checkAccountPassword(await accounts.byLogin(login), login, password, ip));
     },
     /** Forgets remembered verifications of a user, after a password change in this process. */
     forget(userId: number): void {
@@ -183,8 +182,8 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   };
 }
 
-export function principalOf(user: UserDoc): AuthUser {
-  return { id: user._id, roles: user.roles, doc: user };
+export function principalOf(user: Account): AuthUser {
+  return { id: user._id, roles: user.roles, account: user };
 }
 
 export function isAuthUser(user: RestUser): user is AuthUser {

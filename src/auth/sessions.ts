@@ -3,7 +3,7 @@ import { parse as parseCookies } from 'cookie';
 import { type Db } from 'mongodb';
 import { type IndexSpec } from '../store/mongo.js';
 import { siteChanges } from '../store/site-changes.js';
-import { usersCollection, type UserDoc } from '../resources/users/user.model.js';
+import { type Account, type AccountLookup } from './accounts.js';
 import { createNonce, REST_NONCE_ACTION, verifyNonce } from './nonces.js';
 import { loadSiteKey } from './site-key.js';
 
@@ -46,7 +46,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest('base6
 export interface LiveSession {
   readonly token: string;
   readonly id: string;
-  readonly user: UserDoc;
+  readonly user: Account;
   readonly expires: Date;
 }
 
@@ -66,9 +66,8 @@ export async function endSessionsOf(db: Db, userId: number): Promise<void> {
  * a restart. A process remembers a session it read for a second at most, and forgets it at once
  * when any process announces a write of more than content (`SiteChanges`), a sign-out included.
  */
-export function createSessions(db: Db, clock: () => Date) {
+export function createSessions(db: Db, accounts: AccountLookup, clock: () => Date) {
   const sessions = sessionsCollection(db);
-  const users = usersCollection(db);
   let siteKey: Promise<string> | undefined;
   const key = () => (siteKey ??= loadSiteKey(db));
   const remembered = new Map<string, { session: LiveSession; fresh: number }>();
@@ -90,7 +89,7 @@ export function createSessions(db: Db, clock: () => Date) {
     const readIn = generation;
     const doc = await sessions.findOne({ _id: id });
     if (!doc || doc.expires <= now) return undefined;
-    const user = await users.findOne({ _id: doc.user });
+    const user = await accounts.byId(doc.user);
     if (!user || digest(user.passwordHash) !== doc.pass) return undefined;
     const session = { token, id, user, expires: doc.expires };
     if (readIn === generation) {
@@ -104,7 +103,7 @@ export function createSessions(db: Db, clock: () => Date) {
     find,
 
     /** Starts a session for a user whose password was just checked; its token goes in the cookie. */
-    async start(user: UserDoc, remember: boolean): Promise<LiveSession> {
+    async start(user: Account, remember: boolean): Promise<LiveSession> {
       const now = clock();
       if (now.getTime() - prunedAt > PRUNE_EVERY_MS) {
         prunedAt = now.getTime();
