@@ -1,4 +1,6 @@
+import { DocumentTooLargeError, NonFiniteNumberError } from '../store/change-log.js';
 import { isDatabaseUnavailable, isDuplicateKey } from '../store/mongo.js';
+import { ItemUnprojectableError, PreconditionFailedError, StoreError, WriteConflictError } from '../store/store-errors.js';
 
 /** The body every error is sent as: WordPress's `WP_Error` rendered by its REST server. */
 export interface RestErrorBody {
@@ -164,15 +166,30 @@ export const ServiceStarting = defineRestError('maintenance', 'Briefly unavailab
 export const RETRY_AFTER_UNAVAILABLE = 1;
 
 /**
- * What the client is told for anything thrown: a RestError as it is; a database that cannot be
- * reached or did not answer in time, 503 (the request may be retried); a write a unique index
- * refused, 409; anything else, 500.
+ * What the client is told for anything thrown: a RestError as it is; the store's own errors as
+ * below; a database that cannot be reached or did not answer in time, 503 (the request may be
+ * retried); a write a unique index refused, 409; anything else, 500.
  */
 export function asRestError(error: unknown): RestError {
   if (error instanceof RestError) return error;
+  if (error instanceof StoreError) return fromStoreError(error);
   if (isDatabaseUnavailable(error)) return new DatabaseUnavailable({ retry_after: RETRY_AFTER_UNAVAILABLE });
   if (isDuplicateKey(error)) return new DuplicateValue();
   return new InternalError();
+}
+
+function fromStoreError(error: StoreError): RestError {
+  if (error instanceof PreconditionFailedError) return new PreconditionFailed();
+  if (error instanceof WriteConflictError) return new WriteConflict();
+  if (error instanceof DocumentTooLargeError) return new ItemTooLarge({ bytes: error.bytes });
+  if (error instanceof NonFiniteNumberError) return new NonFiniteNumber({ param: error.field });
+  if (error instanceof ItemUnprojectableError) return new ItemUnavailable();
+  return new InternalError();
+}
+
+/** Whether the answer to an error says all there is to say (a RestError, or an error of the store's), so that it is not logged as a fault. */
+export function isAnswerable(error: unknown): boolean {
+  return error instanceof RestError || error instanceof StoreError;
 }
 
 export const Forbidden = defineAuthError('rest_forbidden', 'Sorry, you are not allowed to do that.');

@@ -2,7 +2,7 @@ import { type Ajv } from 'ajv';
 import { applyArgs, compileArgs, withClientBounds, type CompiledArgs } from './args.js';
 import { clientInput, parseQueryString } from './client-input.js';
 import { embedLinks } from './embed.js';
-import { asRestError, Forbidden, InvalidJson, NoRoute, RestError } from './errors.js';
+import { asRestError, Forbidden, InvalidJson, isAnswerable, NoRoute, RestError } from './errors.js';
 import { filterFields, parseFieldList } from './fields.js';
 import { filterByContext } from './item-schema.js';
 import { compactLinks, parseEmbed, type EmbedRequest, type Links } from './links.js';
@@ -204,7 +204,7 @@ export class RestServer<D> {
       request.context = (request.params.context as Context | undefined) ?? (isRead(request.method) ? 'view' : 'edit');
       return undefined;
     } catch (error) {
-      if (!(error instanceof RestError)) request.log.error({ err: error, route: route.pattern }, 'request failed');
+      if (!isAnswerable(error)) request.log.error({ err: error, route: route.pattern }, 'request failed');
       return error;
     }
   }
@@ -239,7 +239,7 @@ export class RestServer<D> {
         : forContext(response.data);
       return { status: response.status, headers: response.headers, data, pagination: response.pagination, keyed: response.keyed };
     } catch (error) {
-      if (!(error instanceof RestError)) request.log.error({ err: error, route: route.pattern }, 'request failed');
+      if (!isAnswerable(error)) request.log.error({ err: error, route: route.pattern }, 'request failed');
       return errorResult(error);
     }
   }

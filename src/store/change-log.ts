@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type AnyBulkWriteOperation, BSON, type Db, type Filter, type Sort } from 'mongodb';
 import { type IndexSpec, isDuplicateKey } from './mongo.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
+import { StoreError } from './store-errors.js';
 
 /** MongoDB's largest document (`maxBsonObjectSize`); FerretDB 1.24 keeps the same limit. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
@@ -69,14 +70,14 @@ export class ConcurrencyError extends Error {
 }
 
 /** A document the database would refuse (over `MAX_DOCUMENT_BYTES`): nothing was written. */
-export class DocumentTooLargeError extends Error {
+export class DocumentTooLargeError extends StoreError {
   constructor(readonly bytes: number) {
     super(`a document of ${bytes} bytes is over the database's limit of ${MAX_DOCUMENT_BYTES}`);
   }
 }
 
 /** A number JSON cannot carry (NaN, Infinity): stored, it would come back as null. */
-export class NonFiniteNumberError extends Error {
+export class NonFiniteNumberError extends StoreError {
   constructor(readonly field: string) {
     super(`${field} is not a finite number`);
   }

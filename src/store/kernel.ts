@@ -1,17 +1,15 @@
 import { type Db } from 'mongodb';
 import { type Logger } from '../logger.js';
-import { ItemTooLarge, ItemUnavailable, NonFiniteNumber, PreconditionFailed, WriteConflict, type RestErrorClass } from '../rest/errors.js';
 import {
   assertStorable,
   changeLog,
   ConcurrencyError,
-  DocumentTooLargeError,
-  NonFiniteNumberError,
   type NewEvent,
   type StoredEvent,
 } from './change-log.js';
 import { forgetErasure, oweErasure, settleErasure, type Erasure } from './erasure.js';
 import { catchUpStream, projectionFaults, type Projection } from './projections.js';
+import { ItemUnprojectableError, PreconditionFailedError, WriteConflictError } from './store-errors.js';
 
 /**
  * The change-log kernel: the command cycle every history type (post, page, menu item, template)
@@ -44,7 +42,7 @@ export interface HistoryType<S extends Versioned> {
   /** The value an erased field is left with. */
   blank(field: string): unknown;
   /** The type's 404 (`rest_post_invalid_id` for posts). */
-  readonly NotFound: RestErrorClass;
+  readonly NotFound: new () => Error;
 }
 
 export interface KernelDeps {
@@ -91,7 +89,7 @@ const PROJECTION_ATTEMPTS = 3;
 
 /**
  * The item `id` of `type`, or the type's 404. A stream recorded as unprojectable is healed first;
- * if it still cannot be, the item answers `ItemUnavailable` instead of a stale read model.
+ * if it still cannot be, the item answers `ItemUnprojectableError` instead of a stale read model.
  */
 export async function loadItem<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, id: number): Promise<S> {
   const { db } = deps.store;
@@ -102,7 +100,7 @@ export async function loadItem<S extends Versioned>(deps: KernelDeps, type: Hist
       await catchUpStream(db, changeLog(db), type.projection, id);
     } catch (error) {
       deps.logger.warn({ stream: id, err: error }, 'the item still cannot be projected');
-      throw new ItemUnavailable();
+      throw new ItemUnprojectableError(id);
     }
     await projectionFaults.clear(db, id);
     const healed = await type.load(db, id);
@@ -118,19 +116,9 @@ export async function loadItem<S extends Versioned>(deps: KernelDeps, type: Hist
  * and the event row itself, fits in one database document. Otherwise nothing is appended.
  */
 function prove<S extends Versioned>(type: HistoryType<S>, state: S | null, event: StoredEvent): { state: S | null; documents: object[] } {
-  try {
-    const folded = type.fold(state, event);
-    for (const doc of folded.documents) assertStorable(doc);
-    return folded;
-  } catch (error) {
-    throw toRestError(error);
-  }
-}
-
-function toRestError(error: unknown): unknown {
-  if (error instanceof DocumentTooLargeError) return new ItemTooLarge({ bytes: error.bytes });
-  if (error instanceof NonFiniteNumberError) return new NonFiniteNumber({ param: error.field });
-  return error;
+  const folded = type.fold(state, event);
+  for (const doc of folded.documents) assertStorable(doc);
+  return folded;
 }
 
 /**
@@ -191,12 +179,7 @@ export async function createItem<S extends Versioned, D>(
 ): Promise<S> {
   const event: NewEvent<D> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data };
   const folded = prove(type, null, { ...event, seq: 1 } as StoredEvent).state;
-  let stored: StoredEvent;
-  try {
-    stored = (await changeLog(deps.store.db).append(event, 0)) as StoredEvent;
-  } catch (error) {
-    throw toRestError(error);
-  }
+  const stored = (await changeLog(deps.store.db).append(event, 0)) as StoredEvent;
   await projectRun(deps, type, [stored], null);
   await afterCommit(deps, type, stored, folded);
   return folded!;
@@ -337,7 +320,7 @@ async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<vo
             state = undefined;
             break;
           }
-          steps.push({ command, after, error: new PreconditionFailed() });
+          steps.push({ command, after, error: new PreconditionFailedError() });
           continue;
         }
         const decision = await command.decide(current, earlier);
@@ -365,7 +348,7 @@ async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<vo
         current = folded;
         earlier = [...earlier, ...documents];
       } catch (error) {
-        steps.push({ command, after, error: toRestError(error) });
+        steps.push({ command, after, error });
       }
     }
 
@@ -377,8 +360,7 @@ async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<vo
         // Nothing is known to be stored (the database may have stored it before the connection
         // broke: an owed erasure stays, for start-up to settle or drop). What was decided before
         // the first event is answered; the rest fail.
-        const failure = toRestError(error);
-        for (const step of steps) settle(step, 'event' in step ? failure : undefined);
+        for (const step of steps) settle(step, 'event' in step ? error : undefined);
         open = later;
         state = undefined;
         continue;
@@ -409,7 +391,7 @@ async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<vo
     open = [...retry, ...later];
     if (committed < decided.length) {
       if (++losses >= MAX_ATTEMPTS) {
-        for (const command of open) command.reject(new WriteConflict());
+        for (const command of open) command.reject(new WriteConflictError());
         return;
       }
       await catchUpStream(db, log, type.projection, id).catch((failure: unknown) => {
