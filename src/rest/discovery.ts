@@ -1,5 +1,4 @@
-import { type CompiledRoute } from './rest-server.js';
-import { allowBatchOf, type AllowBatch } from './route.js';
+import { allowBatchOf, type AllowBatch, type CompiledRoute } from './route.js';
 import { mapSchema, PUBLIC_ARG_KEYWORDS, type FieldSchema, type ItemSchema } from './schema.js';
 
 export interface RouteDescription {

@@ -1,5 +1,5 @@
-import { type CompiledRoute, type RestServer } from './rest-server.js';
-import { splitRoutePattern, type EndpointSpec, type HttpMethod, type ResponseBody } from './route.js';
+import { type RestServer } from './rest-server.js';
+import { splitRoutePattern, type CompiledRoute, type EndpointSpec, type HttpMethod, type ResponseBody } from './route.js';
 import { REST_DATE } from '../lib/site-dates.js';
 import { mapSchema, toJsonSchema, typesOf, type FieldSchema, type ItemSchema } from './schema.js';
 

@@ -1,5 +1,5 @@
 import { type Ajv } from 'ajv';
-import { applyArgs, compileArgs, withClientBounds, type CompiledArgs } from './args.js';
+import { applyArgs, compileArgs, withClientBounds } from './args.js';
 import { clientInput, parseQueryString } from './client-input.js';
 import { embedLinks } from './embed.js';
 import { asRestError, Forbidden, InvalidJson, isAnswerable, NoRoute, RestError } from './errors.js';
@@ -8,24 +8,10 @@ import { filterByContext } from './item-schema.js';
 import { compactLinks, parseEmbed, type EmbedRequest, type Links } from './links.js';
 import { RestRequest, type IncomingRequest } from './rest-request.js';
 import { RestResponse, RestStream, type HeaderValue, type Pagination } from './rest-response.js';
-import { type EndpointSpec, type RouteSpec } from './route.js';
+import { type CompiledEndpoint, type CompiledRoute, type RouteSpec } from './route.js';
 import { createAjv, type Context } from './schema.js';
 import { describeRoute } from './discovery.js';
 import { isDatabaseUnavailable } from '../store/mongo.js';
-
-export interface CompiledEndpoint<D> {
-  spec: EndpointSpec<D>;
-  args: CompiledArgs<RestRequest>;
-}
-
-export interface CompiledRoute<D> {
-  /** The full pattern, as the index shows it: `/cms/v2/posts/(?P<id>[\d]+)`. */
-  pattern: string;
-  namespace: string;
-  regex: RegExp;
-  endpoints: CompiledEndpoint<D>[];
-  spec: RouteSpec<D>;
-}
 
 /** The outcome of a request, before the adapter writes it. */
 export interface RestResult {

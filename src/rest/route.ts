@@ -1,4 +1,4 @@
-import { type ArgSpecs } from './args.js';
+import { type ArgSpecs, type CompiledArgs } from './args.js';
 import { type RestRequest, type RestUser } from './rest-request.js';
 import { type RestResponse, type RestStream } from './rest-response.js';
 import { type FieldSchema, type ItemSchema } from './schema.js';
@@ -129,4 +129,19 @@ export function splitRoutePattern(pattern: string): (string | { name: string; re
   }
   if (literal) parts.push(literal);
   return parts;
+}
+
+/** An endpoint as the server keeps it once registered, its arguments compiled (`RestServer`). */
+export interface CompiledEndpoint<D> {
+  spec: EndpointSpec<D>;
+  args: CompiledArgs<RestRequest>;
+}
+
+export interface CompiledRoute<D> {
+  /** The full pattern, as the index shows it: `/cms/v2/posts/(?P<id>[\d]+)`. */
+  pattern: string;
+  namespace: string;
+  regex: RegExp;
+  endpoints: CompiledEndpoint<D>[];
+  spec: RouteSpec<D>;
 }
