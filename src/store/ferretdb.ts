@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Logger } from '../logger.js';
 import { type Shutdown } from '../shutdown.js';
 import { type DataDirLock } from './data-lock.js';
-import { freePort, waitForMongo, type DatabaseServer } from './database-server.js';
+import { freePort, waitForMongo, type DatabaseServer } from './wire-server.js';
 import { superviseProcess } from './supervised-process.js';
 
 export const FERRETDB_MODULE = 'github.com/FerretDB/FerretDB';

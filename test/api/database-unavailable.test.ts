@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { resources } from '../../src/resources/index.js';
 import { startService } from '../../src/service.js';
-import { freePort } from '../../src/store/database-server.js';
+import { freePort } from '../../src/store/wire-server.js';
 import { isDatabaseUnavailable } from '../../src/store/mongo.js';
 import { startOwnDatabase, timed, type OwnDatabase } from '../support/own-database.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';

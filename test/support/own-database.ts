@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { type DatabaseServer } from '../../src/store/database-server.js';
+import { type DatabaseServer } from '../../src/store/wire-server.js';
 import { lockDataDir } from '../../src/store/data-lock.js';
 import { ensureFerretDbBinary, startFerretDb } from '../../src/store/ferretdb.js';
 
