@@ -23,10 +23,25 @@ export const LAYERS: readonly (readonly string[])[] = [
 ];
 
 /**
- * Circles between resource folders that are still to be untied; each is allowed as long as every
- * folder in a circle is in one of these sets, so a folder newly drawn into a circle fails.
+ * Circles between resource folders still to be untied (a resource reaching into another's
+ * files): the one place they are allowed. A circle passes while every folder in it is in one of
+ * these sets, and so does a circle of files within them; a folder newly drawn into a circle, or
+ * any circle elsewhere, fails.
  */
-export const KNOWN_RESOURCE_CYCLES: readonly (readonly string[])[] = [];
+export const KNOWN_RESOURCE_CYCLES: readonly (readonly string[])[] = [
+  [
+    'resources/autosaves',
+    'resources/history',
+    'resources/menu-items',
+    'resources/menus',
+    'resources/posts',
+    'resources/revisions',
+    'resources/settings',
+    'resources/templates',
+    'resources/users',
+  ],
+  ['resources/global-styles', 'resources/themes'],
+];
 
 export interface SourceImport {
   readonly from: string;
@@ -45,7 +60,9 @@ export interface LayerReport {
   readonly upward: readonly SourceImport[];
   /** Folders importing each other, round any circle: one entry per strongly connected set. */
   readonly cycles: readonly (readonly string[])[];
-  /** The cycles not covered by KNOWN_RESOURCE_CYCLES. */
+  /** Files importing each other, round any circle, within a folder or across folders. */
+  readonly fileCycles: readonly (readonly string[])[];
+  /** The folder and file cycles not covered by KNOWN_RESOURCE_CYCLES. */
   readonly newCycles: readonly (readonly string[])[];
 }
 
@@ -101,11 +118,14 @@ export function folderOf(file: string): string {
   return parts.length === 1 ? file : parts[0];
 }
 
-/** Strongly connected sets of two or more folders (Tarjan's algorithm), each sorted, largest first. */
-export function folderCycles(imports: readonly SourceImport[]): string[][] {
+/**
+ * Strongly connected sets of two or more nodes (Tarjan's algorithm), each sorted, largest first,
+ * a file's node being `nodeOf(file)`: its folder, or the file itself.
+ */
+export function cyclesOf(imports: readonly SourceImport[], nodeOf: (file: string) => string): string[][] {
   const next = new Map<string, Set<string>>();
   for (const { from, to } of imports) {
-    const [a, b] = [folderOf(from), folderOf(to)];
+    const [a, b] = [nodeOf(from), nodeOf(to)];
     if (!next.has(a)) next.set(a, new Set());
     if (!next.has(b)) next.set(b, new Set());
     if (a !== b) next.get(a)!.add(b);
@@ -143,16 +163,22 @@ export function folderCycles(imports: readonly SourceImport[]): string[][] {
 export function checkLayers(graph: ImportGraph): LayerReport {
   const unplaced = graph.files.filter((file) => layerOf(file) === undefined);
   const upward = graph.imports.filter(({ from, to }) => (layerOf(from) ?? 0) < (layerOf(to) ?? 0));
-  const cycles = folderCycles(graph.imports);
-  const newCycles = cycles.filter((cycle) => !KNOWN_RESOURCE_CYCLES.some((known) => cycle.every((folder) => known.includes(folder))));
-  return { unplaced, upward, cycles, newCycles };
+  const cycles = cyclesOf(graph.imports, folderOf);
+  const fileCycles = cyclesOf(graph.imports, (file) => file);
+  const isKnown = (cycle: readonly string[]) => KNOWN_RESOURCE_CYCLES.some((known) => cycle.every((node) => known.includes(folderOf(node))));
+  const newCycles = [...cycles, ...fileCycles].filter((cycle) => !isKnown(cycle));
+  return { unplaced, upward, cycles, fileCycles, newCycles };
 }
 
 export function describeReport(report: LayerReport): string {
-  const lines = [`${report.upward.length} upward imports, ${report.cycles.length} folder cycles (${report.newCycles.length} not among the known ones)`];
-  for (const file of report.unplaced) lines.push(`  under no layer: ${file}`);
-  for (const { from, to } of report.upward) lines.push(`  upward: ${from} -> ${to}`);
-  for (const cycle of report.cycles) lines.push(`  cycle: ${cycle.join(', ')}`);
+  const { unplaced, upward, cycles, fileCycles, newCycles } = report;
+  const lines = [
+    `${upward.length} upward imports, ${cycles.length} folder cycles, ${fileCycles.length} file cycles (${newCycles.length} cycles not among the known ones)`,
+  ];
+  for (const file of unplaced) lines.push(`  under no layer: ${file}`);
+  for (const { from, to } of upward) lines.push(`  upward: ${from} -> ${to}`);
+  for (const cycle of cycles) lines.push(`  folder cycle: ${cycle.join(', ')}`);
+  for (const cycle of fileCycles) lines.push(`  file cycle: ${cycle.join(', ')}`);
   return lines.join('\n');
 }
 

@@ -1,0 +1,45 @@
+// src/ imports only downward through its layers (README, Layout) and no two folders import each
+// other: an import from a lower layer to a higher one, a new folder cycle or a new file cycle
+// fails here. `npm run imports:report` prints the graph.
+import { describe, expect, it } from 'vitest';
+import { checkLayers, describeReport, readImportGraph, type ImportGraph } from '../../scripts/import-layers.js';
+
+function graphOf(...edges: [string, string][]): ImportGraph {
+  const files = [...new Set(edges.flat())].sort();
+  return { files, imports: edges.map(([from, to]) => ({ from, to })) };
+}
+
+describe('the import graph of src/', () => {
+  it('places every file in a layer, imports nothing from a higher one and has no cycle but the known ones between resources', () => {
+    const report = checkLayers(readImportGraph('src'));
+    const problems = { unplaced: report.unplaced, upward: report.upward, newCycles: report.newCycles };
+    expect(problems, describeReport(report)).toEqual({ unplaced: [], upward: [], newCycles: [] });
+  });
+
+  it('reports an import from a lower layer to a higher one', () => {
+    const report = checkLayers(graphOf(['store/kernel.ts', 'rest/errors.ts'], ['lib/site-dates.ts', 'resources/settings/settings.schema.ts']));
+    expect(report.upward).toEqual([
+      { from: 'store/kernel.ts', to: 'rest/errors.ts' },
+      { from: 'lib/site-dates.ts', to: 'resources/settings/settings.schema.ts' },
+    ]);
+  });
+
+  it('reports a file under no layer', () => {
+    expect(checkLayers(graphOf(['webhooks/deliver.ts', 'store/mongo.ts'])).unplaced).toEqual(['webhooks/deliver.ts']);
+  });
+
+  it('reports two folders of one layer that import each other, and two files of one folder', () => {
+    const report = checkLayers(graphOf(['registry/a.ts', 'themes/b.ts'], ['themes/c.ts', 'registry/d.ts'], ['rest/x.ts', 'rest/y.ts'], ['rest/y.ts', 'rest/x.ts']));
+    expect(report.newCycles).toEqual([['registry', 'themes'], ['rest/x.ts', 'rest/y.ts']]);
+  });
+
+  it('lets a known cycle between resources pass, but not one that draws in another folder', () => {
+    const known = checkLayers(graphOf(['resources/themes/a.ts', 'resources/global-styles/b.ts'], ['resources/global-styles/b.ts', 'resources/themes/a.ts']));
+    expect(known.cycles).toHaveLength(1);
+    expect(known.newCycles).toEqual([]);
+    const drawnIn = checkLayers(
+      graphOf(['resources/themes/a.ts', 'resources/global-styles/b.ts'], ['resources/global-styles/b.ts', 'resources/widgets/c.ts'], ['resources/widgets/c.ts', 'resources/themes/a.ts']),
+    );
+    expect(drawnIn.newCycles).toHaveLength(2);
+  });
+});
