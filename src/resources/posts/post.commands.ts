@@ -3,7 +3,7 @@ import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, runCommand, type Decide } from '../../store/kernel.js';
-import { readSetting } from '../settings/index.js';
+import { siteTimezone } from '../settings/index.js';
 import { type PostAutosaved, type PostChanged, type PostEventData } from './post.events.js';
 import { postHistory } from './post.history.js';
 import {
@@ -23,7 +23,7 @@ import {
 /** The site's current time, as local wall-clock and GMT strings. */
 export async function siteNow(deps: Pick<Deps, 'store' | 'clock'>): Promise<{ local: string; gmt: string }> {
   const now = deps.clock();
-  const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
+  const timezone = await siteTimezone(deps);
   return { local: formatSiteDate(now, timezone)!, gmt: formatRestDate(now)! };
 }
 

@@ -7,7 +7,7 @@ import { TAXONOMIES } from '../../registry/taxonomies.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type Deps } from '../../deps.js';
-import { readSetting } from '../settings/index.js';
+import { siteTimezone } from '../settings/index.js';
 import { revisionsCollection, UNKNOWN, type PostDoc } from './post.model.js';
 import { canEditPost } from './post.permissions.js';
 import { metaForResponse } from '../../registry/meta.js';
@@ -140,7 +140,7 @@ async function latestRevisions(deps: Deps, docs: PostDoc[]): Promise<Map<number,
 
 export async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>[]> {
   const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs) : new Map<number, number>();
-  const timezone = String((await readSetting(deps.store.db, 'timezone')) ?? '');
+  const timezone = await siteTimezone(deps);
   // Rendering a page of long posts takes a while: other requests are answered between items.
   return mapInSlices(docs, (doc) => {
     const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null };

@@ -77,7 +77,7 @@ export async function readSettings(db: Db, siteUrl: string): Promise<Record<Sett
 }
 
 /**
- * One setting, for other resources (`readSetting(db, 'timezone')`). The site URL is left out: its
+ * One setting, for other resources (the timezone: `siteTimezone`). The site URL is left out: its
  * default is the running service's URL, which handlers have as `deps.siteUrl`.
  */
 export async function readSetting(db: Db, name: Exclude<SettingName, 'url'>): Promise<SettingValue> {
