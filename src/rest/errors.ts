@@ -34,14 +34,22 @@ export const definedErrorCodes = new Set<string>();
 /** The codes defined with a 5xx status: faults of the service, never of the client (a contract test keeps the list). */
 export const serverErrorCodes = new Set<string>();
 
-function registerCode(code: string, status: number): void {
+/**
+ * Every error defined with a fixed message, once per definition, for the contract test that
+ * refuses an error defined twice: a second definition of a code with the same status and message
+ * should be the first one, imported.
+ */
+export const fixedMessageErrors: { code: string; status: number; message: string }[] = [];
+
+function registerCode(code: string, status: number, message?: string): void {
   definedErrorCodes.add(code);
   if (status >= 500) serverErrorCodes.add(code);
+  if (message !== undefined) fixedMessageErrors.push({ code, status, message });
 }
 
 /** A named error with WordPress's code, wording and status. */
 export function defineRestError(code: string, message: string, status: number): RestErrorClass {
-  registerCode(code, status);
+  registerCode(code, status, message);
   return class extends RestError {
     constructor(data: Record<string, unknown> = {}) {
       super(code, message, status, data);
@@ -123,7 +131,7 @@ export type AuthErrorClass = new (caller: Caller, data?: Record<string, unknown>
 
 /** An error whose status is 401 for anonymous callers and 403 for logged-in ones (`rest_authorization_required_code`). */
 export function defineAuthError(code: string, message: string): AuthErrorClass {
-  registerCode(code, 403);
+  registerCode(code, 403, message);
   return class extends RestError {
     constructor(caller: Caller, data: Record<string, unknown> = {}) {
       super(code, message, caller.user.id > 0 ? 403 : 401, data);

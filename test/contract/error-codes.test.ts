@@ -4,7 +4,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { definedErrorCodes, serverErrorCodes } from '../../src/rest/errors.js';
+import { definedErrorCodes, fixedMessageErrors, serverErrorCodes } from '../../src/rest/errors.js';
 import '../../src/service.js';
 import '../../src/resources/index.js';
 
@@ -31,6 +31,15 @@ describe('the error registry', () => {
     // 501 is the contract's answer to a DELETE without force of what cannot be trashed.
     const faultsOfTheService = ['internal_server_error', 'rest_item_unavailable', 'db_connect_fail', 'maintenance', 'rest_invalid_stored_value', 'rest_trash_not_supported'];
     expect([...serverErrorCodes].sort()).toEqual(faultsOfTheService.sort());
+  });
+
+  it('defines each error once: no code is defined twice with the same status and message', () => {
+    const definitions = new Map<string, number>();
+    for (const { code, status, message } of fixedMessageErrors) {
+      const error = `${code} ${status}: ${message}`;
+      definitions.set(error, (definitions.get(error) ?? 0) + 1);
+    }
+    expect([...definitions].filter(([, count]) => count > 1).map(([error]) => error)).toEqual([]);
   });
 
   it('is the only way errors are made: no inline RestError, no error recognised by its message', async () => {

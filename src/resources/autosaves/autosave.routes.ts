@@ -5,11 +5,12 @@ import { defineAuthError, defineRestError } from '../../rest/errors.js';
 import { contextArg } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { CREATABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
-import { autosavePost, PostInvalidId, postWriteArgs } from '../posts/index.js';
+import { CannotEditPost, PostInvalidId } from '../post-errors.js';
+import { autosavePost, postWriteArgs } from '../posts/index.js';
 import { changesFromRequest } from '../posts/post.input.js';
 import { type PostDoc } from '../posts/post.model.js';
 import { afterPostWrite } from '../posts/post.side-effects.js';
-import { CannotEditParent, canReadRevisions } from '../revisions/revision.permissions.js';
+import { canReadRevisions } from '../revisions/revision.permissions.js';
 import { autosavesOf, parentOf, newestAutosave } from '../revisions/revision.queries.js';
 import { parentArg } from '../revisions/revision.schema.js';
 import { itemAsRevisionRecord, revisionRecord, type RevisionRecord } from '../revisions/revision.serializer.js';
@@ -90,7 +91,7 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
           permission: async (req, deps) => {
             if (!Number(req.params.id)) throw new InvalidItemId();
             const item = await autosavedItem(req, deps);
-            if (!type.canEdit(req.user, item)) throw new CannotEditParent(req);
+            if (!type.canEdit(req.user, item)) throw new CannotEditPost(req);
             return true;
           },
           handler: async (req, deps) => {

@@ -1,6 +1,6 @@
 import { defineAuthError, defineRestError, defineRestErrorWith } from '../../rest/errors.js';
 
-export { PostInvalidId as AttachmentInvalidId } from '../posts/index.js';
+export { PostInvalidId as AttachmentInvalidId } from '../post-errors.js';
 export const UploadNoData = defineRestError('rest_upload_no_data', 'No data supplied.', 400);
 export const UploadNoContentType = defineRestError('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
 export const UploadNoDisposition = defineRestError('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
@@ -18,11 +18,7 @@ export const UploadNameTaken = defineRestError('rest_upload_name_taken', 'Anothe
 export const InvalidParentType = defineRestError('rest_invalid_param', 'Invalid parent type.', 400);
 export const TrashNotSupported = defineRestError('rest_trash_not_supported', "The post does not support trashing. Set 'force=true' to delete.", 501);
 
-export const CannotCreate = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
 export const CannotUploadToPost = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to upload media to this post.');
-export const CannotEdit = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
-export const CannotDelete = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.');
-export const ForbiddenListContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
 
 export const NOT_ALLOWED_TYPE = 'Sorry, you are not allowed to upload this file type.';
 export const NOT_PERMITTED = 'Sorry, this file type is not permitted for security reasons.';

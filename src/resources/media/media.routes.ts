@@ -12,7 +12,8 @@ import { PostInvalidPage } from '../posts/post.queries.js';
 import { postListArgs } from '../posts/post.schema.js';
 import { canDeletePost, canEditPost } from '../posts/post.permissions.js';
 import { attachableParent, createAttachment, deleteAttachment, updateAttachment } from './media.commands.js';
-import { CannotCreate, CannotDelete, CannotEdit, ForbiddenListContext, TrashNotSupported } from './media.errors.js';
+import { CannotCreatePost, CannotDeletePost, CannotEditPost, ForbiddenPostTypeContext } from '../post-errors.js';
+import { TrashNotSupported } from './media.errors.js';
 import { attachments, canReadAttachment, findAttachment, mediaListQuery, parentsOf } from './media.queries.js';
 import { attachmentType, MEDIA_TYPE_ENUM, mediaSchema, mediaWriteArgs } from './media.schema.js';
 import { prepareAttachment } from './media.serializer.js';
@@ -49,7 +50,7 @@ export const mediaRoutes: RouteSpec<Deps>[] = defineRoutes<Deps>('cms/v2', [
         args: listArgs,
         response: { body: 'items' },
         permission: (req) => {
-          if (req.context === 'edit' && !can(req.user, attachmentType.caps.edit_posts)) throw new ForbiddenListContext(req);
+          if (req.context === 'edit' && !can(req.user, attachmentType.caps.edit_posts)) throw new ForbiddenPostTypeContext(req);
           return true;
         },
         handler: async (req, deps) => {
@@ -75,7 +76,7 @@ export const mediaRoutes: RouteSpec<Deps>[] = defineRoutes<Deps>('cms/v2', [
         body: 'stream',
         response: { status: 201 },
         permission: async (req, deps) => {
-          if (!can(req.user, attachmentType.caps.create_posts)) throw new CannotCreate(req);
+          if (!can(req.user, attachmentType.caps.create_posts)) throw new CannotCreatePost(req);
           // Checked again once a form's fields are read; a query's `post` is refused before the upload is read.
           if (req.params.post !== undefined) await attachableParent(req, deps, Number(req.params.post));
           return true;
@@ -110,7 +111,7 @@ export const mediaRoutes: RouteSpec<Deps>[] = defineRoutes<Deps>('cms/v2', [
         args: { ...idArg, ...mediaWriteArgs('update') },
         saves: savesOf('media'),
         permission: async (req, deps) => {
-          if (!canEditPost(req.user, await routeItem(req, deps))) throw new CannotEdit(req);
+          if (!canEditPost(req.user, await routeItem(req, deps))) throw new CannotEditPost(req);
           return true;
         },
         handler: async (req, deps) => {
@@ -123,7 +124,7 @@ export const mediaRoutes: RouteSpec<Deps>[] = defineRoutes<Deps>('cms/v2', [
         methods: DELETABLE,
         args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
         permission: async (req, deps) => {
-          if (!canDeletePost(req.user, await routeItem(req, deps))) throw new CannotDelete(req);
+          if (!canDeletePost(req.user, await routeItem(req, deps))) throw new CannotDeletePost(req);
           return true;
         },
         handler: async (req, deps) => {

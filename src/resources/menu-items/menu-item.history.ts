@@ -1,10 +1,8 @@
 import { type Db } from 'mongodb';
-import { defineRestError } from '../../rest/errors.js';
 import { type HistoryType } from '../../store/kernel.js';
+import { PostInvalidId } from '../post-errors.js';
 import { foldMenuItem, MENU_ITEM_STREAM_TYPE, menuItemsProjection } from './menu-item.projection.js';
 import { MENU_ITEM_CONTENT_FIELDS, menuItemsCollection, type MenuItemDoc } from './menu-item.model.js';
-
-export const MenuItemInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 404);
 
 /** Menu items as the change-log kernel sees them: the same command cycle as posts and pages. */
 export const menuItemHistory: HistoryType<MenuItemDoc> = Object.freeze({
@@ -15,5 +13,5 @@ export const menuItemHistory: HistoryType<MenuItemDoc> = Object.freeze({
   etag: (doc: MenuItemDoc) => String(doc.version),
   contentFields: MENU_ITEM_CONTENT_FIELDS,
   blank: (field: string) => (field === 'meta' ? '{}' : ''),
-  NotFound: MenuItemInvalidId,
+  NotFound: PostInvalidId,
 });

@@ -3,13 +3,12 @@ import { mergeMeta } from '../../registry/meta.js';
 import { findPostType } from '../../registry/post-types.js';
 import { combinedErrors, defineRestError, type RestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
+import { PostExists, PostInvalidIdParam } from '../post-errors.js';
 import { postsCollection } from '../posts/post.model.js';
 import { termsCollection } from '../terms/index.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields, type MenuItemType } from './menu-item.model.js';
 
-const PostExists = defineRestError('rest_post_exists', 'Cannot create existing post.', 400);
 const TermInvalidId = defineRestError('rest_term_invalid_id', 'Invalid term ID.', 400);
-const PostInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 400);
 const PostInvalidType = defineRestError('rest_post_invalid_type', 'Invalid post type.', 400);
 const TitleRequired = defineRestError('rest_title_required', 'The title is required when using a custom menu item type.', 400);
 const UrlRequired = defineRestError('rest_url_required', 'The url is required when using a custom menu item type.', 400);
@@ -61,7 +60,7 @@ export async function menuItemInput(req: RestRequest, deps: Deps, current: MenuI
       next.object = term.taxonomy;
     } else if (next.type === 'post_type') {
       const post = await postsCollection(deps.store.db).findOne({ _id: next.objectId }, { projection: { type: 1 } });
-      if (!post) throw new PostInvalidId();
+      if (!post) throw new PostInvalidIdParam();
       next.object = post.type;
     }
   }

@@ -6,11 +6,11 @@ import { ifMatchOf } from '../../rest/conditional.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { type FieldSchema } from '../../rest/schema.js';
 import { type AutosavingType } from '../autosaves/index.js';
+import { PostInvalidId } from '../post-errors.js';
 import { restoringWriters, revisionRecord, type RevisionRecord } from '../revisions/index.js';
 import { filterSaved } from '../../registry/saved-fields.js';
 import { siteTimezone } from '../settings/index.js';
 import { autosaveMenuItem, callersAutosave, deleteMenuItemRevision, findMenuItem, restoreMenuItemRevision } from './menu-item.commands.js';
-import { MenuItemInvalidId } from './menu-item.history.js';
 import { menuItemInput } from './menu-item.input.js';
 import { type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 import { menuItemSchema, menuItemWriteArgs } from './menu-item.schema.js';
@@ -85,7 +85,7 @@ export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
     try {
       return await findMenuItem(deps, Number(id));
     } catch (error) {
-      throw error instanceof MenuItemInvalidId ? new NotFound() : error;
+      throw error instanceof PostInvalidId ? new NotFound() : error;
     }
   },
   canEdit: mayEdit,

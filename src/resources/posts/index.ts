@@ -6,7 +6,7 @@ import { postTypeRoutes } from './post.routes.js';
 
 export { autosavePost, deleteRevision, newestRevision, restoreRevision } from './post.commands.js';
 export { handOverPostsOf } from './post.authors.js';
-export { findPostOfType, postEtag, postHistory, PostInvalidId } from './post.history.js';
+export { findPostOfType, postEtag, postHistory } from './post.history.js';
 export { dateBounds, PostInvalidPage, searchColumnsFilter } from './post.queries.js';
 export { POST_LIST_FILTER_ARGS, postWriteArgs, postTypeSchema } from './post.schema.js';
 export { prepareOne } from './post.serializer.js';

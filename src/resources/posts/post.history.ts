@@ -2,12 +2,11 @@ import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { etagHeader } from '../../rest/conditional.js';
-import { defineRestError, type RestErrorClass } from '../../rest/errors.js';
+import { type RestErrorClass } from '../../rest/errors.js';
 import { loadItem, type HistoryType } from '../../store/kernel.js';
+import { PostInvalidId } from '../post-errors.js';
 import { postsCollection, REVISIONED_FIELDS, type PostDoc } from './post.model.js';
 import { foldPost, POSTS_CONTROLLER_TYPES, postsProjection } from './post.projection.js';
-
-export const PostInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 404);
 
 /** What a force delete erases: the item's own words and secrets. */
 const CONTENT_FIELDS: readonly string[] = [...REVISIONED_FIELDS, 'password', 'meta'];

@@ -3,12 +3,13 @@ import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
 import { ifMatchOf } from '../../rest/conditional.js';
-import { defineAuthError, defineRestError, ForbiddenContext } from '../../rest/errors.js';
+import { defineRestError, ForbiddenContext } from '../../rest/errors.js';
 import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { BATCH_V1, CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
+import { CannotCreatePost, CannotDeletePost, CannotEditPost, ForbiddenPostTypeContext, PostExists } from '../post-errors.js';
 import { readSetting } from '../settings/index.js';
 import { createPost, deletePost, siteNow, trashPost, updatePost } from './post.commands.js';
 import { findPostOfType, postEtag } from './post.history.js';
@@ -25,11 +26,6 @@ import { permalink, prepareMany, prepareOne } from './post.serializer.js';
 import { publishDuePosts, afterPostWrite } from './post.side-effects.js';
 import { savesOf } from '../../registry/saved-fields.js';
 
-const PostExists = defineRestError('rest_post_exists', 'Cannot create existing post.', 400);
-const CannotCreate = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
-const CannotEdit = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
-const CannotDelete = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.');
-const ForbiddenListContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
 const AlreadyTrashed = defineRestError('rest_already_trashed', 'The post has already been deleted.', 410);
 const IncorrectPassword = defineRestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
 
@@ -114,7 +110,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           args: postListArgs(type),
           response: { body: 'items' },
           permission: (req) => {
-            if (req.context === 'edit' && !can(req.user, type.caps.edit_posts)) throw new ForbiddenListContext(req);
+            if (req.context === 'edit' && !can(req.user, type.caps.edit_posts)) throw new ForbiddenPostTypeContext(req);
             return true;
           },
           handler: async (req, deps) => {
@@ -134,7 +130,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           saves: savesOf(type.rest_base),
           response: { status: 201 },
           permission: (req) => {
-            if (!can(req.user, type.caps.create_posts)) throw new CannotCreate(req);
+            if (!can(req.user, type.caps.create_posts)) throw new CannotCreatePost(req);
             return true;
           },
           handler: async (req, deps) => {
@@ -178,7 +174,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           saves: savesOf(type.rest_base),
           permission: async (req, deps) => {
             const doc = await routeItem(req, deps, type);
-            if (!canEditPost(req.user, doc)) throw new CannotEdit(req);
+            if (!canEditPost(req.user, doc)) throw new CannotEditPost(req);
             return true;
           },
           handler: async (req, deps) => {
@@ -203,7 +199,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           response: { body: 'trashed-or-deleted' },
           permission: async (req, deps) => {
             const doc = await routeItem(req, deps, type);
-            if (!canDeletePost(req.user, doc)) throw new CannotDelete(req);
+            if (!canDeletePost(req.user, doc)) throw new CannotDeletePost(req);
             return true;
           },
           handler: async (req, deps) => {

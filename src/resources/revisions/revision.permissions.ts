@@ -1,12 +1,12 @@
 import { type Deps } from '../../deps.js';
 import { defineAuthError, type AuthErrorClass } from '../../rest/errors.js';
 import { type Permission } from '../../rest/route.js';
+import { CannotEditPost } from '../post-errors.js';
 import { parentOf, findRevision } from './revision.queries.js';
 import { type RevisionedType } from './revisioned-type.js';
 
 export const CannotReadRevisions = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
 export const CannotDeleteRevisions = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete revisions of this post.');
-export const CannotEditParent = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
 
 /**
  * `get_items_permissions_check`: the parent must exist and be of the route's type (404 before
@@ -42,6 +42,6 @@ export const canRestoreRevision =
   (type: RevisionedType): Permission<Deps> =>
   async (req, deps) => {
     const parent = await parentOf(req, deps, type);
-    if (!type.canEdit(req.user, parent)) throw new CannotEditParent(req);
+    if (!type.canEdit(req.user, parent)) throw new CannotEditPost(req);
     return true;
   };

@@ -16,7 +16,6 @@ export const TrashNotSupported = defineRestError(
 // as 500; a client's mistake is a 400 here (CONTRACT.md), with WordPress's code.
 export const EmptyTermName = defineRestError('empty_term_name', 'A name is required for this term.', 400);
 export const TermNotDeletable = defineRestError('rest_cannot_delete', 'The term cannot be deleted.', 400);
-export const PostInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 400);
 
 export const CannotCreateTerm = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create terms in this taxonomy.');
 export const CannotUpdateTerm = defineAuthError('rest_cannot_update', 'Sorry, you are not allowed to edit this term.');

@@ -4,6 +4,7 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { type Permission } from '../../rest/route.js';
 import { findPostStatus } from '../../registry/post-statuses.js';
 import { findPostType } from '../../registry/post-types.js';
+import { PostInvalidIdParam } from '../post-errors.js';
 import { type TermController } from './term.controller.js';
 import {
   CannotCreateTerm,
@@ -12,7 +13,6 @@ import {
   ForbiddenPostTerms,
   ForbiddenTaxonomyContext,
   ForbiddenTermContext,
-  PostInvalidId,
   TermInvalid,
 } from './term.errors.js';
 import { type TermDoc } from './term.model.js';
@@ -77,7 +77,7 @@ export function termPermissions(ctl: TermController): TermPermissions {
 /** `check_read_terms_permission_for_post`: the post exists, carries this taxonomy, and is public or readable by the caller. */
 async function checkPostTermsReadable(ctl: TermController, req: RestRequest, deps: Deps, postId: number): Promise<void> {
   const post = await (ctl.extension.taggedObject?.(deps, postId) ?? findTaggedPost(deps, postId, ctl.taxonomy.slug));
-  if (!post) throw new PostInvalidId();
+  if (!post) throw new PostInvalidIdParam();
   const type = findPostType(post.type);
   if (!type || !ctl.taxonomy.types.includes(post.type)) throw new ForbiddenPostTerms(req);
   const isPublicStatus = findPostStatus(post.status)?.public ?? false;

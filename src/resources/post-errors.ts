@@ -1,0 +1,14 @@
+// The errors of WordPress's posts controller that other resources stored or checked as posts
+// answer with too (pages, media, menu items, post types, revisions, a term's post): each defined
+// once, here, rather than in one resource that the others would have to reach into.
+import { defineAuthError, defineRestError } from '../rest/errors.js';
+
+/** No item of the route's type has this id. */
+export const PostInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 404);
+/** A parameter names a post that does not exist. */
+export const PostInvalidIdParam = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 400);
+export const PostExists = defineRestError('rest_post_exists', 'Cannot create existing post.', 400);
+export const CannotCreatePost = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
+export const CannotEditPost = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
+export const CannotDeletePost = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.');
+export const ForbiddenPostTypeContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
