@@ -1,11 +1,10 @@
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { defineAuthError, defineRestError } from '../../rest/errors.js';
-import { contextArg } from '../../rest/item-schema.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { keyedCollection } from '../../rest/rest-response.js';
-import { defineRoutes, READABLE, type Permission } from '../../rest/route.js';
+import { registryRoutes } from '../../rest/registry-routes.js';
+import { defineRoutes, type Permission } from '../../rest/route.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { activeLocations } from '../menus/index.js';
 
@@ -43,41 +42,21 @@ function prepareLocation(location: Location, req: RestRequest): Record<string, u
 }
 
 /** The active theme's menu locations, each with the menu it shows (read-only: menus assign them). */
-export const menuLocationRoutes = defineRoutes<Deps>('cms/v2', [
-  {
+export const menuLocationRoutes = defineRoutes<Deps>(
+  'cms/v2',
+  registryRoutes<Deps, Location>({
     path: '/menu-locations',
     schema: menuLocationSchema,
-    endpoints: [
-      {
-        methods: READABLE,
-        args: { context: contextArg(menuLocationSchema) },
-        permission: canViewLocations,
-        response: { body: 'keyed-items' },
-        handler: async (req, deps) => {
-          const data: Record<string, unknown> = {};
-          for (const location of await activeLocations(deps)) data[location.name] = prepareLocation(location, req);
-          return keyedCollection(data);
-        },
-      },
-    ],
-  },
-  {
-    path: '/menu-locations/(?P<location>[\\w-]+)',
-    schema: menuLocationSchema,
-    endpoints: [
-      {
-        methods: READABLE,
-        args: {
-          location: { description: 'An alphanumeric identifier for the menu location.', type: 'string' },
-          context: contextArg(menuLocationSchema),
-        },
-        permission: canViewLocations,
-        handler: async (req, deps) => {
-          const location = (await activeLocations(deps)).find((candidate) => candidate.name === req.params.location);
-          if (!location) throw new LocationInvalid();
-          return prepareLocation(location, req);
-        },
-      },
-    ],
-  },
-]);
+    key: { name: 'location', description: 'An alphanumeric identifier for the menu location.' },
+    listPermission: canViewLocations,
+    itemPermission: canViewLocations,
+    entries: (_req, deps) => activeLocations(deps),
+    keyOf: (location) => location.name,
+    find: async (req, deps) => {
+      const location = (await activeLocations(deps)).find((candidate) => candidate.name === req.params.location);
+      if (!location) throw new LocationInvalid();
+      return location;
+    },
+    prepare: prepareLocation,
+  }),
+);

@@ -1,11 +1,11 @@
 import { type Deps } from '../../deps.js';
 import { defineRestError } from '../../rest/errors.js';
-import { contextArg } from '../../rest/item-schema.js';
+import { registryRoutes } from '../../rest/registry-routes.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
+import { defineRoutes, EDITABLE } from '../../rest/route.js';
 import { type SidebarDef } from '../../themes/themes.js';
 import { canManageWidgets } from '../widget-types/index.js';
-import { assignSidebar, knownSidebars, listWidgets } from '../widgets/index.js';
+import { assignSidebar, knownSidebars, listWidgets, type WidgetDoc } from '../widgets/index.js';
 import { sidebarSchema } from './sidebar.schema.js';
 import { prepareSidebar } from './sidebar.serializer.js';
 
@@ -17,51 +17,47 @@ function requestedSidebar(req: RestRequest, deps: Deps): SidebarDef {
   return sidebar;
 }
 
-async function prepareOne(sidebar: SidebarDef, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
-  return prepareSidebar(sidebar, await listWidgets(deps, sidebar.id), req, deps);
+/** A sidebar with the widgets it holds, as it is prepared. */
+interface SidebarWidgets {
+  sidebar: SidebarDef;
+  widgets: readonly WidgetDoc[];
 }
 
-const idArg = { id: { description: 'The id of a registered sidebar', type: 'string' as const } };
+async function withWidgets(sidebar: SidebarDef, deps: Deps): Promise<SidebarWidgets> {
+  return { sidebar, widgets: await listWidgets(deps, sidebar.id) };
+}
+
+const ID = 'The id of a registered sidebar';
 
 /** WordPress's sidebars controller: the inactive sidebar and the active theme's; only `widgets` is writable. */
-export const sidebarRoutes = defineRoutes<Deps>('cms/v2', [
-  {
+export const sidebarRoutes = defineRoutes<Deps>(
+  'cms/v2',
+  registryRoutes<Deps, SidebarWidgets>({
     path: '/sidebars',
     schema: sidebarSchema,
-    endpoints: [
-      {
-        methods: READABLE,
-        args: { context: contextArg(sidebarSchema) },
-        permission: canManageWidgets,
-        response: { body: 'items' },
-        handler: async (req, deps) => {
-          const widgets = await listWidgets(deps);
-          return knownSidebars(deps).map((sidebar) => prepareSidebar(sidebar, widgets.filter((doc) => doc.sidebar === sidebar.id), req, deps));
-        },
-      },
-    ],
-  },
-  {
-    path: '/sidebars/(?P<id>[\\w-]+)',
-    schema: sidebarSchema,
-    endpoints: [
-      {
-        methods: READABLE,
-        args: { ...idArg, context: contextArg(sidebarSchema) },
-        permission: canManageWidgets,
-        handler: (req, deps) => prepareOne(requestedSidebar(req, deps), req, deps),
-      },
+    key: { name: 'id', description: ID },
+    listPermission: canManageWidgets,
+    itemPermission: canManageWidgets,
+    // Every sidebar's widgets in one query.
+    entries: async (_req, deps) => {
+      const widgets = await listWidgets(deps);
+      return knownSidebars(deps).map((sidebar) => ({ sidebar, widgets: widgets.filter((doc) => doc.sidebar === sidebar.id) }));
+    },
+    find: (req, deps) => withWidgets(requestedSidebar(req, deps), deps),
+    prepare: ({ sidebar, widgets }, req, deps) => prepareSidebar(sidebar, widgets, req, deps),
+    itemEndpoints: [
       {
         methods: EDITABLE,
-        args: { ...idArg, widgets: { description: 'Nested widgets.', type: 'array', items: { type: 'string' } } },
+        args: { id: { description: ID, type: 'string' }, widgets: { description: 'Nested widgets.', type: 'array', items: { type: 'string' } } },
         permission: canManageWidgets,
         handler: async (req, deps) => {
           const sidebar = requestedSidebar(req, deps);
           if (Array.isArray(req.params.widgets)) await assignSidebar(deps, sidebar.id, req.params.widgets as string[]);
           req.context = 'edit';
-          return prepareOne(sidebar, req, deps);
+          const { widgets } = await withWidgets(sidebar, deps);
+          return prepareSidebar(sidebar, widgets, req, deps);
         },
       },
     ],
-  },
-]);
+  }),
+);

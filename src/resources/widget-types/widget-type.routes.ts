@@ -1,14 +1,14 @@
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
-import { contextArg } from '../../rest/item-schema.js';
+import { registryRoutes } from '../../rest/registry-routes.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { CREATABLE, defineRoutes, READABLE } from '../../rest/route.js';
+import { CREATABLE, defineRoutes } from '../../rest/route.js';
 import { WidgetTypeInvalid } from './widget-type.errors.js';
 import { decodeInstance, encodeInstance, formDataInstance, requestedInstance } from './widget-type.instance.js';
 import { canManageWidgets } from './widget-type.permissions.js';
 import { updateInstance, WIDGET_TYPES, type WidgetInstance, type WidgetTypeDef } from './widget-type.registry.js';
 import { previewWrap, renderForm, renderWidget } from './widget-type.render.js';
-import { encodeArgs, encodeResponse, renderArgs, renderResponse, widgetTypeIdArg, widgetTypeSchema } from './widget-type.schema.js';
+import { encodeArgs, encodeResponse, renderArgs, renderResponse, WIDGET_TYPE_ID, widgetTypeSchema } from './widget-type.schema.js';
 import { prepareWidgetType } from './widget-type.serializer.js';
 
 function requestedType(req: RestRequest): WidgetTypeDef {
@@ -52,31 +52,16 @@ async function renderPreview(req: RestRequest, deps: Deps): Promise<Record<strin
 
 /** WordPress's widget types controller, over the types the service offers. */
 export const widgetTypeRoutes = defineRoutes<Deps>('cms/v2', [
-  {
+  ...registryRoutes({
     path: '/widget-types',
     schema: widgetTypeSchema,
-    endpoints: [
-      {
-        methods: READABLE,
-        args: { context: contextArg(widgetTypeSchema) },
-        permission: canManageWidgets,
-        response: { body: 'items' },
-        handler: (req) => WIDGET_TYPES.all.map((type) => prepareWidgetType(type, req)),
-      },
-    ],
-  },
-  {
-    path: '/widget-types/(?P<id>[a-zA-Z0-9_-]+)',
-    schema: widgetTypeSchema,
-    endpoints: [
-      {
-        methods: READABLE,
-        args: { ...widgetTypeIdArg, context: contextArg(widgetTypeSchema) },
-        permission: canManageWidgets,
-        handler: (req) => prepareWidgetType(requestedType(req), req),
-      },
-    ],
-  },
+    key: { name: 'id', description: WIDGET_TYPE_ID, pattern: '[a-zA-Z0-9_-]+' },
+    listPermission: canManageWidgets,
+    itemPermission: canManageWidgets,
+    entries: () => WIDGET_TYPES.all,
+    find: requestedType,
+    prepare: prepareWidgetType,
+  }),
   {
     path: '/widget-types/(?P<id>[a-zA-Z0-9_-]+)/encode',
     endpoints: [{ methods: CREATABLE, args: encodeArgs, permission: canManageWidgets, response: { body: encodeResponse }, handler: encodeWidget }],

@@ -16,7 +16,8 @@ export const widgetTypeSchema: ItemSchema = {
   },
 };
 
-export const widgetTypeIdArg: ArgSpecs = { id: { description: 'The widget type id.', type: 'string' } };
+export const WIDGET_TYPE_ID = 'The widget type id.';
+export const widgetTypeIdArg: ArgSpecs = { id: { description: WIDGET_TYPE_ID, type: 'string' } };
 
 /** `instance` as encode and render receive it: what a widget's `instance` field shows. */
 export const instanceArg: FieldSchema = {
