@@ -1,3 +1,5 @@
+// What each registry answers; what every resource answers alike (context filtering, `_fields`,
+// 401 and 403, OPTIONS, links, an unknown context) is test/api/resource-contract.test.ts's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -84,18 +86,6 @@ describe('GET /cms/v2/statuses', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual(refusal('rest_cannot_view', message, 403));
   });
-
-  it('keeps only name and slug in embed context', async () => {
-    const { body } = await app.api('GET', '/cms/v2/statuses', { headers: editor, query: { context: 'embed' } });
-    expect(body.trash).toEqual({ name: 'Trash', slug: 'trash', _links: { archives: [{ href: `${app.apiRoot}/cms/v2/posts?status=trash` }] } });
-  });
-
-  it('refuses an unknown context value', async () => {
-    const { status, body } = await app.api('GET', '/cms/v2/statuses', { query: { context: 'print' } });
-    expect(status).toBe(400);
-    expect(body.code).toBe('rest_invalid_param');
-    expect(body.data.params).toEqual({ context: 'context is not one of view, embed, edit.' });
-  });
 });
 
 describe('GET /cms/v2/statuses/<status>', () => {
@@ -140,19 +130,6 @@ describe('GET /cms/v2/statuses/<status>', () => {
     const { status, body } = await app.api('GET', '/cms/v2/statuses/sleeping', { headers: app.admin });
     expect(status).toBe(404);
     expect(body).toEqual(refusal('rest_status_invalid', 'Invalid status.', 404));
-  });
-
-  it('describes the status schema in OPTIONS', async () => {
-    const { status, body } = await app.api('OPTIONS', '/cms/v2/statuses/publish');
-    expect(status).toBe(200);
-    expect(body.schema.title).toBe('status');
-    expect(body.schema.properties.show_in_list).toEqual({
-      description: 'Whether to include posts in the edit listing for their post type.',
-      type: 'boolean',
-      context: ['edit'],
-      readonly: true,
-    });
-    expect(body.endpoints[0].args.context).toMatchObject({ enum: ['view', 'embed', 'edit'], default: 'view' });
   });
 });
 
@@ -202,12 +179,6 @@ describe('GET /cms/v2/types', () => {
     const refused = await app.api('GET', '/cms/v2/types', { headers: subscriber, query: { context: 'edit' } });
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual(refusal('rest_cannot_view', message, 403));
-  });
-
-  it('keeps name, slug, icon and REST route in embed context', async () => {
-    const { body } = await app.api('GET', '/cms/v2/types', { query: { context: 'embed', _fields: 'page' } });
-    const { _links, ...fields } = body.page;
-    expect(fields).toEqual({ name: 'Pages', slug: 'page', icon: 'dashicons-admin-page', rest_base: 'pages', rest_namespace: 'cms/v2' });
   });
 });
 
@@ -374,11 +345,6 @@ describe('GET /cms/v2/taxonomies/<taxonomy>', () => {
     const byAdmin = await app.api('GET', '/cms/v2/taxonomies/nav_menu', { headers: app.admin, query: { context: 'edit' } });
     expect(byAdmin.status).toBe(200);
     expect(byAdmin.body.capabilities.assign_terms).toBe('edit_theme_options');
-  });
-
-  it('keeps name, slug and REST route in embed context', async () => {
-    const { body } = await app.api('GET', '/cms/v2/taxonomies/category', { query: { context: 'embed', _fields: 'name,slug,rest_base,rest_namespace,types' } });
-    expect(body).toEqual({ name: 'Categories', slug: 'category', rest_base: 'categories', rest_namespace: 'cms/v2' });
   });
 
   it('answers an unknown taxonomy with 404 rest_taxonomy_invalid', async () => {
