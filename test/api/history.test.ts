@@ -1,15 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  autosavePost,
-  deletePost,
-  deleteRevision,
-  restoreRevision,
-  trashPost,
-  updatePost,
-} from '../../src/resources/posts/post.commands.js';
 import { revisionsCollection } from '../../src/resources/posts/post.model.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-import { givenPost, givenTitleChanges } from '../support/post-fixtures.js';
+import { autosaveItem, createItem, deleteItem, deleteRevisionOf, restoreRevisionOf, revisionsOf, updateItem } from '../support/http-posts.js';
+import { givenTitleChanges } from '../support/post-fixtures.js';
 
 let app: TestApp;
 let editor: Awaited<ReturnType<TestApp['asRole']>>;
@@ -28,55 +21,59 @@ describe('GET /posts/<id>/history', () => {
   it('lists every change oldest first: who, when, what kind, which fields, which revision', async () => {
     const started = Date.now();
     // Another item's event first: positions count across the log, seqs within an item.
-    await givenPost(app.deps, { title: 'Earlier' });
-    const post = await givenPost(app.deps, { title: 'First', slug: 'first', meta: { mood: 'calm' } });
-    await updatePost(app.deps, post._id, { title: 'Second' }, 1);
-    const autosave = await autosavePost(app.deps, post._id, { content: '<p>Draft by the editor.</p>' }, editor.id);
-    await trashPost(app.deps, post._id, 1);
-    await updatePost(app.deps, post._id, { status: 'draft', trashedFrom: null, slug: 'first' }, 1, { type: 'untrashed' });
-    const [oldest] = await revisionsCollection(app.deps.store.db).find({ parent: post._id, kind: 'revision' }).toArray();
-    await restoreRevision(app.deps, post._id, { ...oldest, title: 'First' }, editor.id);
+    await createItem(app, { title: 'Earlier' });
+    const post = await createItem(app, { title: 'First', slug: 'first' });
+    await updateItem(app, post.id, { title: 'Second' });
+    // So that restoring the oldest revision (of 'Second') changes the item.
+    await updateItem(app, post.id, { title: 'Third' });
+    const autosave = await autosaveItem(app, post.id, { content: '<p>Draft by the editor.</p>' }, editor.headers);
+    await deleteItem(app, post.id);
+    await updateItem(app, post.id, { status: 'draft' });
+    const oldest = (await revisionsOf(app, post.id)).at(-1)!;
+    await restoreRevisionOf(app, post.id, oldest.id, editor.headers);
 
-    const response = await app.api('GET', `/cms/v2/posts/${post._id}/history`, { headers: app.admin });
+    const response = await app.api('GET', `/cms/v2/posts/${post.id}/history`, { headers: app.admin });
     expect(response.status).toBe(200);
-    expect(response.headers.get('x-wp-total')).toBe('6');
+    expect(response.headers.get('x-wp-total')).toBe('7');
     expect(response.headers.get('x-wp-totalpages')).toBe('1');
     const entries = response.body as Record<string, any>[];
     expect(entries.map((entry) => [entry.seq, entry.type, entry.author])).toEqual([
       [1, 'created', 1],
       [2, 'updated', 1],
-      [3, 'autosaved', editor.id],
-      [4, 'trashed', 1],
-      [5, 'untrashed', 1],
-      [6, 'restored', editor.id],
+      [3, 'updated', 1],
+      [4, 'autosaved', editor.id],
+      [5, 'trashed', 1],
+      [6, 'untrashed', 1],
+      [7, 'restored', editor.id],
     ]);
     for (const entry of entries) {
       expect(entry.date_gmt).toMatch(DATE);
       expect(Date.parse(`${entry.date_gmt}Z`)).toBeGreaterThanOrEqual(Math.floor(started / 1000) * 1000);
       expect(entry.redacted).toEqual([]);
-      expect(entry._links.up).toEqual([{ href: `${app.apiRoot}/cms/v2/posts/${post._id}`, embeddable: true }]);
+      expect(entry._links.up).toEqual([{ href: `${app.apiRoot}/cms/v2/posts/${post.id}`, embeddable: true }]);
     }
 
     // Each entry's position on the log's one clock, as stored: rising with the item's seqs.
-    const stored = await app.deps.store.db.collection<{ stream: number; seq: number; position: number }>('events').find({ stream: post._id }).sort({ stream: 1, seq: 1 }).toArray();
+    const stored = await app.deps.store.db.collection<{ stream: number; seq: number; position: number }>('events').find({ stream: post.id }).sort({ stream: 1, seq: 1 }).toArray();
     expect(entries.map((entry) => entry.position)).toEqual(stored.map((row) => row.position));
     expect(entries.every((entry, index) => Number.isInteger(entry.position) && (index === 0 || entry.position > entries[index - 1].position))).toBe(true);
 
-    const [created, updated, autosaved, trashed, untrashed, restored] = entries;
+    const [created, updated, , autosaved, trashed, untrashed, restored] = entries;
     expect(created.fields).toEqual(expect.arrayContaining(['title', 'content', 'status', 'slug', 'date_gmt', 'modified_gmt', 'trashed_from', 'meta', 'categories', 'tags']));
     expect(created.fields).not.toContain('terms');
     expect(created.revision).toBeNull();
     expect(created._links).not.toHaveProperty('wp:revision');
 
     expect(updated.fields).toEqual(['title']);
-    expect(updated.revision).toBe(oldest._id);
-    expect(updated._links['wp:revision']).toEqual([{ href: `${app.apiRoot}/cms/v2/posts/${post._id}/revisions/${oldest._id}` }]);
+    expect(updated.revision).toBe(oldest.id);
+    expect(updated._links['wp:revision']).toEqual([{ href: `${app.apiRoot}/cms/v2/posts/${post.id}/revisions/${oldest.id}` }]);
     expect(updated._links.curies).toEqual([{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }]);
 
-    expect(autosave.inPlace).toBe(false);
+    // Not the author's: a revision of its own, not the draft changed in place.
+    expect(autosave.id).not.toBe(post.id);
     expect(autosaved.fields).toEqual(['title', 'content', 'excerpt']);
-    expect(autosaved.revision).toBe(autosave.inPlace ? null : autosave.autosave._id);
-    expect(autosaved._links['wp:revision'][0].href).toBe(`${app.apiRoot}/cms/v2/posts/${post._id}/autosaves/${autosaved.revision}`);
+    expect(autosaved.revision).toBe(autosave.id);
+    expect(autosaved._links['wp:revision'][0].href).toBe(`${app.apiRoot}/cms/v2/posts/${post.id}/autosaves/${autosaved.revision}`);
 
     expect(trashed.fields.sort()).toEqual(['slug', 'status', 'trashed_from']);
     expect(untrashed.fields.sort()).toEqual(['slug', 'status', 'trashed_from']);
@@ -85,29 +82,29 @@ describe('GET /posts/<id>/history', () => {
   });
 
   it('shows deletions of revisions, what they erased, and no link to a revision that is gone', async () => {
-    const post = await givenPost(app.deps, { title: 'Kept' });
-    await updatePost(app.deps, post._id, { title: 'Soon forgotten' }, 1);
-    await updatePost(app.deps, post._id, { title: 'Kept again' }, 1);
-    const [forgotten] = await revisionsCollection(app.deps.store.db).find({ parent: post._id, title: 'Soon forgotten' }).toArray();
-    await deleteRevision(app.deps, post._id, forgotten, 1);
+    const post = await createItem(app, { title: 'Kept' });
+    await updateItem(app, post.id, { title: 'Soon forgotten' });
+    await updateItem(app, post.id, { title: 'Kept again' });
+    const forgotten = (await revisionsOf(app, post.id)).find((revision) => revision.title.raw === 'Soon forgotten')!;
+    await deleteRevisionOf(app, post.id, forgotten.id);
 
-    const { body } = await app.api('GET', `/cms/v2/posts/${post._id}/history`, { headers: app.admin });
+    const { body } = await app.api('GET', `/cms/v2/posts/${post.id}/history`, { headers: app.admin });
     expect(body.map((entry: { type: string }) => entry.type)).toEqual(['created', 'updated', 'updated', 'revision_deleted']);
-    expect(body[1]).toMatchObject({ revision: forgotten._id, redacted: ['title'], fields: ['title'] });
+    expect(body[1]).toMatchObject({ revision: forgotten.id, redacted: ['title'], fields: ['title'] });
     expect(body[1]._links).not.toHaveProperty('wp:revision');
     expect(body[2]._links).toHaveProperty('wp:revision');
     expect(body[3]).toMatchObject({ fields: [], revision: null, redacted: [] });
   });
 
   it('serves pages under /pages, and each type only under its own route', async () => {
-    const page = await givenPost(app.deps, { type: 'page', title: 'About' });
-    const post = await givenPost(app.deps);
-    const pageHistory = await app.api('GET', `/cms/v2/pages/${page._id}/history`, { headers: app.admin });
+    const page = await createItem(app, { title: 'About' }, { type: 'page' });
+    const post = await createItem(app);
+    const pageHistory = await app.api('GET', `/cms/v2/pages/${page.id}/history`, { headers: app.admin });
     expect(pageHistory.status).toBe(200);
-    expect(pageHistory.body[0]._links.up[0].href).toBe(`${app.apiRoot}/cms/v2/pages/${page._id}`);
+    expect(pageHistory.body[0]._links.up[0].href).toBe(`${app.apiRoot}/cms/v2/pages/${page.id}`);
     expect(pageHistory.body[0].fields).not.toContain('categories');
 
-    for (const route of [`/cms/v2/posts/${page._id}/history`, `/cms/v2/pages/${post._id}/history`, '/cms/v2/posts/987654321/history']) {
+    for (const route of [`/cms/v2/posts/${page.id}/history`, `/cms/v2/pages/${post.id}/history`, '/cms/v2/posts/987654321/history']) {
       const response = await app.api('GET', route, { headers: app.admin });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ code: 'rest_post_invalid_id', message: 'Invalid post ID.', data: { status: 404 } });
@@ -115,37 +112,37 @@ describe('GET /posts/<id>/history', () => {
   });
 
   it('answers 404 for an item deleted for good, even though its log remains', async () => {
-    const post = await givenPost(app.deps);
-    await deletePost(app.deps, post._id, 1);
-    const response = await app.api('GET', `/cms/v2/posts/${post._id}/history`, { headers: app.admin });
+    const post = await createItem(app);
+    await deleteItem(app, post.id, { force: true });
+    const response = await app.api('GET', `/cms/v2/posts/${post.id}/history`, { headers: app.admin });
     expect(response.status).toBe(404);
     expect(response.body.code).toBe('rest_post_invalid_id');
   });
 
   it('is for those who may edit the item', async () => {
-    const adminsPost = await givenPost(app.deps, { status: 'publish' });
-    const own = await givenPost(app.deps, { author: contributor.id });
+    const adminsPost = await createItem(app, { status: 'publish' });
+    const own = await createItem(app, {}, { headers: contributor.headers });
     const route = (id: number) => `/cms/v2/posts/${id}/history`;
     const message = 'Sorry, you are not allowed to view the history of this post.';
 
-    const anonymous = await app.api('GET', route(adminsPost._id));
+    const anonymous = await app.api('GET', route(adminsPost.id));
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual({ code: 'rest_cannot_read', message, data: { status: 401 } });
 
-    const others = await app.api('GET', route(adminsPost._id), { headers: contributor.headers });
+    const others = await app.api('GET', route(adminsPost.id), { headers: contributor.headers });
     expect(others.status).toBe(403);
     expect(others.body).toEqual({ code: 'rest_cannot_read', message, data: { status: 403 } });
 
-    expect((await app.api('GET', route(own._id), { headers: contributor.headers })).status).toBe(200);
-    expect((await app.api('GET', route(adminsPost._id), { headers: editor.headers })).status).toBe(200);
+    expect((await app.api('GET', route(own.id), { headers: contributor.headers })).status).toBe(200);
+    expect((await app.api('GET', route(adminsPost.id), { headers: editor.headers })).status).toBe(200);
     // Unknown items are 404 before any permission question, as in WordPress's revisions controller.
     expect((await app.api('GET', route(987654321))).status).toBe(404);
   });
 
   it('pages with page and per_page (default 100) and the collection headers', async () => {
-    const post = await givenPost(app.deps);
-    await givenTitleChanges(app.deps, post._id, 24);
-    const route = `/cms/v2/posts/${post._id}/history`;
+    const post = await createItem(app);
+    await givenTitleChanges(app.deps, post.id, 24);
+    const route = `/cms/v2/posts/${post.id}/history`;
 
     const all = await app.api('GET', route, { headers: app.admin });
     expect(all.body).toHaveLength(25);
@@ -177,11 +174,11 @@ describe('GET /posts/<id>/history', () => {
   });
 
   it('streams every event as NDJSON with Accept: application/x-ndjson, the same entries as the pages', { timeout: 120_000 }, async () => {
-    const post = await givenPost(app.deps, { title: 'Streamed' });
-    await updatePost(app.deps, post._id, { title: 'Streamed, revised' }, 1);
-    await autosavePost(app.deps, post._id, { title: 'An editor was here' }, editor.id);
-    await givenTitleChanges(app.deps, post._id, 2997, { project: false });
-    const route = `/cms/v2/posts/${post._id}/history`;
+    const post = await createItem(app, { title: 'Streamed' });
+    await updateItem(app, post.id, { title: 'Streamed, revised' });
+    await autosaveItem(app, post.id, { title: 'An editor was here' }, editor.headers);
+    await givenTitleChanges(app.deps, post.id, 2997, { project: false });
+    const route = `/cms/v2/posts/${post.id}/history`;
 
     const streamed = await app.api('GET', route, { headers: { ...app.admin, Accept: 'application/x-ndjson' } });
     expect(streamed.status).toBe(200);
@@ -210,8 +207,8 @@ describe('GET /posts/<id>/history', () => {
   });
 
   it('describes itself to OPTIONS: the entry schema and the paging arguments', async () => {
-    const post = await givenPost(app.deps);
-    const { status, body } = await app.api('OPTIONS', `/cms/v2/posts/${post._id}/history`, { headers: app.admin });
+    const post = await createItem(app);
+    const { status, body } = await app.api('OPTIONS', `/cms/v2/posts/${post.id}/history`, { headers: app.admin });
     expect(status).toBe(200);
     expect(body.schema.title).toBe('history');
     expect(Object.keys(body.schema.properties)).toEqual(['seq', 'type', 'date_gmt', 'author', 'fields', 'revision', 'redacted', 'position']);
@@ -219,9 +216,9 @@ describe('GET /posts/<id>/history', () => {
   });
 
   it('still refuses and 404s when streaming', async () => {
-    const post = await givenPost(app.deps);
+    const post = await createItem(app);
     const stream = { Accept: 'application/x-ndjson' };
-    const anonymous = await app.api('GET', `/cms/v2/posts/${post._id}/history`, { headers: stream });
+    const anonymous = await app.api('GET', `/cms/v2/posts/${post.id}/history`, { headers: stream });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.code).toBe('rest_cannot_read');
     const missing = await app.api('GET', '/cms/v2/posts/987654321/history', { headers: { ...app.admin, ...stream } });
@@ -231,13 +228,13 @@ describe('GET /posts/<id>/history', () => {
 
 describe('history pages read their events by block of the log', () => {
   it('read the same from events stored before events kept their block, and from revision rows that moved on', async () => {
-    const post = await givenPost(app.deps, { title: 'Blocked' });
-    for (let change = 1; change <= 12; change++) await updatePost(app.deps, post._id, { content: `<p>Change ${change}</p>` }, 1);
-    await autosavePost(app.deps, post._id, { title: 'An editor, early' }, editor.id);
-    await givenTitleChanges(app.deps, post._id, 60);
+    const post = await createItem(app, { title: 'Blocked' });
+    for (let change = 1; change <= 12; change++) await updateItem(app, post.id, { content: `<p>Change ${change}</p>` });
+    await autosaveItem(app, post.id, { title: 'An editor, early' }, editor.headers);
+    await givenTitleChanges(app.deps, post.id, 60);
     // The editor's autosave written again later: its row is in a later block than its first event.
-    await autosavePost(app.deps, post._id, { title: 'An editor, later' }, editor.id);
-    const route = `/cms/v2/posts/${post._id}/history`;
+    await autosaveItem(app, post.id, { title: 'An editor, later' }, editor.headers);
+    const route = `/cms/v2/posts/${post.id}/history`;
     const pages = async () => Promise.all([1, 2, 3].map(async (page) => (await app.api('GET', route, { headers: app.admin, query: { page, per_page: 30 } })).body));
     const withBlocks = await pages();
     expect(withBlocks.flat()).toHaveLength(75);
@@ -245,8 +242,8 @@ describe('history pages read their events by block of the log', () => {
     const revisionLinks = withBlocks.flat().filter((entry: { _links: Record<string, unknown> }) => entry._links['wp:revision']);
     expect(revisionLinks.length).toBeGreaterThanOrEqual(14);
 
-    await app.deps.store.db.collection('events').updateMany({ stream: post._id }, { $unset: { block: '' } });
-    await revisionsCollection(app.deps.store.db).updateMany({ parent: post._id }, { $unset: { block: '' } });
+    await app.deps.store.db.collection('events').updateMany({ stream: post.id }, { $unset: { block: '' } });
+    await revisionsCollection(app.deps.store.db).updateMany({ parent: post.id }, { $unset: { block: '' } });
     expect(await pages()).toEqual(withBlocks);
   });
 });
