@@ -30,7 +30,7 @@ describe('GET /posts/<id>/history', () => {
     await deleteItem(app, post.id);
     await updateItem(app, post.id, { status: 'draft' });
     const oldest = (await revisionsOf(app, post.id)).at(-1)!;
-    await restoreRevisionOf(app, post.id, oldest.id, editor.headers);
+    await restoreRevisionOf(app, post.id, oldest.id, { headers: editor.headers });
 
     const response = await app.api('GET', `/cms/v2/posts/${post.id}/history`, { headers: app.admin });
     expect(response.status).toBe(200);
