@@ -24,6 +24,8 @@ export interface SiteResult {
   latencies: Latency[];
   load: LoadRow[];
   peakRssMiB: number[];
+  /** Each process's peak once the service answered, and once the sequential workloads were done (before the load). */
+  peakRssByPhase: { started: number[]; sequential: number[] };
   timelineExport?: TimelineExport;
 }
 
@@ -61,12 +63,13 @@ export function printReport(small: SiteResult, grown: SiteResult, totalSeconds: 
   const timeline = grown.timelineExport;
   if (timeline) console.log(`\nexport:timeline of the grown site's whole log: ${timeline.events} events in ${timeline.seconds.toFixed(1)} s = ${timeline.perSecond.toFixed(0)} events/s (process start included)`);
   for (const site of [small, grown]) {
-    console.log(`peak RSS, ${site.size.label} site: ${site.peakRssMiB.map((mib) => mib.toFixed(0)).join(' + ')} MiB (primary + 2 workers); service start ${site.startSeconds.toFixed(1)} s; seeding ${site.seeded.seconds.toFixed(0)} s`);
+    const mib = (values: number[]) => values.map((value) => value.toFixed(0)).join(' + ');
+    console.log(`peak RSS, ${site.size.label} site: ${mib(site.peakRssMiB)} MiB (primary + 2 workers); after the start ${mib(site.peakRssByPhase.started)}, after the sequential workloads ${mib(site.peakRssByPhase.sequential)}; service start ${site.startSeconds.toFixed(1)} s; seeding ${site.seeded.seconds.toFixed(0)} s`);
   }
   console.log(`whole bench: ${(totalSeconds / 60).toFixed(1)} min`);
 
   return {
-    sites: [small, grown].map((site) => ({ ...site.size, ...site.seeded, startSeconds: site.startSeconds, peakRssMiB: site.peakRssMiB })),
+    sites: [small, grown].map((site) => ({ ...site.size, ...site.seeded, startSeconds: site.startSeconds, peakRssMiB: site.peakRssMiB, peakRssByPhase: site.peakRssByPhase })),
     workloads: rows,
     load: [small, grown].flatMap((site) => site.load.map((row) => ({ site: site.size.label, ...row, wordpress: WORDPRESS_LOAD[row.workload] }))),
     timelineExport: timeline,

@@ -164,6 +164,7 @@ async function runSite(size: SiteSize): Promise<SiteResult> {
     const startSeconds = (performance.now() - starting) / 1000;
     let stopped = false;
     try {
+      const peakRssByPhase: SiteResult['peakRssByPhase'] = { started: (await service.count()).peakRssMiB, sequential: [] };
       await assertConsistent(service.url, seeded, size.label);
       const lastFullPage = Math.floor(Number((await send(service.url, 'GET', '/posts?context=edit&per_page=20')).headers.get('x-wp-total')) / 20);
       const probe = (await (await send(service.url, 'GET', `/posts/${seeded.probe}?context=edit`)).json()) as { content: { raw: string } };
@@ -173,6 +174,7 @@ async function runSite(size: SiteSize): Promise<SiteResult> {
         console.log(`  ${workload.name}: median ${latencies.at(-1)!.median.toFixed(1)} ms`);
       }
       await assertFreshIds(service.url, seeded);
+      peakRssByPhase.sequential = (await service.count()).peakRssMiB;
 
       const load: LoadRow[] = [];
       for (const workload of ['update', 'autosave'] as const) {
@@ -183,7 +185,7 @@ async function runSite(size: SiteSize): Promise<SiteResult> {
       await service.stop();
       stopped = true;
       const timelineExport = size.label === 'grown' ? await measureExport(uri) : undefined;
-      return { size, seeded, startSeconds, latencies, load, peakRssMiB, timelineExport };
+      return { size, seeded, startSeconds, latencies, load, peakRssMiB, peakRssByPhase, timelineExport };
     } finally {
       if (!stopped) await service.stop();
     }
