@@ -1,3 +1,4 @@
+import net from 'node:net';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,6 +72,17 @@ export interface Config {
    * at exit and on SIGUSR2; for `npm run bench:event-loop`. Unset: nothing is measured.
    */
   readonly eventLoopReport: string | undefined;
+  /**
+   * Webhook targets allowed although their address is loopback, private, link-local or otherwise
+   * not public (`CMS_WEBHOOKS_ALLOW_ADDRESSES`): addresses and CIDR ranges. Empty: none.
+   */
+  readonly webhooksAllowAddresses: readonly string[];
+  /** How long one webhook delivery may take, connecting and answering (`CMS_WEBHOOKS_TIMEOUT_MS`). */
+  readonly webhooksTimeoutMs: number;
+  /** Webhook deliveries in flight at once, over every endpoint (`CMS_WEBHOOKS_CONCURRENCY`). */
+  readonly webhooksConcurrency: number;
+  /** How often the webhook deliverer looks for new events and due retries (`CMS_WEBHOOKS_POLL_MS`). */
+  readonly webhooksPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -107,6 +119,10 @@ export function loadConfig(env: Env): Config {
     themesDir: path.resolve(text(env, 'CMS_THEMES_DIR', path.join(packageRoot(), 'themes'))),
     pluginDirectory: path.resolve(text(env, 'CMS_PLUGIN_DIRECTORY', path.join(packageRoot(), 'plugin-directory'))),
     eventLoopReport: env.CMS_EVENT_LOOP_REPORT?.trim() ? path.resolve(env.CMS_EVENT_LOOP_REPORT.trim()) : undefined,
+    webhooksAllowAddresses: addressList(env, 'CMS_WEBHOOKS_ALLOW_ADDRESSES'),
+    webhooksTimeoutMs: integer(env, 'CMS_WEBHOOKS_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhooksConcurrency: integer(env, 'CMS_WEBHOOKS_CONCURRENCY', 8, 1, 256),
+    webhooksPollMs: integer(env, 'CMS_WEBHOOKS_POLL_MS', 1000, 10, 60_000),
   });
 }
 
@@ -151,6 +167,22 @@ function trustedProxies(env: Env, name: string): readonly string[] | number {
     throw new ConfigError(
       `${name} must be a number of proxy hops, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal) separated by commas: ${(error as Error).message}.`,
     );
+  }
+  return Object.freeze(list);
+}
+
+/** Addresses and CIDR ranges separated by commas (`127.0.0.1`, `10.0.0.0/8`, `::1`, `fd00::/8`). */
+function addressList(env: Env, name: string): readonly string[] {
+  const raw = env[name]?.trim();
+  if (!raw) return [];
+  const list = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of list) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = net.isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    if (!family || rest.length || (prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > bits))) {
+      throw new ConfigError(`${name} must be IP addresses or CIDR ranges separated by commas, not "${entry}".`);
+    }
   }
   return Object.freeze(list);
 }

@@ -104,6 +104,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     for (const resource of resources) generatedAdministrator ??= (await resource.seed?.(deps))?.generatedAdministrator;
   });
   app = createApp(deps, resources, options);
+  const background = resources.flatMap((resource) => (resource.background ? [resource.background(deps)] : []));
 
   return {
     siteUrl,
@@ -114,7 +115,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       // Keep-alive connections go idle once their request is answered; close them as they do.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-      await closed;
+      await Promise.all([closed, ...background.map((work) => work.stop())]);
       clearInterval(sweep);
       clearTimeout(deadline);
       await store.close();

@@ -23,6 +23,7 @@ import { globalStylesResource } from './global-styles/index.js';
 import { widgetTypesResource } from './widget-types/index.js';
 import { widgetsResource } from './widgets/index.js';
 import { sidebarsResource } from './sidebars/index.js';
+import { webhooksResource } from './webhooks/index.js';
 
 const served: readonly ResourceManifest[] = [
   usersResource,
@@ -48,6 +49,7 @@ const served: readonly ResourceManifest[] = [
   widgetTypesResource,
   widgetsResource,
   sidebarsResource,
+  webhooksResource,
 ];
 
 /** Every resource the service serves, in the order their routes are registered, and the change log they share. */

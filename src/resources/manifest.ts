@@ -14,6 +14,14 @@ export interface ResourceManifest {
   readonly siteRoutes?: (deps: Deps) => Router;
   /** Records the resource needs before serving (the first administrator, the default category). */
   readonly seed?: (deps: Deps) => Promise<SeedReport | void>;
+  /** Work the resource runs in the background once the service serves (webhook deliveries), stopped before the database closes. */
+  readonly background?: (deps: Deps) => BackgroundWork;
+}
+
+/** Something running beside the requests, as long as the service runs. */
+export interface BackgroundWork {
+  /** Ends it: nothing of it runs once this resolves. */
+  stop(): Promise<void>;
 }
 
 /** What a first start made that the person starting the service must be told. */
