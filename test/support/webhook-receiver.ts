@@ -16,7 +16,7 @@ export interface WebhookReceiver {
   url: string;
   received: Received[];
   /** What to answer a request (the default: 204). */
-  answer: (request: Received) => { status: number; headers?: Record<string, string> };
+  answer: (request: Received) => { status: number; headers?: Record<string, string>; delayMs?: number };
   /** Resolves once `count` requests matching `match` have come, or rejects after `timeoutMs`. */
   waitFor(match: (request: Received) => boolean, count?: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
@@ -64,8 +64,10 @@ export async function startReceiver(): Promise<WebhookReceiver> {
         json: JSON.parse(body),
       };
       received.push(request);
-      const { status, headers } = receiver.answer(request);
-      res.writeHead(status, headers).end();
+      const { status, headers, delayMs } = receiver.answer(request);
+      const reply = () => res.writeHead(status, headers).end();
+      if (delayMs) setTimeout(reply, delayMs);
+      else reply();
       for (const wake of [...waiters]) wake();
     });
   });
