@@ -49,6 +49,9 @@ interface Fixtures {
   globalStyles: number;
   widget: string;
   media: number;
+  webhook: string;
+  /** A delivery of the webhook (its ping). */
+  delivery: string;
 }
 interface Hostile {
   label: string;
@@ -76,7 +79,8 @@ let unique = 0;
 
 beforeAll(async () => {
   prototypesBefore = prototypeKeys();
-  app = await createTestApp();
+  // Webhooks to a closed port of this machine: delivered nowhere, refused by no address check.
+  app = await createTestApp({ env: { CMS_WEBHOOKS_ALLOW_ADDRESSES: '127.0.0.1' } });
   keep = await createFixtures('keep');
   throwaway = await createFixtures('throwaway');
   // `/users/me` acts on the caller: administrators of their own, so the main one keeps its account.
@@ -134,6 +138,8 @@ async function createFixtures(label: string): Promise<Fixtures> {
     raw: { body: new Uint8Array(png), contentType: 'image/png' },
   });
   expect(media.status, media.text).toBe(201);
+  const webhook = await created('/cms/v2/webhooks', { url: CLOSED_PORT_URL });
+  const ping = await created(`/cms/v2/webhooks/${webhook.id}/ping`, {}, 200);
   return {
     post: post.id,
     page: page.id,
@@ -149,8 +155,12 @@ async function createFixtures(label: string): Promise<Fixtures> {
     globalStyles,
     widget: widget.id,
     media: media.body.id,
+    webhook: webhook.id,
+    delivery: ping.id,
   };
 }
+
+const CLOSED_PORT_URL = 'http://127.0.0.1:9/hook';
 
 /** `(?P<name>regex)` groups replaced by `value(name, textBefore)`; undefined when one cannot be filled. */
 function fillPattern(pattern: string, value: (name: string, before: string) => string | number | undefined): string | undefined {
@@ -175,6 +185,8 @@ function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
     if (name === 'id' && resource === 'widgets') return fixtures.widget;
     if (name === 'id' && resource === 'sidebars') return 'sidebar-1';
     if (name === 'id' && resource === 'widget-types') return 'text';
+    if (name === 'id' && resource === 'webhooks') return fixtures.webhook;
+    if (name === 'delivery') return fixtures.delivery;
     if (name === 'id' || name === 'parent') return items[resource];
     if (name === 'user_id') return fixtures.user;
     if (name === 'uuid') return fixtures.appPassword;
@@ -281,6 +293,8 @@ function baseValues(args: Record<string, ArgSpec>, except: string, method: strin
     sidebar: 'cms_inactive_widgets',
     // An empty batch (`""` is an empty list in a query string or form), so the other arguments are the fault.
     requests: '',
+    url: CLOSED_PORT_URL,
+    position: '1',
   };
   for (const [name, spec] of Object.entries(args)) {
     if (!spec.required || name === except) continue;
@@ -655,6 +669,7 @@ describe('after all of it', () => {
       ['post revision', `/cms/v2/posts/${throwaway.post}/revisions/${throwaway.revision.posts}`],
       ['page revision', `/cms/v2/pages/${throwaway.page}/revisions/${throwaway.revision.pages}`],
       ['administrator of DELETE /users/me', `/cms/v2/users/${deleteMeAdmin.id}`],
+      ['webhook', `/cms/v2/webhooks/${throwaway.webhook}`],
     ];
     const gone: string[] = [];
     for (const [what, route] of stillThere) {
