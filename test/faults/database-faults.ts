@@ -1,6 +1,8 @@
 import { type WriteRecord, startWriteLoad } from './load.js';
 import { AUTHORIZATION, check, serverErrors, sleep, startService, tempDataDir, withDatabase, type Check, type Started } from './service.js';
 import { checkLog } from './verify.js';
+import { startReceiver } from '../support/webhook-receiver.js';
+import { checkDeliveries, createEndpoint } from './webhooks.js';
 
 /** The bound the service is given for one database round trip (CMS_DATABASE_TIMEOUT_MS). */
 export const DATABASE_TIMEOUT_MS = 3000;
@@ -42,6 +44,8 @@ export async function databaseFaults(log: (line: string) => void): Promise<Fault
   const records: WriteRecord[] = [];
   const known: number[] = [];
   const reported: string[] = [];
+  const receiver = await startReceiver();
+  const webhookStart = await createEndpoint(running.siteUrl, receiver);
   for (const phase of ['frozen', 'killed'] as const) {
     const result = await phaseOf(phase, running, known, records, reported);
     results.push(result);
@@ -50,6 +54,22 @@ export async function databaseFaults(log: (line: string) => void): Promise<Fault
         `(bound ${DATABASE_TIMEOUT_MS} ms), slowest /healthz ${Math.round(result.slowestHealthMs)} ms, recovered ${Math.round(result.recoveryMs)} ms after the database came back`,
     );
   }
+  // Deliveries were under way while the database was frozen and killed.
+  const webhooks = await withDatabase(running.databaseUri, (client) => checkDeliveries(client.db('cms'), receiver, webhookStart));
+  await receiver.close();
+  log(`webhooks through the database faults: ${webhooks.events} events, ${webhooks.requests} requests (${webhooks.duplicates} sent again), lost ${webhooks.lost.length}, out of order ${webhooks.outOfOrder.length}`);
+  results.push({
+    name: 'webhooks',
+    checks: [
+      check('webhooks: every event reached the receiver through the database frozen and killed', webhooks.lost),
+      check("webhooks: no item's versions reached the receiver out of order through the database faults", webhooks.outOfOrder),
+    ],
+    records: [],
+    slowestAnswerMs: 0,
+    slowestHealthMs: 0,
+    recoveryMs: 0,
+    statuses: {},
+  });
   running.service.child.kill('SIGTERM');
   await running.service.exited;
   return results;

@@ -1,6 +1,8 @@
 import { type WriteRecord, startWriteLoad } from './load.js';
 import { AUTHORIZATION, check, serverErrors, sleep, startService, tempDataDir, withDatabase, type Check } from './service.js';
 import { checkLog, compareWithRebuild } from './verify.js';
+import { startReceiver } from '../support/webhook-receiver.js';
+import { checkDeliveries, createEndpoint, type WebhookFindings } from './webhooks.js';
 
 export interface KillRoundsResult {
   checks: Check[];
@@ -10,6 +12,7 @@ export interface KillRoundsResult {
   unerased: string[];
   projectionDifferences: number;
   restartMs: number[];
+  webhooks?: WebhookFindings;
 }
 
 /**
@@ -24,6 +27,9 @@ export async function killRounds(rounds: number, clients: number, log: (line: st
   const restartMs: number[] = [];
   let projectionDifferences = 0;
   let running = await startService(dataDir);
+  // A receiver of every event: each kill -9 may fall in the middle of a delivery.
+  const receiver = await startReceiver();
+  const webhookStart = await createEndpoint(running.siteUrl, receiver);
   let findings = { lost: [] as string[], committedErrors: [] as string[], unerased: [] as string[] };
 
   for (let round = 1; round <= rounds; round++) {
@@ -67,10 +73,15 @@ export async function killRounds(rounds: number, clients: number, log: (line: st
     );
   }
 
+  const webhooks = await withDatabase(running.databaseUri, (client) => checkDeliveries(client.db('cms'), receiver, webhookStart));
+  checks.push(check('webhooks: every event after the endpoint began reached the receiver, through every kill -9', webhooks.lost));
+  checks.push(check("webhooks: no item's versions reached the receiver out of order", webhooks.outOfOrder));
+  await receiver.close();
+
   running.service.child.kill('SIGTERM');
   const code = await running.service.exited;
   checks.push(check('the service stops cleanly on SIGTERM after the rounds', code === 0 ? [] : [`exit code ${code}`]));
-  return { checks, records, ...findings, projectionDifferences, restartMs };
+  return { checks, records, ...findings, projectionDifferences, restartMs, webhooks };
 }
 
 /** Items created (acknowledged) and not acknowledged as force-deleted: what the next round writes to. */

@@ -29,6 +29,10 @@ log(`kill -9 rounds: ${rounds}, clients: ${clients}`);
 log(`  writes sent ${kills.records.length}: acknowledged ${count('acknowledged')}, answered with an error ${count('refused')}, unanswered ${count('unanswered')}`);
 log(`  lost (acknowledged, not in the log) ${kills.lost.length}; errors that were committed ${kills.committedErrors.length}; force-deleted content left in the log ${kills.unerased.length}`);
 log(`  projection documents differing from a rebuild: ${kills.projectionDifferences} (summed over rounds)`);
+if (kills.webhooks) {
+  const w = kills.webhooks;
+  log(`  webhooks: ${w.events} events, ${w.requests} requests (${w.duplicates} sent again), lost ${w.lost.length}, out of order ${w.outOfOrder.length}`);
+}
 log(`  restart after kill -9: median ${Math.round(restarts[Math.floor(restarts.length / 2)] ?? 0)} ms, slowest ${Math.round(restarts.at(-1) ?? 0)} ms`);
 
 if (!values['skip-database']) {

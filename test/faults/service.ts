@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { baseEnv, runService, type ServiceProcess } from '../support/service-process.js';
+import { WEBHOOK_ENV } from './webhooks.js';
 
 export const ADMIN_PASSWORD = 'fault-suite-secret';
 export const AUTHORIZATION = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
@@ -36,6 +37,7 @@ export async function startService(dataDir: string, extra: Record<string, string
       CMS_DATA_DIR: dataDir,
       CMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
       LOG_LEVEL: 'debug',
+      ...WEBHOOK_ENV,
       ...extra,
     }),
   );

@@ -75,6 +75,8 @@ export function startDeliverer(deps: Deps): BackgroundWork {
   const pollMs = deps.config.webhooksPollMs;
   const logger = deps.logger.child({ component: 'webhooks' });
   let quietLooks = 0;
+  // A finished delivery starts the next round at once: an item's next change need not wait a poll.
+  let wake = () => {};
 
   async function queue(endpoints: WebhookDoc[]): Promise<void> {
     const from = Math.min(...endpoints.map((endpoint) => endpoint.cursor));
@@ -134,7 +136,10 @@ export function startDeliverer(deps: Deps): BackgroundWork {
         if (inFlight.size >= deps.config.webhooksConcurrency || !lease.holds() || stopping.signal.aborted) return;
         const running = deliver(endpoint, delivery)
           .catch((error: unknown) => logger.warn({ err: error, delivery: delivery._id }, 'webhook delivery not recorded'))
-          .finally(() => inFlight.delete(delivery._id));
+          .finally(() => {
+            inFlight.delete(delivery._id);
+            wake();
+          });
         inFlight.set(delivery._id, running);
       }
     }
@@ -179,7 +184,12 @@ export function startDeliverer(deps: Deps): BackgroundWork {
       } catch (error) {
         if (!stopping.signal.aborted) logger.warn({ err: error }, 'webhook deliverer round failed');
       }
-      await delay(pollMs, undefined, { signal: stopping.signal }).catch(() => {});
+      const pause = new AbortController();
+      const stop = () => pause.abort();
+      stopping.signal.addEventListener('abort', stop, { once: true });
+      wake = stop;
+      await delay(pollMs, undefined, { signal: pause.signal }).catch(() => {});
+      stopping.signal.removeEventListener('abort', stop);
     }
   });
 

@@ -7,6 +7,8 @@ import { isDuplicateKey } from '../../store/mongo.js';
 export const LEASE_MS = 15_000;
 /** The holder stops this long before its lease ends, so that its last request is over before another process may begin. */
 const LEASE_MARGIN_MS = 5_000;
+/** A holder renews at most this often, however often it looks. */
+const RENEW_EVERY_MS = 2_000;
 
 interface LeaseDoc {
   /** The term: 1, 2, 3…, one document each, claimed under the `_id` index. */
@@ -26,7 +28,7 @@ interface LeaseDoc {
 export function deliveryLease(db: Db, clock: () => Date) {
   const leases = db.collection<LeaseDoc>('webhook_leases');
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  let held: { term: number; until: number } | undefined;
+  let held: { term: number; until: number; renewed: number } | undefined;
   let knownTop = 0;
 
   const exists = async (term: number) => (await leases.findOne({ _id: term }, { projection: { _id: 1 } })) !== null;
@@ -58,12 +60,14 @@ export function deliveryLease(db: Db, clock: () => Date) {
     async tick(): Promise<boolean> {
       const now = clock().getTime();
       if (held && now < held.until - LEASE_MARGIN_MS) {
+        if (now < held.renewed + RENEW_EVERY_MS) return true;
         if (await exists(held.term + 1)) {
           held = undefined;
           return false;
         }
         await leases.updateOne({ _id: held.term, owner }, { $set: { until: new Date(now + LEASE_MS) } });
         held.until = now + LEASE_MS;
+        held.renewed = now;
         return true;
       }
       held = undefined;
@@ -79,7 +83,7 @@ export function deliveryLease(db: Db, clock: () => Date) {
         return false;
       }
       knownTop = term + 1;
-      held = { term: term + 1, until: now + LEASE_MS };
+      held = { term: term + 1, until: now + LEASE_MS, renewed: now };
       return true;
     },
 
