@@ -17,6 +17,12 @@ const QUIET_WINDOW = 8;
 const BUSY_WINDOW = 128;
 /** Pending deliveries of an endpoint looked at once, oldest first. */
 const QUEUE_WINDOW = 200;
+/**
+ * How long an endpoint's kept queue is used before it is read again: this process's own writes keep
+ * it current, so a read (which the embedded database answers by decoding every pending row) is
+ * needed only for what others change (a redelivery, a replay).
+ */
+const QUEUE_READ_EVERY_MS = 1000;
 /** How long queueing waits for a missing position before voiding it (the change log's own reader waits as long). */
 const GAP_WAIT_MS = 5000;
 
@@ -75,6 +81,15 @@ export function startDeliverer(deps: Deps): BackgroundWork {
   const pollMs = deps.config.webhooksPollMs;
   const logger = deps.logger.child({ component: 'webhooks' });
   let quietLooks = 0;
+  /**
+   * Each endpoint's queue as last read (oldest first, at most `QUEUE_WINDOW`), kept current with
+   * what this process writes itself, and read again from the database once it is
+   * `QUEUE_READ_EVERY_MS` old (a redelivery or a replay through the API, from any process, shows then). Deliveries
+   * settled after a read began are left out of what that read found.
+   */
+  const queues = new Map<string, { docs: DeliveryDoc[]; readAt: number; whole: boolean }>();
+  const settled = new Map<string, number>();
+  let reads = 0;
   // A finished delivery starts the next round at once: an item's next change need not wait a poll.
   let wake = () => {};
 
@@ -88,11 +103,17 @@ export function startDeliverer(deps: Deps): BackgroundWork {
       if (endpoint.cursor >= through || !lease.holds()) continue;
       const rows = events.filter((event) => event.position! > endpoint.cursor && filterMatches(endpoint.events, webhookEventType(event))).map((event) => pendingDelivery(endpoint, event));
       if (rows.length) {
-        await deliveriesCollection(db)
-          .insertMany(rows, { ordered: false })
-          .catch((error: unknown) => {
-            if (!isDuplicateKey(error)) throw error;
-          });
+        const kept = queues.get(endpoint._id);
+        try {
+          await deliveriesCollection(db).insertMany(rows, { ordered: false });
+          // Queued after everything queued before (a later position, or a later generation).
+          if (kept?.whole && kept.docs.length + rows.length < QUEUE_WINDOW) kept.docs.push(...rows);
+          else queues.delete(endpoint._id);
+        } catch (error) {
+          // Rows queued again after a crash are there already: reading the queue again finds each once.
+          queues.delete(endpoint._id);
+          if (!isDuplicateKey(error)) throw error;
+        }
       }
       // A replay begun meanwhile (another generation) has moved the cursor itself.
       await webhooksCollection(db).updateOne({ _id: endpoint._id, generation: endpoint.generation }, { $set: { cursor: through } });
@@ -123,9 +144,32 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     };
   }
 
+  async function queueOf(endpoint: WebhookDoc): Promise<DeliveryDoc[]> {
+    const kept = queues.get(endpoint._id);
+    if (kept && performance.now() - kept.readAt < Math.max(pollMs, QUEUE_READ_EVERY_MS)) return kept.docs;
+    const read = ++reads;
+    const readAt = performance.now();
+    const docs = await deliveriesCollection(db).find({ queue: endpoint._id }).sort({ generation: 1, position: 1 }).limit(QUEUE_WINDOW).toArray();
+    const fresh = docs.filter((doc) => (settled.get(doc._id) ?? 0) <= read);
+    queues.set(endpoint._id, { docs: fresh, readAt, whole: docs.length < QUEUE_WINDOW });
+    for (const [id, at] of settled) if (at <= read) settled.delete(id);
+    return fresh;
+  }
+
+  /** What this process wrote of a delivery, in its kept queue: gone once delivered or failed for good, else due again later. */
+  function settle(delivery: DeliveryDoc, changes: Partial<DeliveryDoc>): void {
+    settled.set(delivery._id, reads + 1);
+    const kept = queues.get(delivery.endpoint);
+    if (!kept) return;
+    const index = kept.docs.findIndex((doc) => doc._id === delivery._id);
+    if (index < 0) return;
+    if (changes.state === 'pending') kept.docs[index] = { ...kept.docs[index], ...changes };
+    else kept.docs.splice(index, 1);
+  }
+
   async function dispatch(endpoints: WebhookDoc[]): Promise<void> {
     for (const endpoint of endpoints) {
-      const pending = await deliveriesCollection(db).find({ queue: endpoint._id }).sort({ generation: 1, position: 1 }).limit(QUEUE_WINDOW).toArray();
+      const pending = await queueOf(endpoint);
       const waiting = new Set<number>();
       const now = clock();
       for (const delivery of pending) {
@@ -154,6 +198,7 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     const deliveries = deliveriesCollection(db);
     if (succeeded(outcome.status)) {
       await deliveries.updateOne({ _id: delivery._id }, { $set: { ...base, state: 'delivered', retries: 0, next_attempt_at: null }, $unset: { queue: '' } });
+      settle(delivery, { state: 'delivered' });
       return;
     }
     if (outcome.status === 410) {
@@ -164,9 +209,12 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     const wait = nextAttemptDelay(retries, outcome.retryAfterMs);
     if (wait === null) {
       await deliveries.updateOne({ _id: delivery._id }, { $set: { ...base, retries, state: 'failed', dead: endpoint._id, next_attempt_at: null }, $unset: { queue: '' } });
+      settle(delivery, { state: 'failed' });
       return;
     }
-    await deliveries.updateOne({ _id: delivery._id }, { $set: { ...base, retries, next_attempt_at: new Date(now.getTime() + wait) } });
+    const retry = { ...base, retries, next_attempt_at: new Date(now.getTime() + wait) };
+    await deliveries.updateOne({ _id: delivery._id }, { $set: retry });
+    settle(delivery, { ...retry, state: 'pending' });
   }
 
   async function round(): Promise<void> {
