@@ -15,8 +15,12 @@ import { targetPolicy, type TargetPolicy } from './webhook.targets.js';
 /** Positions read at once while the log is quiet, and while it is busy (or every tenth quiet look, past a long gap). */
 const QUIET_WINDOW = 8;
 const BUSY_WINDOW = 128;
-/** Pending deliveries of an endpoint looked at once, oldest first. */
-const QUEUE_WINDOW = 200;
+/**
+ * Pending deliveries an endpoint may have before no more are queued for it (they wait in the log):
+ * its queue is read whole (the embedded database then decodes only the rows it answers with) and
+ * kept in memory, so this bounds both.
+ */
+export const QUEUE_AHEAD = 500;
 /**
  * How long an endpoint's kept queue is used before it is read again: this process's own writes keep
  * it current, so a read (which the embedded database answers by decoding every pending row) is
@@ -25,6 +29,9 @@ const QUEUE_WINDOW = 200;
 const QUEUE_READ_EVERY_MS = 1000;
 /** How long queueing waits for a missing position before voiding it (the change log's own reader waits as long). */
 const GAP_WAIT_MS = 5000;
+
+/** A pending delivery as the sending loop keeps it: without its attempts' log. */
+type QueuedDelivery = Omit<DeliveryDoc, 'log'>;
 
 /** A delivery's id, its `webhook-id`: the endpoint, the generation and the event's position. */
 export const deliveryId = (endpoint: string, generation: number, position: number) => `msg_${endpoint.slice(3)}_${generation}_${position}`;
@@ -82,12 +89,12 @@ export function startDeliverer(deps: Deps): BackgroundWork {
   const logger = deps.logger.child({ component: 'webhooks' });
   let quietLooks = 0;
   /**
-   * Each endpoint's queue as last read (oldest first, at most `QUEUE_WINDOW`), kept current with
+   * Each endpoint's queue as last read (oldest first, at most about `QUEUE_AHEAD`), kept current with
    * what this process writes itself, and read again from the database once it is
    * `QUEUE_READ_EVERY_MS` old (a redelivery or a replay through the API, from any process, shows then). Deliveries
    * settled after a read began are left out of what that read found.
    */
-  const queues = new Map<string, { docs: DeliveryDoc[]; readAt: number; whole: boolean }>();
+  const queues = new Map<string, { docs: QueuedDelivery[]; readAt: number }>();
   const settled = new Map<string, number>();
   let reads = 0;
   // A finished delivery starts the next round at once: an item's next change need not wait a poll.
@@ -101,14 +108,15 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     if (through === from) return;
     for (const endpoint of endpoints) {
       if (endpoint.cursor >= through || !lease.holds()) continue;
+      // A full queue takes no more until it drains: the events wait in the log, at the endpoint's cursor.
+      if ((queues.get(endpoint._id)?.docs.length ?? 0) >= QUEUE_AHEAD) continue;
       const rows = events.filter((event) => event.position! > endpoint.cursor && filterMatches(endpoint.events, webhookEventType(event))).map((event) => pendingDelivery(endpoint, event));
       if (rows.length) {
         const kept = queues.get(endpoint._id);
         try {
           await deliveriesCollection(db).insertMany(rows, { ordered: false });
           // Queued after everything queued before (a later position, or a later generation).
-          if (kept?.whole && kept.docs.length + rows.length < QUEUE_WINDOW) kept.docs.push(...rows);
-          else queues.delete(endpoint._id);
+          if (kept) kept.docs.push(...rows.map(({ log: _log, ...queued }) => queued));
         } catch (error) {
           // Rows queued again after a crash are there already: reading the queue again finds each once.
           queues.delete(endpoint._id);
@@ -144,20 +152,22 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     };
   }
 
-  async function queueOf(endpoint: WebhookDoc): Promise<DeliveryDoc[]> {
+  async function queueOf(endpoint: WebhookDoc): Promise<QueuedDelivery[]> {
     const kept = queues.get(endpoint._id);
     if (kept && performance.now() - kept.readAt < Math.max(pollMs, QUEUE_READ_EVERY_MS)) return kept.docs;
     const read = ++reads;
     const readAt = performance.now();
-    const docs = await deliveriesCollection(db).find({ queue: endpoint._id }).sort({ generation: 1, position: 1 }).limit(QUEUE_WINDOW).toArray();
-    const fresh = docs.filter((doc) => (settled.get(doc._id) ?? 0) <= read);
-    queues.set(endpoint._id, { docs: fresh, readAt, whole: docs.length < QUEUE_WINDOW });
+    const docs = await deliveriesCollection(db).find({ queue: endpoint._id }, { projection: { log: 0 } }).toArray();
+    const fresh = (docs as QueuedDelivery[])
+      .filter((doc) => (settled.get(doc._id) ?? 0) <= read)
+      .sort((a, b) => a.generation - b.generation || a.position! - b.position!);
+    queues.set(endpoint._id, { docs: fresh, readAt });
     for (const [id, at] of settled) if (at <= read) settled.delete(id);
     return fresh;
   }
 
   /** What this process wrote of a delivery, in its kept queue: gone once delivered or failed for good, else due again later. */
-  function settle(delivery: DeliveryDoc, changes: Partial<DeliveryDoc>): void {
+  function settle(delivery: QueuedDelivery, changes: Partial<QueuedDelivery>): void {
     settled.set(delivery._id, reads + 1);
     const kept = queues.get(delivery.endpoint);
     if (!kept) return;
@@ -189,13 +199,15 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     }
   }
 
-  async function deliver(endpoint: WebhookDoc, delivery: DeliveryDoc): Promise<void> {
+  async function deliver(endpoint: WebhookDoc, delivery: QueuedDelivery): Promise<void> {
     const { outcome, entry } = await attempt(endpoint, delivery, { policy, timeoutMs: deps.config.webhooksTimeoutMs, clock, signal: stopping.signal });
     // Stopped mid-request: the attempt's fate is unknown, so it stays pending and is sent again.
     if (stopping.signal.aborted && outcome.status === null) return;
     const now = clock();
-    const base = { attempts: delivery.attempts + 1, updated: now, last_status: outcome.status, log: [...delivery.log, entry].slice(-ATTEMPTS_KEPT) };
     const deliveries = deliveriesCollection(db);
+    // The log is read only now, by key: the kept queue leaves it out.
+    const { log: earlier = [] } = (await deliveries.findOne({ _id: delivery._id }, { projection: { log: 1 } })) ?? {};
+    const base = { attempts: delivery.attempts + 1, updated: now, last_status: outcome.status, log: [...earlier, entry].slice(-ATTEMPTS_KEPT) };
     if (succeeded(outcome.status)) {
       await deliveries.updateOne({ _id: delivery._id }, { $set: { ...base, state: 'delivered', retries: 0, next_attempt_at: null }, $unset: { queue: '' } });
       settle(delivery, { state: 'delivered' });
@@ -214,7 +226,8 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     }
     const retry = { ...base, retries, next_attempt_at: new Date(now.getTime() + wait) };
     await deliveries.updateOne({ _id: delivery._id }, { $set: retry });
-    settle(delivery, { ...retry, state: 'pending' });
+    const { log: _log, ...queued } = retry;
+    settle(delivery, { ...queued, state: 'pending' });
   }
 
   async function round(): Promise<void> {
