@@ -445,25 +445,23 @@ export function changeLog(db: Db) {
     },
 
     /**
-     * The last seq and type of every stream, for healing projections after a crash. A stream's
-     * seqs run 1..n without gaps, so its event count is its last seq (FerretDB 1.24's `$group`
-     * has `$sum` and `$count` only, no `$last` or `$max`); the last events are then read by key.
+     * The last seq and type of every stream, for healing projections after a crash: one pass
+     * over the log, a batch a round trip, so that no single command's time grows with the log
+     * (a `$group` of every stream, or reading the last events back by `$or`, which the embedded
+     * database matches by decoding every row, took longer than a round trip may on a large one).
      */
     async lastEvents(since?: Date): Promise<Map<number, LastEvent>> {
       if (since) return lastEventsSince(since);
-      const counts = await events
-        .aggregate<{ _id: number; seq: number }>([{ $group: { _id: '$stream', seq: { $sum: 1 } } }], { comment: `${FULL_SCAN_COMMENT} every stream's length, for a first start or one with faults on record` })
-        .toArray();
       const last = new Map<number, LastEvent>();
-      for (let start = 0; start < counts.length; start += 1000) {
-        const keys = counts
-          .slice(start, start + 1000)
-          .filter((count) => count._id > 0)
-          .map((count) => ({ stream: count._id, seq: count.seq }));
-        if (!keys.length) continue;
-        for (const row of await events.find({ $or: keys }, { projection: { stream: 1, streamType: 1, seq: 1, type: 1 } }).toArray()) {
-          last.set(row.stream, { seq: row.seq, type: row.type, streamType: row.streamType });
-        }
+      const rows = events.find({}, {
+        projection: { stream: 1, streamType: 1, seq: 1, type: 1 },
+        batchSize: SCAN_BATCH,
+        comment: `${FULL_SCAN_COMMENT} every stream's last event, for a first start or one with faults on record`,
+      });
+      for await (const row of rows) {
+        // Voided positions (stream 0) are no item's events.
+        if (row.stream <= 0 || (last.get(row.stream)?.seq ?? 0) > row.seq) continue;
+        last.set(row.stream, { seq: row.seq, type: row.type, streamType: row.streamType });
       }
       return last;
     },
