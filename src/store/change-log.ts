@@ -363,6 +363,11 @@ export function changeLog(db: Db) {
     /** The first position no row holds (after the highest, while no append is in flight): where bulk seeding goes on. */
     firstFreePosition: () => firstFreeAfter(0),
 
+    /** When the row at `position` was stored (an event, or a void), by key; null while none is there. */
+    async timeAt(position: number): Promise<Date | null> {
+      return (await events.findOne({ position }, { projection: { at: 1 } }))?.at ?? null;
+    },
+
     /**
      * Appends a run of events at `expectedVersion + 1` onwards, in one ordered insert (group
      * commit; see `insertRun`). Returns the stored prefix: shorter than the run when another

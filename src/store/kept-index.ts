@@ -97,6 +97,8 @@ export interface KeptIndex {
   serves(filter: object, sort: Sort): boolean;
   /** The ids of one page of a list in order, and how many match. */
   page(db: Db, filter: object, sort: Sort, skip: number, limit: number): Promise<KeptPage>;
+  /** Every entry, current as `page` reads them: what a list as of an earlier point starts from (`as-of.ts`). */
+  entries(db: Db): Promise<ReadonlyMap<number, Readonly<Document>>>;
   /** This process wrote the document `id` (null: it is gone): the entry now, and a note for the others. */
   wrote(db: Db, id: number, doc: Document | null): Promise<void>;
   /** Documents changed by other means (healing): read again here, and noted for the others. */
@@ -236,6 +238,7 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
       const ids = ordered(copyOf(db), entries, filter, sort);
       return { ids: ids.slice(skip, limit > 0 ? skip + limit : undefined), total: ids.length };
     },
+    entries: (db) => current(db),
     async wrote(db, id, doc) {
       put(copyOf(db), id, doc);
       await note(db, { ids: [id] });
@@ -252,6 +255,16 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
       await note(db, { ids: [], reset: true });
     },
   };
+}
+
+/** Whether a document matches a list's filter, as the index tells it (MongoDB's query semantics, in memory). */
+export function matcher(filter: object): (doc: object) => boolean {
+  return sift(filter as never) as (doc: object) => boolean;
+}
+
+/** Sorts documents in a list's order, as the index orders its entries. */
+export function sortDocuments<T extends object>(docs: T[], sort: Sort): T[] {
+  return docs.sort(comparator(sort as Record<string, 1 | -1>) as unknown as (a: T, b: T) => number);
 }
 
 /** Every field a filter names, operators' operands included (`$and`, `$or`, `$nor`, `$not`). */

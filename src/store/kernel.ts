@@ -180,9 +180,11 @@ export async function createItem<S extends Versioned, D>(
   const event: NewEvent<D> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data };
   const folded = prove(type, null, { ...event, seq: 1 } as StoredEvent).state;
   const stored = (await changeLog(deps.store.db).append(event, 0)) as StoredEvent;
+  // As the stored event leaves it: the event now has its place on the clock.
+  const placed = type.fold(null, stored).state ?? folded;
   await projectRun(deps, type, [stored], null);
-  await afterCommit(deps, type, stored, folded);
-  return folded!;
+  await afterCommit(deps, type, stored, placed);
+  return placed!;
 }
 
 /** Decides a command's event from the item's state. */
@@ -367,6 +369,13 @@ async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<vo
       }
     }
     const committed = stored.length;
+    // The decisions were folded before their events had a place on the clock: the states the
+    // stored events leave hold it (the list index is told of them, and as-of reads rely on it).
+    let placed: Versioned | null = base;
+    for (let index = 0; index < committed && placed; index++) {
+      placed = type.fold(placed, stored[index]).state;
+      decided[index].folded = placed;
+    }
     if (erasure && committed < decided.length) await forgetErasure(db, erasure).catch(() => {});
 
     let finished: Promise<void> = Promise.resolve();

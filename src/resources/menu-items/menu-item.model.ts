@@ -1,4 +1,5 @@
 import { type Db } from 'mongodb';
+import { type Positioned } from '../../store/as-of.js';
 import { type IndexSpec } from '../../store/mongo.js';
 
 export const MENU_ITEM_TYPES = ['taxonomy', 'post_type', 'post_type_archive', 'custom'] as const;
@@ -38,7 +39,7 @@ export interface MenuItemFields {
   modified: string;
 }
 
-export interface MenuItemDoc extends MenuItemFields {
+export interface MenuItemDoc extends MenuItemFields, Positioned {
   _id: number;
   /** The seq of the last event applied. */
   version: number;

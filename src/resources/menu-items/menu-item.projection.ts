@@ -1,4 +1,5 @@
 import { type StoredEvent } from '../../store/change-log.js';
+import { atPosition } from '../../store/as-of.js';
 import { documentProjection } from '../../store/document-projection.js';
 import { revisionsCollection, storedRevision, type RevisionDoc } from '../posts/post.model.js';
 import {
@@ -44,7 +45,7 @@ function revisionRow(parent: number, id: number, kind: RevisionDoc['kind'], acto
   };
 }
 
-const fieldsOf = ({ _id: _omitted, version: _version, revisionCount: _count, ...fields }: MenuItemDoc): MenuItemFields => fields;
+const fieldsOf = ({ _id: _omitted, version: _version, revisionCount: _count, firstPosition: _first, position: _position, ...fields }: MenuItemDoc): MenuItemFields => fields;
 
 /**
  * The item's slug as its events decided it. Events stored before menu items kept a slug carry
@@ -60,6 +61,7 @@ export function slugOf(item: Pick<MenuItemDoc, '_id' | 'status'> & { slug?: stri
 export function evolveMenuItem(doc: MenuItemDoc | null, event: StoredEvent): MenuItemEffects {
   const effects = effectsOf(doc, event);
   if (effects.item && effects.item.slug !== slugOf(effects.item)) effects.item = { ...effects.item, slug: slugOf(effects.item) };
+  if (effects.item && effects.item.version === event.seq) effects.item = atPosition(effects.item, event, event.type === 'created');
   return effects;
 }
 

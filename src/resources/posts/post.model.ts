@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Db } from 'mongodb';
+import { type Positioned } from '../../store/as-of.js';
 import { type IndexSpec } from '../../store/mongo.js';
 
 /** The revisioned fields: a change to one of them after the first revision makes a new one. */
@@ -41,7 +42,7 @@ export interface PostFields {
 }
 
 /** The current item in `posts`: its fields, `meta` as a JSON string, and its place in the log. */
-export interface PostDoc extends Omit<PostFields, 'meta'> {
+export interface PostDoc extends Omit<PostFields, 'meta'>, Positioned {
   _id: number;
   meta: string;
   /** The seq of the last event applied (the projection's guard). */
@@ -140,7 +141,7 @@ export const postIndexes: IndexSpec[] = [
   { collection: 'revisions', key: { block: 1 }, name: 'block' },
 ];
 
-type LogState = Pick<PostDoc, 'version' | 'changeSeq' | 'revisionCount' | 'headRevision' | 'headFingerprint' | 'latestRevision'>;
+type LogState = Pick<PostDoc, 'version' | 'changeSeq' | 'revisionCount' | 'headRevision' | 'headFingerprint' | 'latestRevision' | 'firstPosition' | 'position'>;
 
 export const NEW_LOG_STATE: Omit<LogState, 'version' | 'changeSeq'> = { revisionCount: 0, headRevision: null, headFingerprint: null, latestRevision: null };
 
@@ -150,11 +151,11 @@ export function toPostDoc(id: number, fields: PostFields, state: LogState): Post
 }
 
 export function logStateOf(doc: PostDoc): LogState {
-  const { version, changeSeq, revisionCount, headRevision, headFingerprint, latestRevision } = doc;
-  return { version, changeSeq, revisionCount, headRevision, headFingerprint, latestRevision };
+  const { version, changeSeq, revisionCount, headRevision, headFingerprint, latestRevision, firstPosition, position } = doc;
+  return { version, changeSeq, revisionCount, headRevision, headFingerprint, latestRevision, ...(firstPosition !== undefined ? { firstPosition } : {}), ...(position !== undefined ? { position } : {}) };
 }
 
 export function fieldsOf(doc: PostDoc): PostFields {
-  const { _id, version: _v, changeSeq: _c, revisionCount: _n, headRevision: _h, headFingerprint: _f, latestRevision: _l, meta, ...rest } = doc;
+  const { _id, version: _v, changeSeq: _c, revisionCount: _n, headRevision: _h, headFingerprint: _f, latestRevision: _l, firstPosition: _p, position: _q, meta, ...rest } = doc;
   return { ...rest, meta: JSON.parse(meta || '{}') as Record<string, unknown> };
 }

@@ -21,6 +21,7 @@ import {
   type RevisionDoc,
 } from './post.model.js';
 import { isDuplicateKey } from '../../store/mongo.js';
+import { atPosition } from '../../store/as-of.js';
 
 /** What one event does to the read models: the next item (null: gone) and the revision rows to write. */
 export interface PostEffects {
@@ -38,12 +39,12 @@ export interface PostEffects {
  */
 export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects {
   const effects: PostEffects = { post: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
-  const stamp = (next: PostDoc, changed: boolean): PostDoc => ({ ...next, version: event.seq, changeSeq: changed ? event.seq : next.changeSeq });
+  const stamp = (next: PostDoc, changed: boolean): PostDoc => atPosition({ ...next, version: event.seq, changeSeq: changed ? event.seq : next.changeSeq }, event);
 
   switch (event.type) {
     case 'created': {
       const { fields } = event.data as unknown as PostCreated;
-      effects.post = toPostDoc(event.stream, fields, { version: event.seq, changeSeq: event.seq, ...NEW_LOG_STATE });
+      effects.post = atPosition(toPostDoc(event.stream, fields, { version: event.seq, changeSeq: event.seq, ...NEW_LOG_STATE }), event, true);
       return effects;
     }
     case 'updated':
@@ -194,7 +195,8 @@ export const postListIndex = keptIndex({
   name: 'posts',
   collection: 'posts',
   holds: { type: { $in: [...POSTS_CONTROLLER_TYPES] } },
-  fields: ['type', 'status', 'date', 'dateGmt', 'modified', 'author', 'parent', 'menu_order', 'slug', 'sticky', 'terms'],
+  // Positions and trashedFrom serve lists as of an earlier point: which items changed since, and who may read them.
+  fields: ['type', 'status', 'date', 'dateGmt', 'modified', 'author', 'parent', 'menu_order', 'slug', 'sticky', 'terms', 'trashedFrom', 'firstPosition', 'position'],
 });
 
 export const postsProjection = documentProjection<PostDoc, RevisionDoc>({

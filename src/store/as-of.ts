@@ -1,0 +1,184 @@
+import { type Collection, type Db, type Document, type Sort } from 'mongodb';
+import { changeLog, EVENT_BLOCK, type StoredEvent } from './change-log.js';
+import { findByIds } from './filters.js';
+import { matcher, sortDocuments, type KeptIndex } from './kept-index.js';
+import { type HistoryType, type Versioned } from './kernel.js';
+
+/**
+ * As-of reads: an item of a history type as it stood at a position of the log's one clock. The
+ * state is the type's own pure fold over the item's events up to that position, so it is what
+ * the read model held then, less whatever was erased since (erasure blanks the log itself, and
+ * a fold of the log cannot bring back what it no longer holds).
+ */
+
+/** Where a read model's document stands on the clock: the positions of its first and last events. */
+export interface Positioned {
+  /** The position of the item's `created` event; absent on documents projected before positions. */
+  firstPosition?: number;
+  /** The position of the last event applied; absent on documents projected before positions. */
+  position?: number;
+}
+
+/** Why a requested point cannot be read: before the log began, or after where it has got to. */
+export class PointOutOfRange extends Error {
+  constructor(readonly reason: 'before' | 'after' | 'empty') {
+    super(reason === 'before' ? 'the point is before the change log begins' : reason === 'after' ? 'the point is after the change log' : 'the change log is empty');
+  }
+}
+
+/** The highest position any row holds now (0: an empty log): a binary search by key (`firstFreePosition`). */
+export async function lastPosition(db: Db): Promise<number> {
+  return (await changeLog(db).firstFreePosition()) - 1;
+}
+
+/** Checks that `position` is on the log: from 1 to the last position stored. */
+export async function checkPosition(db: Db, position: number): Promise<number> {
+  const last = await lastPosition(db);
+  if (last === 0) throw new PointOutOfRange('empty');
+  if (position > last) throw new PointOutOfRange('after');
+  if (position < 1) throw new PointOutOfRange('before');
+  return position;
+}
+
+/**
+ * The position the log had reached at `time`: the last position whose row was stored at or
+ * before it. Positions are handed out in commit order and rows stamped with the committing
+ * process's clock, so times rise with positions (to within the processes' clock skew): the
+ * position is found by a binary search, each step one row read by key, about 2 log2(n) reads in
+ * all whatever the log's size. A time before the first row, or after `now`, is out of range.
+ */
+export async function positionAt(db: Db, time: Date, now: Date): Promise<number> {
+  if (time.getTime() > now.getTime()) throw new PointOutOfRange('after');
+  const log = changeLog(db);
+  const last = await lastPosition(db);
+  if (last === 0) throw new PointOutOfRange('empty');
+  const first = await log.timeAt(1);
+  if (!first || first.getTime() > time.getTime()) throw new PointOutOfRange('before');
+  // Invariant: the row at `low` was stored at or before `time`; none above `high` is known to be.
+  let low = 1;
+  let high = last;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    // A missing row (an append in flight) counts as later: it can only be stored at `now` or after.
+    const at = await log.timeAt(middle);
+    if (at && at.getTime() <= time.getTime()) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/**
+ * The events of a stream up to `position`, oldest first. A stream's positions rise with its seqs,
+ * so its events are read from seq 1 a block at a time (by equality on the block, which the
+ * embedded database serves from an index) until one is past the position or the stream ends:
+ * the cost is the item's events up to that point, whatever the size of the log.
+ */
+export async function eventsThrough(db: Db, stream: number, position: number): Promise<StoredEvent[]> {
+  const log = changeLog(db);
+  const found: StoredEvent[] = [];
+  for (let first = 1; ; first = (Math.floor(first / EVENT_BLOCK) + 1) * EVENT_BLOCK) {
+    const last = (Math.floor(first / EVENT_BLOCK) + 1) * EVENT_BLOCK - 1;
+    const batch = await log.readSeqs(stream, first, last);
+    for (const event of batch) {
+      if ((event.position ?? Infinity) > position) return found;
+      found.push(event);
+    }
+    if (batch.length < last - first + 1) return found;
+  }
+}
+
+/** Folds a stream's events with the type's pure fold: the item they leave (null: none, or gone). */
+export function foldEvents<S extends Versioned>(type: HistoryType<S>, events: readonly StoredEvent[]): S | null {
+  let state: S | null = null;
+  for (const event of events) state = type.fold(state, event).state;
+  return state;
+}
+
+/**
+ * The item `id` as it stood at `position` (null: it did not exist then, or not as this type).
+ * `current` is its read model now, if it has one: unchanged since the position, it is the answer
+ * as it is, with no event read; created after it, there is none.
+ */
+export async function stateAt<S extends Versioned & Positioned>(db: Db, type: HistoryType<S>, id: number, position: number, current?: S | null): Promise<S | null> {
+  if (current?.firstPosition !== undefined && current.firstPosition > position) return null;
+  if (current?.position !== undefined && current.position <= position) return current;
+  return foldEvents(type, await eventsThrough(db, id, position));
+}
+
+/** Whether a read model's document can stand for the item at `position` without a fold, or is known not to exist then. */
+export function unchangedSince(doc: Positioned, position: number): boolean {
+  return doc.position !== undefined && doc.position <= position;
+}
+
+export function createdAfter(doc: Positioned, position: number): boolean {
+  return doc.firstPosition !== undefined && doc.firstPosition > position;
+}
+
+/**
+ * A document as `event` leaves it on the clock: at the event's position (and, for the item's first
+ * event, starting there). An event not yet appended has no position: the document then holds
+ * none, rather than an older event's, so that it is never taken for unchanged since then.
+ */
+export function atPosition<T extends Positioned>(doc: T, event: Pick<StoredEvent, 'position'>, first = false): T {
+  const { position: _previous, ...rest } = doc;
+  if (event.position === undefined) return (first ? (({ firstPosition: _first, ...others }) => others)(rest) : rest) as T;
+  return { ...rest, position: event.position, ...(first ? { firstPosition: event.position } : {}) } as T;
+}
+
+/** How many items a list folds at once, each reading its own events. */
+const FOLD_CONCURRENCY = 8;
+
+export interface ListAtSpec<S extends Versioned & Positioned & { _id: number }> {
+  readonly type: HistoryType<S>;
+  /** The type's list index: every item it holds now, with the fields lists filter and sort on, and its positions. */
+  readonly index: KeptIndex;
+  /** Where the items' read models live (for the page's unchanged items, read by key). */
+  readonly collection: Collection<S>;
+  readonly position: number;
+  /** The list's filter and order, as a live list asks them of the read model. */
+  readonly filter: object;
+  readonly sort: Sort;
+  /** Whether the caller may read this item as of a point (judged on the item as it is now, as its revisions are). */
+  readonly readable: (now: Readonly<Document>) => boolean;
+  readonly skip: number;
+  readonly limit: number;
+}
+
+/**
+ * One page of a list as it stood at `position`, and its total. The candidates are the items the
+ * type's list index holds now that the caller may read: an item force-deleted since is gone
+ * with its erased content, and one created after the position is left out by its first position,
+ * both without a read. An item whose last event is at or before the position is what it was
+ * then, so the index's entry is matched as it is (a search, on fields the index does not keep,
+ * reads its document); only the items changed since are folded to the position, each reading its
+ * own events up to it. So the cost is the type's items in memory, plus the items changed since
+ * the position (their events up to it), plus the page read by key: a recent point is cheap, and
+ * an old one on a busy site costs every item changed since.
+ */
+export async function listAt<S extends Versioned & Positioned & { _id: number }>(db: Db, spec: ListAtSpec<S>): Promise<{ docs: S[]; total: number }> {
+  const { position } = spec;
+  const entries = await spec.index.entries(db);
+  const matches = matcher(spec.filter);
+  const unchanged: number[] = [];
+  const changed: number[] = [];
+  for (const entry of entries.values()) {
+    if (createdAfter(entry, position) || !spec.readable(entry)) continue;
+    (unchangedSince(entry, position) ? unchanged : changed).push(entry._id as number);
+  }
+  const served = spec.index.serves(spec.filter, spec.sort);
+  const found: Document[] = served ? unchanged.map((id) => entries.get(id)!).filter(matches) : (await findByIds(spec.collection, unchanged as S['_id'][])).filter(matches);
+  const folded = new Map<number, S>();
+  for (let start = 0; start < changed.length; start += FOLD_CONCURRENCY) {
+    const states = await Promise.all(changed.slice(start, start + FOLD_CONCURRENCY).map((id) => stateAt(db, spec.type, id, position)));
+    for (const state of states) if (state && matches(state)) folded.set(state._id, state);
+  }
+  found.push(...folded.values());
+  sortDocuments(found, spec.sort);
+  const pageIds = found.slice(spec.skip, spec.limit > 0 ? spec.skip + spec.limit : undefined).map((doc) => doc._id as number);
+  const read = new Map((await findByIds(spec.collection, pageIds.filter((id) => !folded.has(id)) as S['_id'][])).map((doc) => [doc._id as number, doc as S]));
+  const docs = pageIds.flatMap((id) => {
+    const doc = folded.get(id) ?? read.get(id);
+    return doc ? [doc] : [];
+  });
+  return { docs, total: found.length };
+}
