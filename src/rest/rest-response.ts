@@ -4,6 +4,8 @@ export interface Pagination {
   total: number;
   totalPages: number;
   page: number;
+  /** Parameters the page links set (undefined: leave out) over the request's own: an as-of list's position. */
+  linkParams?: Record<string, string | undefined>;
 }
 
 /** What a handler returns when it needs a status, headers or pagination beyond plain data. */

@@ -329,7 +329,7 @@ function paginationLinks(request: RestRequest, pagination: Pagination): string[]
   const base = request.url(request.path);
   const pageUrl = (target: number) => {
     const params = new URLSearchParams();
-    for (const [key, value] of Object.entries({ ...request.query, page: String(target) })) {
+    for (const [key, value] of Object.entries({ ...request.query, ...pagination.linkParams, page: String(target) })) {
       appendParam(params, key, value);
     }
     return `${base}?${params.toString()}`;

@@ -25,6 +25,8 @@ import { postListArgs, postTypeSchema, postWriteArgs } from './post.schema.js';
 import { permalink, prepareMany, prepareOne } from './post.serializer.js';
 import { publishDuePosts, afterPostWrite } from './post.side-effects.js';
 import { savesOf } from '../../registry/saved-fields.js';
+import { AS_OF_ARGS, asksAsOf } from '../../rest/as-of.js';
+import { canListPast, canReadPast, getPostAt, listPostsAt } from './post.as-of.js';
 
 const AlreadyTrashed = defineRestError('rest_already_trashed', 'The post has already been deleted.', 410);
 const IncorrectPassword = defineRestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
@@ -107,13 +109,15 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
       endpoints: [
         {
           methods: READABLE,
-          args: postListArgs(type),
+          args: { ...postListArgs(type), ...AS_OF_ARGS },
           response: { body: 'items' },
           permission: (req) => {
+            if (asksAsOf(req)) return canListPast(req, type);
             if (req.context === 'edit' && !can(req.user, type.caps.edit_posts)) throw new ForbiddenPostTypeContext(req);
             return true;
           },
           handler: async (req, deps) => {
+            if (asksAsOf(req)) return listPostsAt(req, deps, type);
             await publishDuePosts(deps);
             const { filter, sort, include, slugs } = await postListQuery(req, deps, type);
             const window = pageWindow(req.params);
@@ -151,9 +155,10 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
       endpoints: [
         {
           methods: READABLE,
-          args: { ...idArg, context: contextArg(schema), password: { description: 'The password for the post if it is password protected.', type: 'string' } },
+          args: { ...idArg, context: contextArg(schema), password: { description: 'The password for the post if it is password protected.', type: 'string' }, ...AS_OF_ARGS },
           permission: async (req, deps) => {
             const doc = await routeItem(req, deps, type);
+            if (asksAsOf(req)) return canReadPast(req, doc);
             if (req.context === 'edit' && !canEditPost(req.user, doc)) throw new ForbiddenContext(req, {});
             if (!canReadPost(req.user, doc)) return false;
             if (req.params.password !== undefined && doc.password !== '' && req.params.password !== doc.password && !canEditPost(req.user, doc)) {
@@ -162,6 +167,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             return true;
           },
           handler: async (req, deps) => {
+            if (asksAsOf(req)) return getPostAt(req, deps, type, await routeItem(req, deps, type));
             // The item as the permission check read it, unless a scheduled item came due since.
             const doc = (await publishDuePosts(deps)) ? await findPostOfType(deps, type, req.params.id) : await routeItem(req, deps, type);
             return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));

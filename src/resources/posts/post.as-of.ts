@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { can } from '../../auth/capabilities.js';
+import { type Deps } from '../../deps.js';
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { asOfAnswer, pinLinks, requestedPosition } from '../../rest/as-of.js';
+import { defineAuthError } from '../../rest/errors.js';
+import { pageOf, pageWindow } from '../../rest/pagination.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { RestResponse } from '../../rest/rest-response.js';
+import { listAt, stateAt } from '../../store/as-of.js';
+import { postHistory, PostInvalidId } from './post.history.js';
+import { postsCollection, type PostDoc } from './post.model.js';
+import { canEditPost } from './post.permissions.js';
+import { postListIndex } from './post.projection.js';
+import { postListQuery, PostInvalidPage } from './post.queries.js';
+import { prepareMany, prepareOne } from './post.serializer.js';
+
+/** As-of reads are an editor's tool: they take what reading the item's revisions takes (`edit_post`). */
+export const CannotReadPast = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
+const CannotListPast = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
+
+/** Links to items of history types, which an as-of answer pins to its position. */
+export const HISTORY_ITEM_LINKS = /\/cms\/v2\/(?:posts|pages|menu-items)\/\d+$/;
+
+/** Whether the caller may read the item as of a point: as they may read its revisions. */
+export const canReadPast = (req: RestRequest, doc: PostDoc) => {
+  if (!canEditPost(req.user, doc)) throw new CannotReadPast(req);
+  return true;
+};
+
+/** Whether the caller may list items of the type as of a point: as they may list them in `edit` context. */
+export const canListPast = (req: RestRequest, type: PostTypeDef) => {
+  if (!can(req.user, type.caps.edit_posts)) throw new CannotListPast(req);
+  return true;
+};
+
+/** `GET /posts/<id>?as_of=...`: the item as it stood then, through the same serializer as a live read. */
+export async function getPostAt(req: RestRequest, deps: Deps, type: PostTypeDef, current: PostDoc): Promise<RestResponse> {
+  const position = (await requestedPosition(req, deps.store.db, deps.clock()))!;
+  const doc = await stateAt(deps.store.db, postHistory, current._id, position, current);
+  if (!doc || doc.type !== type.slug) throw new PostInvalidId();
+  const data = pinLinks(await prepareOne(doc, req, deps, type), position, HISTORY_ITEM_LINKS);
+  return asOfAnswer(new RestResponse(data), position, `${doc._id}@${position}:${req.context}`);
+}
+
+/** `GET /posts?as_of=...`: a page of the list as it stood then, with the list's filters, order and total. */
+export async function listPostsAt(req: RestRequest, deps: Deps, type: PostTypeDef): Promise<RestResponse> {
+  const position = (await requestedPosition(req, deps.store.db, deps.clock()))!;
+  const { filter, sort, include, slugs } = await postListQuery(req, deps, type);
+  const window = pageWindow(req.params);
+  const { docs, total } = await listAt(deps.store.db, {
+    type: postHistory,
+    index: postListIndex,
+    collection: postsCollection(deps.store.db),
+    position,
+    filter,
+    sort,
+    readable: (now) => now.type === type.slug && canEditPost(req.user, now as PostDoc),
+    skip: window.skip,
+    limit: window.perPage,
+  });
+  if (include) docs.sort((a, b) => include.indexOf(a._id) - include.indexOf(b._id));
+  if (slugs) docs.sort((a, b) => slugs.indexOf(a.slug) - slugs.indexOf(b.slug));
+  const items = (await prepareMany(docs, req, deps, type)).map((item) => pinLinks(item, position, HISTORY_ITEM_LINKS));
+  const response = pageOf(items, total, window, PostInvalidPage);
+  const query = JSON.stringify(Object.entries(req.query).filter(([name]) => name !== 'as_of' && name !== 'as_of_position').sort());
+  return asOfAnswer(response, position, `${type.slug}@${position}:${createHash('sha256').update(query).digest('base64url').slice(0, 16)}`);
+}
