@@ -1,7 +1,7 @@
 import { type Db } from 'mongodb';
 import { checkPosition, PointOutOfRange, positionAt } from '../store/as-of.js';
 import { type ArgSpecs } from './args.js';
-import { defineRestErrorWith, invalidParams } from './errors.js';
+import { defineRestErrorWith, invalidParams, missingParams } from './errors.js';
 import { type Link } from './links.js';
 import { type RestRequest } from './rest-request.js';
 import { type HeaderValue, type RestResponse } from './rest-response.js';
@@ -52,6 +52,12 @@ export async function requestedPosition(req: RestRequest, db: Db, now: Date): Pr
   });
 }
 
+/** The position a restore names (one of the two parameters is required): as `requestedPosition`. */
+export async function restorePosition(req: RestRequest, db: Db, now: Date): Promise<number> {
+  if (!asksAsOf(req)) throw missingParams(['as_of']);
+  return (await requestedPosition(req, db, now))!;
+}
+
 /** The headers of an as-of answer read at `position`, whose representation `tag` names. */
 export function asOfHeaders(position: number, tag: string): Record<string, HeaderValue> {
   return {
@@ -67,6 +73,9 @@ export function asOfAnswer(response: RestResponse, position: number, tag: string
   if (response.pagination) response.pagination.linkParams = { as_of: undefined, as_of_position: String(position) };
   return response;
 }
+
+/** Links to items of history types (posts, pages, menu items), which an as-of answer pins to its position. */
+export const HISTORY_ITEM_LINKS = /\/cms\/v2\/(?:posts|pages|menu-items)\/\d+$/;
 
 /**
  * Pins the links of an as-of item to its position: those to items of history types (`routes`

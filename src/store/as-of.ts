@@ -182,3 +182,24 @@ export async function listAt<S extends Versioned & Positioned & { _id: number }>
   });
   return { docs, total: found.length };
 }
+
+/** Positions a scan of the log since a point reads at once, each by key. */
+const SINCE_BATCH = 500;
+
+/**
+ * The streams of `streamType` whose item was deleted after `position` (their `deleted` event is
+ * later): what a restore as of that point re-creates. The log since the position is read by
+ * position, each by key, so the cost is the changes since then, whatever came before.
+ */
+export async function streamsDeletedSince(db: Db, position: number, streamType: string): Promise<number[]> {
+  const log = changeLog(db);
+  const last = await lastPosition(db);
+  const deleted: number[] = [];
+  for (let after = position; after < last; ) {
+    const { events, through } = await log.readPositions(after, Math.min(SINCE_BATCH, last - after));
+    if (through === after) break;
+    for (const event of events) if (event.type === 'deleted' && event.streamType === streamType) deleted.push(event.stream);
+    after = through;
+  }
+  return deleted;
+}

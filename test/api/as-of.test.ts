@@ -194,3 +194,137 @@ describe('GET /posts as of a point', () => {
     expect((await app.api('GET', '/cms/v2/posts', { headers: subscriber.headers, query: { as_of_position: position } })).status).toBe(403);
   });
 });
+
+async function newMenu(name: string): Promise<number> {
+  const response = await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: `${name} ${Date.now()}` } });
+  expect(response.status).toBe(201);
+  return response.body.id;
+}
+
+async function menuItem(menu: number, title: string, extra: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  return create('menu-items', { menus: menu, title, url: `https://example.org/${encodeURIComponent(title)}`, status: 'publish', ...extra });
+}
+
+const summary = (items: Record<string, any>[]) => items.map((item) => [item.title.raw ?? item.title.rendered, item.menu_order, item.parent]);
+
+describe('menu items as of a point', () => {
+  it('reads an item and the items of a menu as they stood, with the total at that point', async () => {
+    const menu = await newMenu('As of');
+    const first = await menuItem(menu, 'One', { menu_order: 1 });
+    const second = await menuItem(menu, 'Two', { menu_order: 2 });
+    const position = await lastPosition();
+    await update(`menu-items/${first.id}`, { title: 'One renamed', menu_order: 3 });
+    await app.api('DELETE', `/cms/v2/menu-items/${second.id}`, { headers: app.admin, query: { force: true } });
+    await menuItem(menu, 'Three', { menu_order: 4 });
+
+    const item = await app.api('GET', `/cms/v2/menu-items/${first.id}`, { headers: app.admin, query: { as_of_position: position } });
+    expect(item.status).toBe(200);
+    expect(item.body.title.rendered).toBe('One');
+    expect(item.headers.get('x-cms-as-of-position')).toBe(String(position));
+
+    const listed = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { menus: menu, as_of_position: position, orderby: 'menu_order', order: 'asc' } });
+    expect(listed.status).toBe(200);
+    // The deleted item's content was erased with it: it is not shown as of any point.
+    expect((listed.body as Record<string, any>[]).map((entry) => [entry.id, entry.title.rendered, entry.menu_order])).toEqual([[first.id, 'One', 1]]);
+    expect(listed.headers.get('x-wp-total')).toBe('1');
+    expect(listed.headers.get('cache-control')).toContain('immutable');
+    const anonymous = await app.api('GET', `/cms/v2/menu-items/${first.id}`, { query: { as_of_position: position } });
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('POST .../restore as of a point', () => {
+  it('returns a post to its fields then, by one restored command recorded with the position', async () => {
+    const post = await create('posts', { title: 'Kept title', content: 'Kept words', status: 'draft' });
+    const position = await lastPosition();
+    const changed = await update(`posts/${post.id}`, { title: 'Changed title', content: 'Changed words', status: 'publish' });
+    const restored = await app.api('POST', `/cms/v2/posts/${post.id}/restore`, { headers: app.admin, query: { as_of_position: position } });
+    expect(restored.status).toBe(200);
+    expect(restored.body.title.raw).toBe('Kept title');
+    expect(restored.body.content.raw).toBe('Kept words');
+    expect(restored.body.status).toBe('draft');
+    expect(restored.headers.get('etag')).toMatch(/^"\d+"$/);
+    const history = await app.api('GET', `/cms/v2/posts/${post.id}/history`, { headers: app.admin });
+    const last = (history.body as Record<string, any>[]).at(-1)!;
+    expect(last.type).toBe('restored');
+    const [event] = await app.deps.store.db.collection<{ stream: number; seq: number; data: string }>('events').find({ stream: post.id, seq: last.seq }).toArray();
+    expect(JSON.parse(event.data).fromPosition).toBe(position);
+    expect(changed.id).toBe(post.id);
+  });
+
+  it('refuses a stale If-Match, a missing point and an author on another\'s item, changing nothing', async () => {
+    const post = await create('posts', { title: 'Guarded restore', status: 'publish' });
+    const position = await lastPosition();
+    await update(`posts/${post.id}`, { title: 'Newer' });
+    const eventsBefore = await app.deps.store.db.collection('events').countDocuments({ stream: post.id });
+    const stale = await app.api('POST', `/cms/v2/posts/${post.id}/restore`, { headers: { ...app.admin, 'If-Match': '"1"' }, query: { as_of_position: position } });
+    expect(stale.status).toBe(412);
+    const missing = await app.api('POST', `/cms/v2/posts/${post.id}/restore`, { headers: app.admin });
+    expect(missing.status).toBe(400);
+    expect(missing.body.code).toBe('rest_missing_callback_param');
+    const future = await app.api('POST', `/cms/v2/posts/${post.id}/restore`, { headers: app.admin, query: { as_of: new Date(Date.now() + 60_000).toISOString() } });
+    expect(future.status).toBe(400);
+    const other = await app.api('POST', `/cms/v2/posts/${post.id}/restore`, { headers: author.headers, query: { as_of_position: position } });
+    expect(other.status).toBe(403);
+    expect(await app.deps.store.db.collection('events').countDocuments({ stream: post.id })).toBe(eventsBefore);
+    expect((await app.api('GET', `/cms/v2/posts/${post.id}`, { headers: app.admin })).body.title.rendered).toBe('Newer');
+  });
+
+  it('returns a menu item to its fields then', async () => {
+    const menu = await newMenu('Item restore');
+    const item = await menuItem(menu, 'Original', { menu_order: 1 });
+    const position = await lastPosition();
+    await update(`menu-items/${item.id}`, { title: 'Edited', menu_order: 5 });
+    const restored = await app.api('POST', `/cms/v2/menu-items/${item.id}/restore`, { headers: app.admin, query: { as_of_position: position } });
+    expect(restored.status).toBe(200);
+    expect(restored.body.title.raw).toBe('Original');
+    expect(restored.body.menu_order).toBe(1);
+  });
+
+  it('returns every item of a menu to its state then: added ones deleted, deleted ones re-created, order restored', async () => {
+    const menu = await newMenu('Menu restore');
+    const other = await newMenu('Elsewhere');
+    const home = await menuItem(menu, 'Home', { menu_order: 1 });
+    const about = await menuItem(menu, 'About', { menu_order: 2 });
+    const team = await menuItem(menu, 'Team', { menu_order: 3, parent: about.id });
+    const visitor = await menuItem(other, 'Visitor', { menu_order: 1 });
+    const position = await lastPosition();
+
+    await update(`menu-items/${home.id}`, { title: 'Home renamed', menu_order: 9 });
+    await app.api('DELETE', `/cms/v2/menu-items/${about.id}`, { headers: app.admin, query: { force: true } });
+    await menuItem(menu, 'Added later', { menu_order: 4 });
+    await update(`menu-items/${visitor.id}`, { menus: menu, menu_order: 5 });
+
+    const live = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { menus: menu } });
+    const tag = live.headers.get('etag')!;
+    expect(tag).toMatch(/^"menu-/);
+
+    const stale = await app.api('POST', `/cms/v2/menus/${menu}/restore`, { headers: { ...app.admin, 'If-Match': '"menu-stale"' }, query: { as_of_position: position } });
+    expect(stale.status).toBe(412);
+    const unchanged = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { menus: menu } });
+    expect(unchanged.headers.get('etag')).toBe(tag);
+
+    const restored = await app.api('POST', `/cms/v2/menus/${menu}/restore`, { headers: { ...app.admin, 'If-Match': tag }, query: { as_of_position: position } });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    const items = restored.body as Record<string, any>[];
+    // About was force-deleted: re-created under a new id, its erased words blank, Team under it again.
+    const recreated = items.find((entry) => entry.menu_order === 2)!;
+    expect(recreated.id).not.toBe(about.id);
+    expect(summary(items)).toEqual([
+      ['Home', 1, 0],
+      [recreated.title.raw, 2, 0],
+      ['Team', 3, recreated.id],
+    ]);
+    expect(items.map((entry) => entry.id)).toEqual([home.id, recreated.id, team.id]);
+    const visitorNow = await app.api('GET', `/cms/v2/menu-items/${visitor.id}`, { headers: app.admin });
+    expect(visitorNow.body.menus).toBe(other);
+    expect(restored.headers.get('etag')).not.toBe(tag);
+
+    const again = await app.api('POST', `/cms/v2/menus/${menu}/restore`, { headers: { ...app.admin, 'If-Match': tag }, query: { as_of_position: position } });
+    expect(again.status).toBe(412);
+    const missingMenu = await app.api('POST', '/cms/v2/menus/999999/restore', { headers: app.admin, query: { as_of_position: position } });
+    expect(missingMenu.status).toBe(404);
+    const editorRefused = await app.api('POST', `/cms/v2/menus/${menu}/restore`, { headers: author.headers, query: { as_of_position: position } });
+    expect(editorRefused.status).toBe(403);
+  });
+});

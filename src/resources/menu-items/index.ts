@@ -10,6 +10,7 @@ import { menuItemRevisions } from './menu-item.revisions.js';
 import { menuItemRoutes } from './menu-item.routes.js';
 
 export { deleteItemsOfMenu, menuHasItems, taggedMenuItem } from './menu-item.commands.js';
+export { prepareMenuItems, restoreMenuAt } from './menu-item.as-of.js';
 
 const menuItemHistorySubject: HistorySubject = {
   rest_namespace: 'cms/v2',

@@ -5,7 +5,7 @@ import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, loadItem, runCommand, type Decision } from '../../store/kernel.js';
 import { siteNow } from '../posts/post.commands.js';
 import { autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
-import { type MenuItemAutosaved, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
+import { type MenuItemAutosaved, type MenuItemCreated, type MenuItemDeleted, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
 import { menuItemHistory } from './menu-item.history.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 import { MENU_ITEM_STREAM_TYPE, slugOf } from './menu-item.projection.js';
@@ -13,10 +13,11 @@ import { MENU_ITEM_STREAM_TYPE, slugOf } from './menu-item.projection.js';
 export const findMenuItem = (deps: Deps, id: number) => loadItem(deps, menuItemHistory, id);
 
 /** Creates an item; its slug is decided here (`slugOnSave`), never taken from `fields`. */
-export async function createMenuItem(deps: Deps, fields: Omit<MenuItemFields, 'slug'>, actor: number): Promise<MenuItemDoc> {
+export async function createMenuItem(deps: Deps, fields: Omit<MenuItemFields, 'slug'>, actor: number, fromPosition?: number): Promise<MenuItemDoc> {
   const id = await deps.ids.next('content');
   const slug = await slugOnSave(deps, id, '', fields);
-  return createItem(deps, menuItemHistory, MENU_ITEM_STREAM_TYPE, id, actor, { type: 'created', data: { fields: { ...fields, slug } } });
+  const data: MenuItemCreated = { fields: { ...fields, slug }, ...(fromPosition !== undefined ? { fromPosition } : {}) };
+  return createItem(deps, menuItemHistory, MENU_ITEM_STREAM_TYPE, id, actor, { type: 'created', data });
 }
 
 /**
@@ -52,6 +53,8 @@ export interface MenuItemUpdateOptions {
   ifMatch?: IfMatch;
   /** A revision's fields made current again. */
   fromRevision?: number;
+  /** The fields the item had at this position of the log made current again. */
+  fromPosition?: number;
 }
 
 /**
@@ -75,7 +78,8 @@ export async function updateMenuItem(
       const [revisionId, savedAt] = await Promise.all([deps.ids.next('content'), siteNow(deps)]);
       const data: MenuItemUpdated = { changes: { ...changed, modified: deps.clock().toISOString() }, revisionId, savedAt: { local: savedAt.local, gmt: savedAt.gmt } };
       if (options.fromRevision !== undefined) data.fromRevision = options.fromRevision;
-      return { type: options.fromRevision !== undefined ? 'restored' : 'updated', data };
+      if (options.fromPosition !== undefined) data.fromPosition = options.fromPosition;
+      return { type: options.fromRevision !== undefined || options.fromPosition !== undefined ? 'restored' : 'updated', data };
     },
     options.ifMatch,
   );
@@ -153,8 +157,9 @@ export async function deleteMenuItemRevision(deps: Deps, id: number, revision: R
  * Deletes an item for good, erasing its content from the log, and gives its children its parent
  * (as `wp_delete_post` does for menu items).
  */
-export async function deleteMenuItem(deps: Deps, doc: MenuItemDoc, actor: number, ifMatch?: IfMatch): Promise<void> {
-  await commit(deps, doc._id, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' as const }), ifMatch);
+export async function deleteMenuItem(deps: Deps, doc: MenuItemDoc, actor: number, ifMatch?: IfMatch, fromPosition?: number): Promise<void> {
+  const data: MenuItemDeleted = fromPosition !== undefined ? { fromPosition } : {};
+  await commit(deps, doc._id, actor, async () => ({ type: 'deleted', data, erase: 'all' as const }), ifMatch);
   const children = await menuItemsCollection(deps.store.db).find({ parent: doc._id }, { projection: { _id: 1 } }).toArray();
   for (const child of children) await updateMenuItem(deps, child._id, () => ({ parent: doc.parent }), actor);
 }

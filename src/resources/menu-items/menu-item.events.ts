@@ -12,6 +12,13 @@ export interface SavedAt {
 /** An item's `created` event. Events stored before menu items kept a slug carry none (see `withSlug`). */
 export interface MenuItemCreated {
   fields: MenuItemFields;
+  /** A menu's restore as of a point re-created it: that position. */
+  fromPosition?: number;
+}
+
+/** A force delete; by a menu's restore as of a point, that position. */
+export interface MenuItemDeleted {
+  fromPosition?: number;
 }
 
 /** `updated` and `restored`: the fields that changed and the revision that records the item after them. */
@@ -21,6 +28,8 @@ export interface MenuItemUpdated {
   savedAt?: SavedAt;
   /** `restored` only: the revision whose fields were made current. */
   fromRevision?: number;
+  /** `restored` only: the position of the log whose state was made current (a restore as of a point). */
+  fromPosition?: number;
 }
 
 /** The caller's one autosave of the item, holding every field (those not sent as the item has them). */

@@ -1,6 +1,7 @@
 import { type StoredEvent } from '../../store/change-log.js';
 import { atPosition } from '../../store/as-of.js';
 import { documentProjection } from '../../store/document-projection.js';
+import { keptIndex } from '../../store/kept-index.js';
 import { revisionsCollection, storedRevision, type RevisionDoc } from '../posts/post.model.js';
 import {
   MENU_ITEM_EVENT_TYPES,
@@ -109,7 +110,19 @@ export function foldMenuItem(doc: MenuItemDoc | null, event: StoredEvent): { sta
   return { state: effects.item, documents: [...(effects.item ? [effects.item] : []), ...effects.upsertRevisions] };
 }
 
+/**
+ * The fields menu item lists filter and sort on, kept in each process for every item: what lists
+ * as of an earlier point start from (which items existed then, which changed since).
+ */
+export const menuItemListIndex = keptIndex({
+  name: 'menu-items',
+  collection: 'menu_items',
+  holds: {},
+  fields: ['status', 'menu', 'menuOrder', 'parent', 'slug', 'date', 'modified', 'author', 'firstPosition', 'position'],
+});
+
 export const menuItemsProjection = documentProjection<MenuItemDoc, RevisionDoc>({
+  keptIndex: menuItemListIndex,
   name: 'menu-items',
   streamTypes: [MENU_ITEM_STREAM_TYPE],
   handles: MENU_ITEM_EVENT_TYPES,

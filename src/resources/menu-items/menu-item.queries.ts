@@ -13,8 +13,8 @@ const SORT_FIELDS: Readonly<Record<string, string>> = {
   menu_order: 'menuOrder', id: '_id', title: 'title', date: 'date', modified: 'modified', parent: 'parent', author: 'author', slug: 'slug', include_slugs: 'slug',
 };
 
-/** A page of items for `GET /menu-items`, and how many match. */
-export async function listMenuItems(req: RestRequest, deps: Deps, window: PageWindow): Promise<{ docs: MenuItemDoc[]; total: number }> {
+/** The filter and order of `GET /menu-items`, and how a page is put in the order asked (`include`, `include_slugs`). */
+export async function menuItemListQuery(req: RestRequest, deps: Deps): Promise<{ filter: Filter<MenuItemDoc>; sort: Sort; reorder: (docs: MenuItemDoc[]) => void }> {
   const p = req.params;
   const ids = (name: string) => (p[name] as number[] | undefined) ?? [];
   const statuses = (p.status as string[]).includes('any') ? [...SETTABLE_STATUSES] : (p.status as string[]);
@@ -36,14 +36,23 @@ export async function listMenuItems(req: RestRequest, deps: Deps, window: PageWi
   const direction = p.order === 'desc' ? -1 : 1;
   const field = SORT_FIELDS[String(p.orderby)] ?? '_id';
   const sort: Sort = field === '_id' ? { _id: direction } : { [field]: direction, _id: direction };
+  const reorder = (docs: MenuItemDoc[]) => {
+    if (p.orderby === 'include' && ids('include').length) {
+      const position = new Map(ids('include').map((id, index) => [id, index]));
+      docs.sort((a, b) => (position.get(a._id)! - position.get(b._id)!) * direction);
+    }
+    // As the posts list orders `include_slugs`: in the order the slugs were asked for.
+    if (p.orderby === 'include_slugs' && slugs.length) docs.sort((a, b) => slugs.indexOf(a.slug) - slugs.indexOf(b.slug));
+  };
+  return { filter, sort, reorder };
+}
+
+/** A page of items for `GET /menu-items`, and how many match. */
+export async function listMenuItems(req: RestRequest, deps: Deps, window: PageWindow): Promise<{ docs: MenuItemDoc[]; total: number }> {
+  const { filter, sort, reorder } = await menuItemListQuery(req, deps);
   const items = menuItemsCollection(deps.store.db);
-  const byTitle = field === 'title' ? { comment: `${FULL_SCAN_COMMENT} menu items in title order (titles are not indexed)` } : {};
+  const byTitle = (sort as Record<string, unknown>).title !== undefined ? { comment: `${FULL_SCAN_COMMENT} menu items in title order (titles are not indexed)` } : {};
   const [docs, total] = await Promise.all([items.find(filter, byTitle).sort(sort).skip(window.skip).limit(window.perPage).toArray(), items.countDocuments(filter)]);
-  if (p.orderby === 'include' && ids('include').length) {
-    const position = new Map(ids('include').map((id, index) => [id, index]));
-    docs.sort((a, b) => (position.get(a._id)! - position.get(b._id)!) * direction);
-  }
-  // As the posts list orders `include_slugs`: in the order the slugs were asked for.
-  if (p.orderby === 'include_slugs' && slugs.length) docs.sort((a, b) => slugs.indexOf(a.slug) - slugs.indexOf(b.slug));
+  reorder(docs);
   return { docs, total };
 }

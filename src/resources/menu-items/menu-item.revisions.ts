@@ -1,3 +1,4 @@
+import { type Principal } from '../../auth/capabilities.js';
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
@@ -91,15 +92,7 @@ export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
   canEdit: mayEdit,
   canDelete: mayEdit,
   async restore(deps, item, revision, req) {
-    const kept = (revision.item ?? {}) as Partial<MenuItemFields>;
-    // The kept text fields by their REST names, through the menu items' save filters, and back.
-    const text: Record<string, unknown> = { title: kept.title, attr_title: kept.attrTitle, description: kept.description, url: kept.url, classes: kept.classes?.split(' '), xfn: kept.xfn?.split(' ') };
-    filterSaved('menu-items', text, await restoringWriters(deps, req, revision));
-    const joined = (value: unknown) => (Array.isArray(value) ? value.filter(Boolean).join(' ') : undefined);
-    const filtered: Partial<MenuItemFields> = { ...kept };
-    for (const [field, value] of [['title', text.title], ['attrTitle', text.attr_title], ['description', text.description], ['url', text.url], ['classes', joined(text.classes)], ['xfn', joined(text.xfn)]] as const) {
-      if (typeof value === 'string') filtered[field] = value;
-    }
+    const filtered = filterKeptText((revision.item ?? {}) as Partial<MenuItemFields>, await restoringWriters(deps, req, revision));
     const doc = await restoreMenuItemRevision(deps, item._id, { ...revision, item: filtered }, req.user.id, ifMatchOf(req));
     req.context = 'edit';
     return new RestResponse(await prepareOne(doc, req, deps));
@@ -121,3 +114,15 @@ export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
     return { record: revisionRecord(result.autosave, deps.siteUrl), inPlace: false };
   },
 };
+
+/** A menu item's kept fields made current again: the text ones by their REST names, through the menu items' save filters for `writers`, and back. */
+export function filterKeptText(kept: Partial<MenuItemFields>, writers: readonly Principal[]): Partial<MenuItemFields> {
+  const text: Record<string, unknown> = { title: kept.title, attr_title: kept.attrTitle, description: kept.description, url: kept.url, classes: kept.classes?.split(' '), xfn: kept.xfn?.split(' ') };
+  filterSaved('menu-items', text, writers);
+  const joined = (value: unknown) => (Array.isArray(value) ? value.filter(Boolean).join(' ') : undefined);
+  const filtered: Partial<MenuItemFields> = { ...kept };
+  for (const [field, value] of [['title', text.title], ['attrTitle', text.attr_title], ['description', text.description], ['url', text.url], ['classes', joined(text.classes)], ['xfn', joined(text.xfn)]] as const) {
+    if (typeof value === 'string') filtered[field] = value;
+  }
+  return filtered;
+}

@@ -14,6 +14,8 @@ import { listMenuItems } from './menu-item.queries.js';
 import { menuItemListArgs, menuItemSchema, menuItemWriteArgs } from './menu-item.schema.js';
 import { linkedObjects, prepareMenuItem, prepareOne } from './menu-item.serializer.js';
 import { savesOf } from '../../registry/saved-fields.js';
+import { AS_OF_ARGS, asksAsOf } from '../../rest/as-of.js';
+import { getMenuItemAt, listMenuItemsAt, menuState, restoreMenuItemAt } from './menu-item.as-of.js';
 
 const TrashNotSupported = defineRestError('rest_trash_not_supported', "Menu items do not support trashing. Set 'force=true' to delete.", 501);
 
@@ -28,14 +30,19 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
     endpoints: [
       {
         methods: READABLE,
-        args: { context: contextArg(menuItemSchema), ...menuItemListArgs },
+        args: { context: contextArg(menuItemSchema), ...menuItemListArgs, ...AS_OF_ARGS },
         permission: canReadMenuItems,
         response: { body: 'items' },
         handler: async (req, deps) => {
+          if (asksAsOf(req)) return listMenuItemsAt(req, deps);
           const window = pageWindow(req.params);
           const { docs, total } = await listMenuItems(req, deps, window);
           const linked = await linkedObjects(deps, docs);
-          return pageOf(docs.map((doc) => prepareMenuItem(doc, req, deps, linked)), total, window, PostInvalidPage);
+          const response = pageOf(docs.map((doc) => prepareMenuItem(doc, req, deps, linked)), total, window, PostInvalidPage);
+          // The items of one menu carry the menu's state, which its restore takes as `If-Match`.
+          const menus = req.params.menus as number[] | undefined;
+          if (menus?.length === 1) response.headers.ETag = `"${(await menuState(deps, menus[0])).tag}"`;
+          return response;
         },
       },
       {
@@ -60,9 +67,9 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
     endpoints: [
       {
         methods: READABLE,
-        args: { ...idArg, context: contextArg(menuItemSchema) },
+        args: { ...idArg, context: contextArg(menuItemSchema), ...AS_OF_ARGS },
         permission: canReadMenuItems,
-        handler: async (req, deps) => prepareOne(await findMenuItem(deps, Number(req.params.id)), req, deps),
+        handler: async (req, deps) => (asksAsOf(req) ? getMenuItemAt(req, deps) : prepareOne(await findMenuItem(deps, Number(req.params.id)), req, deps)),
       },
       {
         methods: EDITABLE,
@@ -91,6 +98,19 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
           await deleteMenuItem(deps, current, req.user.id, ifMatchOf(req));
           return { deleted: true, previous: filterByContext(menuItemSchema, previous, req.context) };
         },
+      },
+    ],
+  },
+  {
+    path: '/menu-items/(?P<id>[\\d]+)/restore',
+    schema: menuItemSchema,
+    endpoints: [
+      {
+        methods: CREATABLE,
+        changes: 'content',
+        args: { ...idArg, ...AS_OF_ARGS },
+        permission: canEditMenuItems,
+        handler: restoreMenuItemAt,
       },
     ],
   },

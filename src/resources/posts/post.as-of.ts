@@ -2,14 +2,17 @@ import { createHash } from 'node:crypto';
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
-import { asOfAnswer, pinLinks, requestedPosition } from '../../rest/as-of.js';
+import { filterSaved } from '../../registry/saved-fields.js';
+import { asOfAnswer, HISTORY_ITEM_LINKS, pinLinks, requestedPosition, restorePosition } from '../../rest/as-of.js';
+import { ifMatchOf } from '../../rest/conditional.js';
 import { defineAuthError } from '../../rest/errors.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { listAt, stateAt } from '../../store/as-of.js';
-import { postHistory, PostInvalidId } from './post.history.js';
-import { postsCollection, type PostDoc } from './post.model.js';
+import { postEtag, postHistory, PostInvalidId } from './post.history.js';
+import { updatePost } from './post.commands.js';
+import { fieldsOf, postsCollection, type PostDoc, type PostFields } from './post.model.js';
 import { canEditPost } from './post.permissions.js';
 import { postListIndex } from './post.projection.js';
 import { postListQuery, PostInvalidPage } from './post.queries.js';
@@ -19,8 +22,6 @@ import { prepareMany, prepareOne } from './post.serializer.js';
 export const CannotReadPast = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
 const CannotListPast = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
 
-/** Links to items of history types, which an as-of answer pins to its position. */
-export const HISTORY_ITEM_LINKS = /\/cms\/v2\/(?:posts|pages|menu-items)\/\d+$/;
 
 /** Whether the caller may read the item as of a point: as they may read its revisions. */
 export const canReadPast = (req: RestRequest, doc: PostDoc) => {
@@ -65,4 +66,27 @@ export async function listPostsAt(req: RestRequest, deps: Deps, type: PostTypeDe
   const response = pageOf(items, total, window, PostInvalidPage);
   const query = JSON.stringify(Object.entries(req.query).filter(([name]) => name !== 'as_of' && name !== 'as_of_position').sort());
   return asOfAnswer(response, position, `${type.slug}@${position}:${createHash('sha256').update(query).digest('base64url').slice(0, 16)}`);
+}
+
+/**
+ * `POST /posts/<id>/restore?as_of=...`: the item's fields return to what they were at that point,
+ * by one `restored` command on the kernel's path, which records the position it restored. Its
+ * kind, address and modification time stay the item's own; text fields pass the caller's save
+ * filters, as an update's do. What was erased since stays erased (the state is the log's).
+ */
+export async function restorePostAt(req: RestRequest, deps: Deps, type: PostTypeDef, current: PostDoc): Promise<{ doc: PostDoc; response: RestResponse }> {
+  const position = await restorePosition(req, deps.store.db, deps.clock());
+  const then = await stateAt(deps.store.db, postHistory, current._id, position, current);
+  if (!then || then.type !== type.slug) throw new PostInvalidId();
+  const { type: _type, guid: _guid, modified: _modified, modifiedGmt: _modifiedGmt, ...fields } = fieldsOf(then);
+  filterSaved(type.rest_base, fields as Record<string, unknown>, [req.user]);
+  const doc = await updatePost(deps, current._id, fields as Partial<PostFields>, req.user.id, {
+    ifMatch: ifMatchOf(req),
+    type: 'restored',
+    fromPosition: position,
+    revisions: Boolean(type.supports.revisions),
+    current,
+  });
+  req.context = 'edit';
+  return { doc, response: new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc)) };
 }

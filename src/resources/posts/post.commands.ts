@@ -69,6 +69,8 @@ export interface UpdateOptions {
   /** `restored` when a revision's content is made current. */
   type?: 'updated' | 'trashed' | 'untrashed' | 'restored';
   fromRevision?: number;
+  /** `restored` as of a point: the position whose state is made current. */
+  fromPosition?: number;
   /** Whether this type keeps revisions at all. */
   revisions?: boolean;
   /** Leaves `modified` as it is: a change made for the site, not an edit (a deleted author's items). */
@@ -97,6 +99,7 @@ export async function updatePost(
       const data: PostChanged = { changes: full };
       if (options.revisions !== false && (await needsRevision(deps, current, next))) data.revisionId = await deps.ids.next('content');
       if (options.fromRevision !== undefined) data.fromRevision = options.fromRevision;
+      if (options.fromPosition !== undefined) data.fromPosition = options.fromPosition;
       return { type: options.type ?? 'updated', data };
     },
     options.ifMatch,

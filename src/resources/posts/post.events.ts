@@ -15,6 +15,8 @@ export interface PostChanged {
   revisionId?: number;
   /** `restored` only: the revision whose content was made current. */
   fromRevision?: number;
+  /** `restored` only: the position of the log whose state was made current (a restore as of a point). */
+  fromPosition?: number;
 }
 
 /**

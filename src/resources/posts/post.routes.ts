@@ -26,7 +26,7 @@ import { permalink, prepareMany, prepareOne } from './post.serializer.js';
 import { publishDuePosts, afterPostWrite } from './post.side-effects.js';
 import { savesOf } from '../../registry/saved-fields.js';
 import { AS_OF_ARGS, asksAsOf } from '../../rest/as-of.js';
-import { canListPast, canReadPast, getPostAt, listPostsAt } from './post.as-of.js';
+import { canListPast, canReadPast, getPostAt, listPostsAt, restorePostAt } from './post.as-of.js';
 
 const AlreadyTrashed = defineRestError('rest_already_trashed', 'The post has already been deleted.', 410);
 const IncorrectPassword = defineRestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
@@ -223,6 +223,28 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             const doc = await trashPost(deps, current._id, req.user.id, { ifMatch, revisions: Boolean(type.supports.revisions), current });
             await afterPostWrite(deps, current, doc);
             return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
+          },
+        },
+      ],
+    },
+    {
+      path: `${base}/(?P<id>[\\d]+)/restore`,
+      schema,
+      endpoints: [
+        {
+          methods: CREATABLE,
+          changes: 'content',
+          args: { ...idArg, ...AS_OF_ARGS },
+          permission: async (req, deps) => {
+            const doc = await routeItem(req, deps, type);
+            if (!canEditPost(req.user, doc)) throw new CannotEdit(req);
+            return true;
+          },
+          handler: async (req, deps) => {
+            const current = await routeItem(req, deps, type);
+            const { doc, response } = await restorePostAt(req, deps, type, current);
+            await afterPostWrite(deps, current, doc);
+            return response;
           },
         },
       ],
