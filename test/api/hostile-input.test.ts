@@ -651,6 +651,48 @@ describe("the admin page's sign-in, /cms-admin/session", () => {
   });
 });
 
+describe('hostile points of the log: as_of and as_of_position', () => {
+  const HOSTILE_POSITIONS = ['0', '-1', '1.5', '1e400', '9007199254740993', '99999999999999999999', 'abc', '', '0x10', '1,2', '1 OR 1'];
+  const HOSTILE_TIMES = ['', 'now', 'yesterday', '2024-13-45T99:99:99Z', '2024-01-01T00:00:00', '2024-01-01', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2024-01-01T00:00:00+99:00', '1e400', 'x'.repeat(5000), '2024-01-01T00:00:00Z\u0000'];
+
+  it('refuses every hostile point with a 400 in the error shape, on every as-of read and restore, and writes nothing', async () => {
+    const failures: Failures = [];
+    const events = app.deps.store.db.collection('events');
+    const before = await events.countDocuments({});
+    const routes: [string, string][] = [
+      ['GET', `/cms/v2/posts/${keep.post}`],
+      ['GET', `/cms/v2/pages/${keep.page}`],
+      ['GET', `/cms/v2/menu-items/${keep.menuItem}`],
+      ['GET', '/cms/v2/posts'],
+      ['GET', '/cms/v2/pages'],
+      ['GET', '/cms/v2/menu-items'],
+      ['POST', `/cms/v2/posts/${keep.post}/restore`],
+      ['POST', `/cms/v2/pages/${keep.page}/restore`],
+      ['POST', `/cms/v2/menu-items/${keep.menuItem}/restore`],
+      ['POST', `/cms/v2/menus/${keep.menu}/restore`],
+    ];
+    const cases: [string, string][] = [
+      ...HOSTILE_POSITIONS.map((value): [string, string] => ['as_of_position', value]),
+      ...HOSTILE_TIMES.map((value): [string, string] => ['as_of', value]),
+      ['as_of_position[]', '1'],
+      ['as_of[$gt]', ''],
+      ['as_of_position[$gt]', '0'],
+    ];
+    await eachLimited(routes, async ([method, route]) => {
+      for (const [name, value] of cases) {
+        const query = `${encodeKey(name)}=${encodeURIComponent(value)}`;
+        const response = await send(method, withQuery(route, query), { headers: app.admin });
+        check(failures, `${method} ${route}?${name}=${value.slice(0, 40)}`, response, { status: 400 });
+      }
+      // Both at once name no one point.
+      const both = await send(method, withQuery(route, `as_of_position=1&as_of=${encodeURIComponent(new Date().toISOString())}`), { headers: app.admin });
+      check(failures, `${method} ${route} with both`, both, { status: 400, code: 'rest_invalid_param' });
+    });
+    expect(failures).toEqual([]);
+    expect(await events.countDocuments({})).toBe(before);
+  });
+});
+
 describe('after all of it', () => {
   it('left no prototype of this process changed', () => {
     expect(prototypeKeys()).toEqual(prototypesBefore);
