@@ -11,6 +11,7 @@ import { menuItemRoutes } from './menu-item.routes.js';
 
 export { deleteItemsOfMenu, menuHasItems, taggedMenuItem } from './menu-item.commands.js';
 export { prepareMenuItems, restoreMenuAt } from './menu-item.as-of.js';
+export { menuItemSchema } from './menu-item.schema.js';
 
 const menuItemHistorySubject: HistorySubject = {
   rest_namespace: 'cms/v2',

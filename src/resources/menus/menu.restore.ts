@@ -5,7 +5,7 @@ import { ifMatchOf } from '../../rest/conditional.js';
 import { defineAuthError } from '../../rest/errors.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, defineRoutes } from '../../rest/route.js';
-import { prepareMenuItems, restoreMenuAt } from '../menu-items/index.js';
+import { menuItemSchema, prepareMenuItems, restoreMenuAt } from '../menu-items/index.js';
 import { termsCollection } from '../terms/index.js';
 import { TermInvalid } from '../terms/term.errors.js';
 
@@ -19,10 +19,13 @@ const CannotEditMenu = defineAuthError('rest_cannot_update', 'Sorry, you are not
 export const menuRestoreRoutes = defineRoutes<Deps>('cms/v2', [
   {
     path: '/menus/(?P<id>[\\d]+)/restore',
+    // It answers with the menu's items.
+    schema: menuItemSchema,
     endpoints: [
       {
         methods: CREATABLE,
         changes: 'content',
+        response: { body: 'items' },
         args: { id: { description: 'Unique identifier for the term.', type: 'integer' }, ...AS_OF_ARGS },
         permission: (req) => {
           if (!can(req.user, 'edit_theme_options')) throw new CannotEditMenu(req);
