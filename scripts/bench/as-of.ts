@@ -1,0 +1,127 @@
+/**
+ * `npm run bench:as-of`: what an as-of read costs, on a small site and on a grown one seeded as
+ * bench:scale seeds them (`scale-seed.ts`), each on a fresh embedded database.
+ *
+ *   npm run bench:as-of [-- --posts 10000 --revisions 100000 --events 200000 --probe-revisions 2000 --changed 50]
+ *
+ * On each site the point read is the log's last position once seeded; then `--changed` posts (the
+ * probe among them) and the menu's items are updated over HTTP, so that an as-of list has that
+ * many items changed since its point to fold. Each workload is answered 15 times in turn (after
+ * two warm-up requests): median latency, and database commands per request, beside the live read.
+ */
+import { parseArgs } from 'node:util';
+import { MongoClient } from 'mongodb';
+import { psql } from '../../src/store/postgresql.js';
+import { changeLog } from '../../src/store/change-log.js';
+import { settle } from './scale-load.js';
+import { MENU_ITEMS, seedSite, type SiteSize } from './scale-seed.js';
+import { basic, BENCH_ADMIN_PASSWORD, benchDatabase, startCountedService, type CountedService } from './service.js';
+
+if (process.env.MONGODB_URI) {
+  console.error('bench:as-of seeds two fresh embedded databases, one a site: unset MONGODB_URI.');
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    posts: { type: 'string', default: '10000' },
+    revisions: { type: 'string', default: '100000' },
+    events: { type: 'string', default: '200000' },
+    'probe-revisions': { type: 'string', default: '2000' },
+    changed: { type: 'string', default: '50' },
+  },
+});
+const grownPosts = Number(values.posts);
+const probeRevisions = Number(values['probe-revisions']);
+const changedPosts = Number(values.changed);
+const SMALL_POSTS = 100;
+const ROUNDS = 15;
+const WARM_UP = 2;
+const admin = basic('admin', BENCH_ADMIN_PASSWORD);
+const ADMIN_JSON = { ...admin, 'Content-Type': 'application/json' };
+
+const others = grownPosts - 1;
+const revisionsPerPost = Math.max(0, Number(values.revisions) - probeRevisions) / others;
+const fillerPerPost = Math.max(0, Number(values.events) - (grownPosts + MENU_ITEMS + Number(values.revisions) + 1)) / others;
+const sizes: SiteSize[] = [
+  { label: 'small', posts: SMALL_POSTS, probeRevisions, revisionsPerPost, fillerPerPost },
+  { label: 'grown', posts: grownPosts, probeRevisions, revisionsPerPost, fillerPerPost },
+];
+
+const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+
+async function send(url: string, method: string, route: string, body?: unknown): Promise<Response> {
+  const response = await fetch(`${url}/cms-json/cms/v2${route}`, { method, headers: body === undefined ? admin : ADMIN_JSON, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  return response;
+}
+
+async function measure(service: CountedService, route: string): Promise<{ median: number; commands: number }> {
+  for (let i = 0; i < WARM_UP; i++) await (await send(service.url, 'GET', route)).arrayBuffer();
+  await settle(service);
+  const before = await service.commands();
+  const samples: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const started = performance.now();
+    await (await send(service.url, 'GET', route)).arrayBuffer();
+    samples.push(performance.now() - started);
+  }
+  return { median: median(samples), commands: ((await service.commands()) - before) / ROUNDS };
+}
+
+interface Row {
+  name: string;
+  small?: { median: number; commands: number };
+  grown?: { median: number; commands: number };
+}
+const rows = new Map<string, Row>();
+const record = (label: string, name: string, result: { median: number; commands: number }) => {
+  const row = rows.get(name) ?? { name };
+  row[label as 'small' | 'grown'] = result;
+  rows.set(name, row);
+};
+
+for (const size of sizes) {
+  const { database, uri, stop } = await benchDatabase();
+  try {
+    const site = await seedSite(uri, size, { verifyReplay: false });
+    if (database.postgres) await psql(database.postgres, 'ANALYZE;');
+    const client = new MongoClient(uri);
+    const point = (await changeLog(client.db()).firstFreePosition()) - 1;
+    const pointTime = new Date(Date.now() + 1).toISOString();
+    const service = await startCountedService(uri);
+    try {
+      // Changes after the point: the probe, `--changed` other posts (the hot one first), every menu item once.
+      const listed = (await (await send(service.url, 'GET', `/posts?per_page=100&context=edit&_fields=id`)).json()) as { id: number }[];
+      const changed = [site.probe, site.hot, ...listed.map((post) => post.id).filter((id) => id !== site.probe && id !== site.hot)].slice(0, changedPosts);
+      for (const id of changed) await send(service.url, 'POST', `/posts/${id}`, { title: `Changed after the point ${id}` });
+      const items = (await (await send(service.url, 'GET', `/menu-items?menus=${site.menu}&per_page=100`)).json()) as { id: number }[];
+      for (const item of items) await send(service.url, 'POST', `/menu-items/${item.id}`, { title: `Item changed ${item.id}` });
+      const unchanged = listed.map((post) => post.id).find((id) => !changed.includes(id))!;
+      const at = `as_of_position=${point}`;
+      const workloads: [string, string][] = [
+        ['live item GET /posts/<hot>?context=edit', `/posts/${site.hot}?context=edit`],
+        ['as-of item, changed since (a few events to fold)', `/posts/${site.hot}?context=edit&${at}`],
+        ['as-of item, unchanged since (its document)', `/posts/${unchanged}?context=edit&${at}`],
+        [`as-of item, the probe (${probeRevisions} revisions to fold)`, `/posts/${site.probe}?context=edit&${at}`],
+        ['as-of item by time (as_of=, binary search)', `/posts/${site.hot}?context=edit&as_of=${encodeURIComponent(pointTime)}`],
+        ['live list GET /posts?context=edit&per_page=20', '/posts?context=edit&per_page=20'],
+        [`as-of list, page 1 (${changed.length} posts changed since)`, `/posts?context=edit&per_page=20&${at}`],
+        ['as-of list, page 5', `/posts?context=edit&per_page=20&page=5&${at}`],
+        [`live menu items ?menus=<id> (${MENU_ITEMS})`, `/menu-items?menus=${site.menu}&per_page=100`],
+        [`as-of menu items ?menus=<id> (all ${MENU_ITEMS} changed since)`, `/menu-items?menus=${site.menu}&per_page=100&${at}`],
+      ];
+      for (const [name, route] of workloads) record(size.label, name, await measure(service, route));
+      console.log(`${size.label} site: ${site.events} events seeded in ${site.seconds.toFixed(0)} s; read at position ${point}`);
+    } finally {
+      await service.stop();
+      await client.close();
+    }
+  } finally {
+    await stop();
+  }
+}
+
+const cell = (result?: { median: number; commands: number }) => (result ? `${result.median.toFixed(1)} ms, ${result.commands.toFixed(1)} cmds` : '-');
+console.log(`\n| workload | small (${SMALL_POSTS} posts) | grown (${grownPosts} posts) |\n| --- | --- | --- |`);
+for (const row of rows.values()) console.log(`| ${row.name} | ${cell(row.small)} | ${cell(row.grown)} |`);
