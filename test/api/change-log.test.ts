@@ -286,6 +286,12 @@ describe('the change log and its projections', () => {
     const revisions = before.revisions.filter((revision) => revision.kind === 'revision').length;
     const autosaves = before.revisions.length - revisions;
     expect(result.stdout).toMatch(new RegExp(`^Replayed \\d+ events in [\\d.]+s: ${before.posts.length} items, ${revisions} revisions, ${autosaves} autosaves\\.\n$`));
-    expect(await readModels()).toEqual(before);
+    // An item projected from events stored before positions (the legacy page healed above, whose
+    // event the positions upgrade numbered later) gains its positions on a replay; nothing else changes.
+    const after = await readModels();
+    const unpositioned = new Set(before.posts.filter((doc) => doc.position === undefined).map((doc) => doc._id));
+    after.posts = after.posts.map((doc) => (unpositioned.has(doc._id) ? (({ firstPosition: _first, position: _position, ...rest }) => rest as PostDoc)(doc) : doc));
+    expect(after).toEqual(before);
+    expect(before.posts.filter((doc) => doc.position === undefined).length).toBeLessThanOrEqual(1);
   });
 });
