@@ -31,12 +31,30 @@ export async function lastPosition(db: Db): Promise<number> {
   return (await changeLog(db).firstFreePosition()) - 1;
 }
 
-/** Checks that `position` is on the log: from 1 to the last position stored. */
+/** Positions below a point read that are settled (filled, or voided) before it is answered. */
+const SETTLED_WINDOW = 16;
+
+/**
+ * Makes the positions just below `position` final before an answer as of it is given: a missing
+ * one there with a later one present may be an append in flight, which would change the answer
+ * once it landed; `readPositions` waits for it, then voids it. Appends in flight take positions
+ * near the end of the log, which this window covers (README, "Reading and restoring as of a point").
+ */
+async function settleThrough(db: Db, position: number): Promise<void> {
+  const from = Math.max(0, position - SETTLED_WINDOW);
+  await changeLog(db).readPositions(from, position - from);
+}
+
+/** Checks that `position` is on the log, from 1 to the last position stored, and settles what is just below it. */
 export async function checkPosition(db: Db, position: number): Promise<number> {
-  const last = await lastPosition(db);
-  if (last === 0) throw new PointOutOfRange('empty');
-  if (position > last) throw new PointOutOfRange('after');
   if (position < 1) throw new PointOutOfRange('before');
+  // A row at the position proves it is on the log, in one read; otherwise the log's end is found.
+  if (!(await changeLog(db).timeAt(position))) {
+    const last = await lastPosition(db);
+    if (last === 0) throw new PointOutOfRange('empty');
+    if (position > last) throw new PointOutOfRange('after');
+  }
+  await settleThrough(db, position);
   return position;
 }
 
@@ -64,6 +82,7 @@ export async function positionAt(db: Db, time: Date, now: Date): Promise<number>
     if (at && at.getTime() <= time.getTime()) low = middle;
     else high = middle - 1;
   }
+  await settleThrough(db, low);
   return low;
 }
 

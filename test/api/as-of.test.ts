@@ -328,3 +328,17 @@ describe('POST .../restore as of a point', () => {
     expect(editorRefused.status).toBe(403);
   });
 });
+
+describe('the point an answer is read at', () => {
+  it('is final: a missing position just below it (an append in flight) is waited for, then voided, before the answer', async () => {
+    const post = await create('posts', { title: 'Settled', status: 'publish' });
+    const events = app.deps.store.db.collection<{ stream: number; seq: number; position: number; type: string; at: Date; actor: number; data: string }>('events');
+    const last = await lastPosition();
+    // A row two past the end: the one between is what an append still in flight would look like.
+    await events.insertOne({ stream: 0, seq: -(last + 2), position: last + 2, type: 'void', at: new Date(), actor: 0, data: 'null' });
+    const response = await app.api('GET', `/cms/v2/posts/${post.id}`, { headers: app.admin, query: { as_of_position: last + 2 } });
+    expect(response.status).toBe(200);
+    // Nothing can land there any more: whatever holds the position now holds it for good.
+    expect(await events.findOne({ position: last + 1 })).toMatchObject({ stream: 0, type: 'void' });
+  });
+});
