@@ -87,6 +87,11 @@ export async function menuState(deps: Deps, menu: number): Promise<{ items: Menu
   return { items, tag: menuStateTag(items) };
 }
 
+/** A menu's state's tag alone (its items' ids and seqs, read by the menu's index). */
+export async function menuTag(deps: Deps, menu: number): Promise<string> {
+  return menuStateTag(await menuItemsCollection(deps.store.db).find({ menu }, { projection: { _id: 1, version: 1 } }).toArray());
+}
+
 /** The one condition each command of a restore carries: the item is still at the seq the restore read. */
 const atVersion = (doc: MenuItemDoc): IfMatch => ({ any: false, strong: [String(doc.version)] });
 
