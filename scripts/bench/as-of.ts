@@ -75,6 +75,7 @@ interface Row {
   grown?: { median: number; commands: number };
 }
 const rows = new Map<string, Row>();
+const cell = (result?: { median: number; commands: number }) => (result ? `${result.median.toFixed(1)} ms, ${result.commands.toFixed(1)} cmds` : '-');
 const record = (label: string, name: string, result: { median: number; commands: number }) => {
   const row = rows.get(name) ?? { name };
   row[label as 'small' | 'grown'] = result;
@@ -89,7 +90,8 @@ for (const size of sizes) {
     const client = new MongoClient(uri);
     const point = (await changeLog(client.db()).firstFreePosition()) - 1;
     const pointTime = new Date(Date.now() + 1).toISOString();
-    const service = await startCountedService(uri);
+    // A grown site's first start reads every stream's length: on a busy machine one round trip may take long.
+    const service = await startCountedService(uri, { CMS_DATABASE_TIMEOUT_MS: '60000' });
     try {
       // Changes after the point: the probe, `--changed` other posts (the hot one first), every menu item once.
       const listed = (await (await send(service.url, 'GET', `/posts?per_page=100&context=edit&_fields=id`)).json()) as { id: number }[];
@@ -111,8 +113,12 @@ for (const size of sizes) {
         [`live menu items ?menus=<id> (${MENU_ITEMS})`, `/menu-items?menus=${site.menu}&per_page=100`],
         [`as-of menu items ?menus=<id> (all ${MENU_ITEMS} changed since)`, `/menu-items?menus=${site.menu}&per_page=100&${at}`],
       ];
-      for (const [name, route] of workloads) record(size.label, name, await measure(service, route));
       console.log(`${size.label} site: ${site.events} events seeded in ${site.seconds.toFixed(0)} s; read at position ${point}`);
+      for (const [name, route] of workloads) {
+        const result = await measure(service, route);
+        record(size.label, name, result);
+        console.log(`  ${name}: ${cell(result)}`);
+      }
     } finally {
       await service.stop();
       await client.close();
@@ -122,6 +128,5 @@ for (const size of sizes) {
   }
 }
 
-const cell = (result?: { median: number; commands: number }) => (result ? `${result.median.toFixed(1)} ms, ${result.commands.toFixed(1)} cmds` : '-');
 console.log(`\n| workload | small (${SMALL_POSTS} posts) | grown (${grownPosts} posts) |\n| --- | --- | --- |`);
 for (const row of rows.values()) console.log(`| ${row.name} | ${cell(row.small)} | ${cell(row.grown)} |`);
