@@ -92,17 +92,26 @@ export async function positionAt(db: Db, time: Date, now: Date): Promise<number>
  * embedded database serves from an index) until one is past the position or the stream ends:
  * the cost is the item's events up to that point, whatever the size of the log.
  */
-export async function eventsThrough(db: Db, stream: number, position: number): Promise<StoredEvent[]> {
+/** Blocks of a stream read at once when its last seq is known. */
+const BLOCKS_AT_ONCE = 8;
+
+export async function eventsThrough(db: Db, stream: number, position: number, lastSeq?: number): Promise<StoredEvent[]> {
   const log = changeLog(db);
   const found: StoredEvent[] = [];
-  for (let first = 1; ; first = (Math.floor(first / EVENT_BLOCK) + 1) * EVENT_BLOCK) {
-    const last = (Math.floor(first / EVENT_BLOCK) + 1) * EVENT_BLOCK - 1;
+  for (let first = 1; ; ) {
+    // The stream's last seq, when its read model tells it, bounds the reads: seqs past it are not
+    // there to be read one by one (a read model behind its log only costs those reads), and the
+    // blocks up to it are read several at once.
+    const known = lastSeq !== undefined && lastSeq >= first;
+    const blockEnd = (Math.floor(first / EVENT_BLOCK) + (known ? BLOCKS_AT_ONCE : 1)) * EVENT_BLOCK - 1;
+    const last = known ? Math.min(blockEnd, lastSeq) : blockEnd;
     const batch = await log.readSeqs(stream, first, last);
     for (const event of batch) {
       if ((event.position ?? Infinity) > position) return found;
       found.push(event);
     }
     if (batch.length < last - first + 1) return found;
+    first = last + 1;
   }
 }
 
@@ -121,8 +130,11 @@ export function foldEvents<S extends Versioned>(type: HistoryType<S>, events: re
 export async function stateAt<S extends Versioned & Positioned>(db: Db, type: HistoryType<S>, id: number, position: number, current?: S | null): Promise<S | null> {
   if (current?.firstPosition !== undefined && current.firstPosition > position) return null;
   if (current?.position !== undefined && current.position <= position) return current;
-  return foldEvents(type, await eventsThrough(db, id, position));
+  return foldEvents(type, await eventsThrough(db, id, position, current?.version));
 }
+
+const foldThrough = async <S extends Versioned>(db: Db, type: HistoryType<S>, id: number, position: number, lastSeq?: number) =>
+  foldEvents(type, await eventsThrough(db, id, position, lastSeq));
 
 /** Whether a read model's document can stand for the item at `position` without a fold, or is known not to exist then. */
 export function unchangedSince(doc: Positioned, position: number): boolean {
@@ -188,7 +200,8 @@ export async function listAt<S extends Versioned & Positioned & { _id: number }>
   const found: Document[] = served ? unchanged.map((id) => entries.get(id)!).filter(matches) : (await findByIds(spec.collection, unchanged as S['_id'][])).filter(matches);
   const folded = new Map<number, S>();
   for (let start = 0; start < changed.length; start += FOLD_CONCURRENCY) {
-    const states = await Promise.all(changed.slice(start, start + FOLD_CONCURRENCY).map((id) => stateAt(db, spec.type, id, position)));
+    // The entry's version (the stream's last seq, as far as the index knows) bounds the events read.
+    const states = await Promise.all(changed.slice(start, start + FOLD_CONCURRENCY).map((id) => foldThrough(db, spec.type, id, position, entries.get(id)?.version as number | undefined)));
     for (const state of states) if (state && matches(state)) folded.set(state._id, state);
   }
   found.push(...folded.values());
