@@ -12,3 +12,5 @@ export const CannotCreatePost = defineAuthError('rest_cannot_create', 'Sorry, yo
 export const CannotEditPost = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
 export const CannotDeletePost = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete this post.');
 export const ForbiddenPostTypeContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
+/** An item's revisions (and its past, read as of a point) are for those who may edit it. */
+export const CannotReadPostRevisions = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');

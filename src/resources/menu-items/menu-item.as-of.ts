@@ -9,7 +9,8 @@ import { RestResponse } from '../../rest/rest-response.js';
 import { listAt, stateAt, streamsDeletedSince } from '../../store/as-of.js';
 import { PostInvalidPage } from '../posts/post.queries.js';
 import { createMenuItem, deleteMenuItem, findMenuItem, itemsOfMenu, updateMenuItem } from './menu-item.commands.js';
-import { menuItemHistory, MenuItemInvalidId } from './menu-item.history.js';
+import { PostInvalidId } from '../post-errors.js';
+import { menuItemHistory } from './menu-item.history.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 import { MENU_ITEM_STREAM_TYPE } from './menu-item.projection.js';
 import { filterKeptText } from './menu-item.revisions.js';
@@ -26,7 +27,7 @@ export async function getMenuItemAt(req: RestRequest, deps: Deps): Promise<RestR
   const current = await findMenuItem(deps, Number(req.params.id));
   const position = (await requestedPosition(req, deps.store.db, deps.clock()))!;
   const doc = await stateAt(deps.store.db, menuItemHistory, current._id, position, current);
-  if (!doc) throw new MenuItemInvalidId();
+  if (!doc) throw new PostInvalidId();
   const data = pinLinks(await prepareOne(doc, req, deps), position, HISTORY_ITEM_LINKS);
   return asOfAnswer(new RestResponse(data), position, `${doc._id}@${position}:${req.context}`);
 }
@@ -69,7 +70,7 @@ export async function restoreMenuItemAt(req: RestRequest, deps: Deps): Promise<R
   const current = await findMenuItem(deps, Number(req.params.id));
   const position = await restorePosition(req, deps.store.db, deps.clock());
   const then = await stateAt(deps.store.db, menuItemHistory, current._id, position, current);
-  if (!then) throw new MenuItemInvalidId();
+  if (!then) throw new PostInvalidId();
   const doc = await updateMenuItem(deps, current._id, () => restoredFields(then, req), req.user.id, { ifMatch: ifMatchOf(req), fromPosition: position });
   req.context = 'edit';
   return new RestResponse(await prepareOne(doc, req, deps), 200, { ETag: `"${doc.version}"` });

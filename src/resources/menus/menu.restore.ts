@@ -2,14 +2,11 @@ import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { AS_OF_ARGS, AS_OF_POSITION_HEADER, restorePosition } from '../../rest/as-of.js';
 import { ifMatchOf } from '../../rest/conditional.js';
-import { defineAuthError } from '../../rest/errors.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, defineRoutes } from '../../rest/route.js';
 import { menuItemSchema, prepareMenuItems, restoreMenuAt } from '../menu-items/index.js';
 import { termsCollection } from '../terms/index.js';
-import { TermInvalid } from '../terms/term.errors.js';
-
-const CannotEditMenu = defineAuthError('rest_cannot_update', 'Sorry, you are not allowed to edit this term.');
+import { CannotUpdateTerm, TermInvalid } from '../terms/term.errors.js';
 
 /**
  * `POST /menus/<id>/restore` with `as_of` or `as_of_position`: every item of the menu returns to
@@ -28,7 +25,7 @@ export const menuRestoreRoutes = defineRoutes<Deps>('cms/v2', [
         response: { body: 'items' },
         args: { id: { description: 'Unique identifier for the term.', type: 'integer' }, ...AS_OF_ARGS },
         permission: (req) => {
-          if (!can(req.user, 'edit_theme_options')) throw new CannotEditMenu(req);
+          if (!can(req.user, 'edit_theme_options')) throw new CannotUpdateTerm(req);
           return true;
         },
         handler: async (req, deps) => {

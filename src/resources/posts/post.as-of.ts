@@ -5,12 +5,12 @@ import { type PostTypeDef } from '../../registry/post-types.js';
 import { filterSaved } from '../../registry/saved-fields.js';
 import { asOfAnswer, HISTORY_ITEM_LINKS, pinLinks, requestedPosition, restorePosition } from '../../rest/as-of.js';
 import { ifMatchOf } from '../../rest/conditional.js';
-import { defineAuthError } from '../../rest/errors.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { listAt, stateAt } from '../../store/as-of.js';
-import { postEtag, postHistory, PostInvalidId } from './post.history.js';
+import { CannotReadPostRevisions, ForbiddenPostTypeContext, PostInvalidId } from '../post-errors.js';
+import { postEtag, postHistory } from './post.history.js';
 import { updatePost } from './post.commands.js';
 import { fieldsOf, postsCollection, type PostDoc, type PostFields } from './post.model.js';
 import { canEditPost } from './post.permissions.js';
@@ -18,20 +18,17 @@ import { postListIndex } from './post.projection.js';
 import { postListQuery, PostInvalidPage } from './post.queries.js';
 import { prepareMany, prepareOne } from './post.serializer.js';
 
-/** As-of reads are an editor's tool: they take what reading the item's revisions takes (`edit_post`). */
-export const CannotReadPast = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
-const CannotListPast = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
 
 
-/** Whether the caller may read the item as of a point: as they may read its revisions. */
+/** Whether the caller may read the item as of a point: as they may read its revisions (`edit_post`). */
 export const canReadPast = (req: RestRequest, doc: PostDoc) => {
-  if (!canEditPost(req.user, doc)) throw new CannotReadPast(req);
+  if (!canEditPost(req.user, doc)) throw new CannotReadPostRevisions(req);
   return true;
 };
 
 /** Whether the caller may list items of the type as of a point: as they may list them in `edit` context. */
 export const canListPast = (req: RestRequest, type: PostTypeDef) => {
-  if (!can(req.user, type.caps.edit_posts)) throw new CannotListPast(req);
+  if (!can(req.user, type.caps.edit_posts)) throw new ForbiddenPostTypeContext(req);
   return true;
 };
 

@@ -237,7 +237,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           args: { ...idArg, ...AS_OF_ARGS },
           permission: async (req, deps) => {
             const doc = await routeItem(req, deps, type);
-            if (!canEditPost(req.user, doc)) throw new CannotEdit(req);
+            if (!canEditPost(req.user, doc)) throw new CannotEditPost(req);
             return true;
           },
           handler: async (req, deps) => {

@@ -1,11 +1,12 @@
 import { type Deps } from '../../deps.js';
 import { defineAuthError, type AuthErrorClass } from '../../rest/errors.js';
+import { CannotReadPostRevisions } from '../post-errors.js';
 import { type Permission } from '../../rest/route.js';
 import { CannotEditPost } from '../post-errors.js';
 import { parentOf, findRevision } from './revision.queries.js';
 import { type RevisionedType } from './revisioned-type.js';
 
-export const CannotReadRevisions = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
+export const CannotReadRevisions = CannotReadPostRevisions;
 export const CannotDeleteRevisions = defineAuthError('rest_cannot_delete', 'Sorry, you are not allowed to delete revisions of this post.');
 
 /**
