@@ -195,6 +195,8 @@ function describeOperation<D>(operation: Operation<D>, all: Operation<D>[], comp
     content: {
       'application/json': { schema },
       ...(response.ndjson ? { 'application/x-ndjson': { schema: item } } : {}),
+      // Server-sent events: `event`, `id` and `data` lines, the data one JSON item each.
+      ...(response.eventStream ? { 'text/event-stream': { schema: { type: 'string' } } } : {}),
     },
   };
   if (body === 'items' && spec.args?.page) {

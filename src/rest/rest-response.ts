@@ -25,6 +25,18 @@ export class RestStream {
   constructor(readonly items: AsyncIterable<unknown>) {}
 }
 
+/** One message of a `text/event-stream` answer: an event, or a comment (a heartbeat). */
+export type ServerSentEvent = { id?: string; event?: string; data: unknown } | { comment: string };
+
+/**
+ * An endpoint that answers with server-sent events (`text/event-stream`), open until the client
+ * goes: `open` is given a signal that is aborted when the connection closes, so a stream waiting
+ * for its next event stops at once instead of at its next write.
+ */
+export class RestEventStream {
+  constructor(readonly open: (closed: AbortSignal) => AsyncIterable<ServerSentEvent>) {}
+}
+
 export function created(data: unknown, location: string): RestResponse {
   return new RestResponse(data, 201, { Location: location });
 }

@@ -7,7 +7,7 @@ import { filterFields, parseFieldList } from './fields.js';
 import { filterByContext } from './item-schema.js';
 import { compactLinks, parseEmbed, type EmbedRequest, type Links } from './links.js';
 import { RestRequest, type IncomingRequest } from './rest-request.js';
-import { RestResponse, RestStream, type HeaderValue, type Pagination } from './rest-response.js';
+import { RestEventStream, RestResponse, RestStream, type HeaderValue, type Pagination, type ServerSentEvent } from './rest-response.js';
 import { type CompiledEndpoint, type CompiledRoute, type RouteSpec } from './route.js';
 import { createAjv, type Context } from './schema.js';
 import { describeRoute } from './discovery.js';
@@ -19,6 +19,8 @@ export interface RestResult {
   headers: Record<string, HeaderValue>;
   body: unknown;
   stream?: AsyncIterable<unknown>;
+  /** Server-sent events, opened once the headers are sent (`RestEventStream`). */
+  events?: (closed: AbortSignal) => AsyncIterable<ServerSentEvent>;
   /** What the endpoint's writes may change (its `changes`); absent: anything. */
   changes?: 'content';
 }
@@ -35,6 +37,7 @@ export interface Dispatched<D> {
   headers: Record<string, HeaderValue>;
   data: unknown;
   stream?: AsyncIterable<unknown>;
+  events?: (closed: AbortSignal) => AsyncIterable<ServerSentEvent>;
   pagination?: Pagination;
   keyed?: boolean;
   request?: RestRequest;
@@ -83,12 +86,21 @@ export class RestServer<D> {
 
   /** Whether the endpoint `method` reaches on `path` reads the body itself (no body parser may read it first). */
   takesStream(method: string, path: string): boolean {
+    return this.endpointFor(method, path)?.spec.body === 'stream';
+  }
+
+  /** Whether the endpoint `method` reaches on `path` answers only for the moment it is asked (`freshness: 'live'`): never cached. */
+  answersLive(method: string, path: string): boolean {
+    return this.endpointFor(method, path)?.spec.freshness === 'live';
+  }
+
+  private endpointFor(method: string, path: string): CompiledEndpoint<D> | undefined {
     const wanted = method === 'HEAD' ? 'GET' : method;
     for (const { route } of this.match(normalizePath(path))) {
       const endpoint = route.endpoints.find((e) => e.spec.methods.includes(wanted as never));
-      if (endpoint) return endpoint.spec.body === 'stream';
+      if (endpoint) return endpoint;
     }
-    return false;
+    return undefined;
   }
 
   /** Serves a request from the outside: dispatch, then links, `_embed`, `_fields`, pagination headers and `_envelope`. */
@@ -103,6 +115,7 @@ export class RestServer<D> {
     const result = await this.dispatch(incoming, apiRoot, { embedding: embed !== null });
     const changes = result.changes ? { changes: result.changes } : {};
     if (result.stream) return { status: result.status, headers: result.headers, body: null, stream: result.stream, ...changes };
+    if (result.events) return { status: result.status, headers: result.headers, body: null, events: result.events };
     const { status, headers, body } = await this.present(result, apiRoot, embed);
     if (incoming.query._envelope !== undefined) {
       return { status: 200, headers: {}, body: { body, status, headers }, ...changes };
@@ -217,6 +230,7 @@ export class RestServer<D> {
 
       const result = await endpoint.spec.handler(request, this.deps);
       if (result instanceof RestStream) return { status: 200, headers: {}, data: null, stream: result.items };
+      if (result instanceof RestEventStream) return { status: 200, headers: {}, data: null, events: result.open };
       const response = result instanceof RestResponse ? result : new RestResponse(result);
       const schema = route.spec.schema;
       const forContext = (data: unknown) => (schema ? filterByContext(schema, data, request.context) : data);

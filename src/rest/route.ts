@@ -1,6 +1,6 @@
 import { type ArgSpecs, type CompiledArgs } from './args.js';
 import { type RestRequest, type RestUser } from './rest-request.js';
-import { type RestResponse, type RestStream } from './rest-response.js';
+import { type RestEventStream, type RestResponse, type RestStream } from './rest-response.js';
 import { type FieldSchema, type ItemSchema } from './schema.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -11,7 +11,7 @@ export const CREATABLE: readonly HttpMethod[] = ['POST'];
 export const EDITABLE: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
 export const DELETABLE: readonly HttpMethod[] = ['DELETE'];
 
-export type HandlerResult = unknown | RestResponse | RestStream;
+export type HandlerResult = unknown | RestResponse | RestStream | RestEventStream;
 
 /** Returns true to let the request through; false becomes 401/403 `rest_forbidden`. May throw a RestError. */
 export type Permission<D> = (request: RestRequest, deps: D) => boolean | Promise<boolean>;
@@ -33,6 +33,8 @@ export interface ResponseSpec {
   body?: ResponseBody;
   /** With `Accept: application/x-ndjson`, the items are streamed one a line instead. */
   ndjson?: boolean;
+  /** With `Accept: text/event-stream`, the answer is a stream of server-sent events instead. */
+  eventStream?: boolean;
 }
 
 export interface EndpointSpec<D> {
@@ -53,6 +55,11 @@ export interface EndpointSpec<D> {
    * media), never users or settings, so what processes keep of those stays (`SiteChanges`).
    */
   changes?: 'content';
+  /**
+   * `live`: an answer that only the moment it is asked for decides (a page of the change feed,
+   * which may wait for the next change): never answered from, nor kept in, the response cache.
+   */
+  freshness?: 'live';
   /** Overrides the route's `allowBatch` for this endpoint (WordPress's handler-level `allow_batch`). */
   allowBatch?: AllowBatch;
   /**

@@ -18,6 +18,7 @@ import {
 import { ifNoneMatchHits } from '../conditional.js';
 import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
+import { type ServerSentEvent } from '../rest-response.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
 import { bodyError, bodyParsers } from './body-parsers.js';
 import { type AnonymousResponseCache, type ChangeSignal } from './response-cache.js';
@@ -216,7 +217,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     const { cache } = options;
     const reads = incoming.method === 'GET' || incoming.method === 'HEAD';
     // Anonymous reads are the same for everyone: answered from the cache while nothing changed.
-    const key = cache && user.id === 0 ? sharedReadKey(req) : undefined;
+    const key = cache && user.id === 0 && !server.answersLive(incoming.method, route) ? sharedReadKey(req) : undefined;
     if (cache && key !== undefined) {
       const hit = cache.lookup(key) ?? (await cache.afterComputing(key));
       if (hit) return answerCached(req, res, hit.result, hit.etag);
@@ -226,7 +227,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     let result;
     try {
       result = await server.serve(incoming, apiRoot);
-      if (cache && key !== undefined && result.status === 200 && !result.stream) {
+      if (cache && key !== undefined && result.status === 200 && !result.stream && !result.events) {
         result.headers = { ...result.headers, ETag: cache.store(key, startedAt, result, JSON.stringify(result.body) ?? 'null') };
       }
     } finally {
@@ -334,6 +335,8 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
     return;
   }
 
+  if (result.events) return writeEventStream(req, res, result.events);
+
   const callback = req.query._jsonp;
   const json = JSON.stringify(result.body) ?? 'null';
   if (typeof callback === 'string' && callback !== '') {
@@ -343,6 +346,39 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
   }
   res.setHeader('Content-Type', 'application/json; charset=UTF-8');
   res.end(req.method === 'HEAD' ? undefined : json);
+}
+
+/**
+ * Writes server-sent events until the stream ends or the client goes (the stream is told at once,
+ * through its signal). Proxies are asked not to buffer them.
+ */
+async function writeEventStream(req: Request, res: Response, open: (closed: AbortSignal) => AsyncIterable<ServerSentEvent>): Promise<void> {
+  res.setHeader('Content-Type', 'text/event-stream; charset=UTF-8');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('X-Accel-Buffering', 'no');
+  if (req.method === 'HEAD') return void res.end();
+  res.flushHeaders();
+  const closing = new AbortController();
+  res.once('close', () => closing.abort());
+  try {
+    for await (const message of open(closing.signal)) {
+      if (res.destroyed) return;
+      if (!res.write(serverSentEvent(message))) await new Promise((resolve) => res.once('drain', resolve));
+    }
+  } finally {
+    closing.abort();
+  }
+  res.end();
+}
+
+/** One message in the `text/event-stream` format: every line of the data on its own `data:` line. */
+function serverSentEvent(message: ServerSentEvent): string {
+  if ('comment' in message) return `: ${message.comment.replace(/[\r\n]+/g, ' ')}\n\n`;
+  const lines = [];
+  if (message.id !== undefined) lines.push(`id: ${message.id}`);
+  if (message.event !== undefined) lines.push(`event: ${message.event}`);
+  for (const line of JSON.stringify(message.data).split('\n')) lines.push(`data: ${line}`);
+  return `${lines.join('\n')}\n\n`;
 }
 
 /** How long `/healthz` may take to answer. */
