@@ -17,6 +17,7 @@ import { autosavesResource } from './autosaves/index.js';
 import { blockTypesResource } from './block-types/index.js';
 import { pluginsResource } from './plugins/index.js';
 import { changeLogResource } from './change-log.js';
+import { changesResource } from './changes/index.js';
 import { themesResource } from './themes/index.js';
 import { templatesResource } from './templates/index.js';
 import { globalStylesResource } from './global-styles/index.js';
@@ -52,5 +53,5 @@ const served: readonly ResourceManifest[] = [
   webhooksResource,
 ];
 
-/** Every resource the service serves, in the order their routes are registered, and the change log they share. */
-export const resources: readonly ResourceManifest[] = [...served, changeLogResource(served)];
+/** Every resource the service serves, in the order their routes are registered, the feed of their changes, and the change log they share. */
+export const resources: readonly ResourceManifest[] = [...served, changesResource(served), changeLogResource(served)];

@@ -1,6 +1,9 @@
 import { type Router } from 'express';
 import { type Deps } from '../deps.js';
 import { type RouteSpec } from '../rest/route.js';
+import { type Principal } from '../auth/capabilities.js';
+import { type RestRequest } from '../rest/rest-request.js';
+import { type HistoryType, type Versioned } from '../store/kernel.js';
 import { type IndexSpec } from '../store/mongo.js';
 import { ProjectionRegistry, type Projection } from '../store/projections.js';
 
@@ -12,6 +15,8 @@ export interface ResourceManifest {
   readonly projections?: readonly Projection[];
   /** Pages of the site outside the API (media files under `/uploads/`), as plain Express routes. */
   readonly siteRoutes?: (deps: Deps) => Router;
+  /** The item types whose changes the change feed (`/changes`) shows, and how it may show them. */
+  readonly changeSources?: readonly ChangeSource[];
   /** Records the resource needs before serving (the first administrator, the default category). */
   readonly seed?: (deps: Deps) => Promise<SeedReport | void>;
   /** Work the resource runs in the background once the service serves (webhook deliveries), stopped before the database closes. */
@@ -22,6 +27,28 @@ export interface ResourceManifest {
 export interface BackgroundWork {
   /** Ends it: nothing of it runs once this resolves. */
   stop(): Promise<void>;
+}
+
+/**
+ * What the change feed needs of a history type: its kernel type (read model, fold), who may see
+ * what of an item, and how an item is answered. A caller who may see an item's history sees every
+ * change of it; anyone else only its public changes.
+ */
+export interface ChangeSource<S extends Versioned = Versioned> {
+  /** The stream types (post type slugs) of its events. */
+  readonly itemTypes: readonly string[];
+  readonly history: HistoryType<S>;
+  /** Whether the caller may see every change of the item, with its content: who may read its `/history`. */
+  mayReadHistory(user: Principal, item: S): boolean;
+  /** Whether the caller may read the item as it is now (`GET` on it). */
+  mayRead(user: Principal, item: S): boolean;
+  /** Whether the item in this state is shown to anyone, content included. */
+  isPublic(item: S): boolean;
+  /** The fields a diff compares, and each one's text in a state. */
+  readonly diffFields: readonly string[];
+  fieldText(item: S, field: string): string;
+  /** The items as `GET` on each answers them, for the caller, in `view` context. */
+  prepare(items: readonly S[], req: RestRequest, deps: Deps): Promise<Record<string, unknown>[]>;
 }
 
 /** What a first start made that the person starting the service must be told. */

@@ -368,6 +368,9 @@ export function changeLog(db: Db) {
       return (await events.findOne({ position }, { projection: { at: 1 } }))?.at ?? null;
     },
 
+    /** The first free position after `from`, a position some row holds (or 0): a few reads by key when the log grew little since. */
+    firstFreePositionAfter: (from: number) => firstFreeAfter(from),
+
     /**
      * Appends a run of events at `expectedVersion + 1` onwards, in one ordered insert (group
      * commit; see `insertRun`). Returns the stored prefix: shorter than the run when another

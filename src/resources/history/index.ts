@@ -1,6 +1,7 @@
 import { postTypesSupporting } from '../../registry/post-types.js';
 import { type ResourceManifest } from '../manifest.js';
 import { postHistorySubject } from './history.queries.js';
+import { postChangeSource } from './history.sources.js';
 import { historyRoutes } from './history.routes.js';
 
 export { timelineEntry, type TimelineEntry } from './history.serializer.js';
@@ -13,4 +14,5 @@ export { type HistorySubject } from './history.queries.js';
  */
 export const historyResource: ResourceManifest = {
   routes: postTypesSupporting('posts', 'revisions').flatMap((type) => historyRoutes(postHistorySubject(type))),
+  changeSources: [postChangeSource(postTypesSupporting('posts', 'revisions'))],
 };

@@ -9,7 +9,7 @@ export { handOverPostsOf } from './post.authors.js';
 export { findPostOfType, postEtag, postHistory } from './post.history.js';
 export { dateBounds, PostInvalidPage, searchColumnsFilter } from './post.queries.js';
 export { POST_LIST_FILTER_ARGS, postWriteArgs, postTypeSchema } from './post.schema.js';
-export { prepareOne } from './post.serializer.js';
+export { prepareMany, prepareOne } from './post.serializer.js';
 
 /** Posts and pages (the types the posts controller serves): their routes, indexes and projection. */
 export const postsResource: ResourceManifest = {

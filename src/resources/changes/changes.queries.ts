@@ -1,0 +1,185 @@
+import { type Principal } from '../../auth/capabilities.js';
+import { type Deps } from '../../deps.js';
+import { diffText, type FieldDiff } from '../../lib/text-diff.js';
+import { compactLinks, type Links } from '../../rest/links.js';
+import { type RestRequest } from '../../rest/rest-request.js';
+import { changeLog, type StoredEvent } from '../../store/change-log.js';
+import { type Versioned } from '../../store/kernel.js';
+import { timelineEntry, type TimelineEntry } from '../history/index.js';
+import { type ChangeSource } from '../manifest.js';
+import { type Include } from './changes.schema.js';
+
+/** One change as the feed answers it. */
+export type ChangeJson = { item: number; item_type: string } & TimelineEntry & {
+  object?: Record<string, unknown> | null;
+  diff?: Record<string, FieldDiff> | null;
+};
+
+export interface ChangesQuery {
+  since: number;
+  limit: number;
+  types?: readonly string[];
+  subtypes?: readonly string[];
+  include: Include;
+  /** How long a missing position is waited for before it is voided (`readPositions`). */
+  gapWaitMs?: number;
+}
+
+export interface ChangesPage {
+  changes: ChangeJson[];
+  /** The last position the page covers: every position up to it was read, delivered or left out. */
+  last: number;
+}
+
+/** Every source, by the item type it describes. */
+export class ChangeSources {
+  private readonly byType = new Map<string, ChangeSource>();
+
+  constructor(sources: readonly ChangeSource[]) {
+    for (const source of sources) for (const type of source.itemTypes) this.byType.set(type, source as ChangeSource);
+  }
+
+  get itemTypes(): string[] {
+    return [...this.byType.keys()];
+  }
+
+  of(itemType: string | undefined): ChangeSource | undefined {
+    return itemType === undefined ? undefined : this.byType.get(itemType);
+  }
+}
+
+// The event types that change nothing a reader of the item sees: another's autosave, a revision's removal.
+const PRIVATE_EVENTS = new Set(['revision_deleted']);
+const isOwnChange = (event: StoredEvent) => !PRIVATE_EVENTS.has(event.type) && !(event.type === 'autosaved' && !(event.data as { inPlace?: boolean }).inPlace);
+
+/** What one page knows of an item its events belong to. */
+interface ItemLook {
+  source: ChangeSource;
+  /** The item now, or null once it is gone. */
+  current: Versioned | null;
+  /** Whether the log holds a later event that ended the item (its deletion): the read model is then rightly gone. */
+  ended?: Promise<boolean>;
+  /** The item after each seq up to the page's last of it (index 0: before its creation), folded from its log. */
+  states?: Promise<(Versioned | null)[]>;
+}
+
+/**
+ * One page of the feed after `since`, in position order. The log is read by position, a gap-free
+ * prefix (`readPositions`); each event is delivered only once its item's read model reached it,
+ * so a consumer reading the item right after sees the change: the page ends before the first that
+ * has not (its command is still projecting it), and `last` says where the next page starts. A
+ * caller sees every change of an item whose history they may read, with its content; anyone
+ * else sees only its public changes: those that left it public (its content as it then was, a
+ * diff only from a state that was public too), or that withdrew it from the public (without
+ * content). Events of types no source describes, and filtered ones, are covered and left out.
+ */
+export async function readChanges(deps: Deps, sources: ChangeSources, req: RestRequest, query: ChangesQuery): Promise<ChangesPage> {
+  const { db } = deps.store;
+  const log = changeLog(db);
+  const { events, through } = await log.readPositions(query.since, query.limit, query.gapWaitMs !== undefined ? { gapWaitMs: query.gapWaitMs } : {});
+  const looks = new Map<number, ItemLook>();
+  const wanted = events.filter((event) => sources.of(event.streamType) !== undefined);
+  await Promise.all(
+    [...new Set(wanted.map((event) => event.stream))].map(async (stream) => {
+      const source = sources.of(wanted.find((event) => event.stream === stream)!.streamType)!;
+      looks.set(stream, { source, current: await source.history.load(db, stream) });
+    }),
+  );
+  const lastSeqOf = new Map<number, number>();
+  for (const event of wanted) lastSeqOf.set(event.stream, Math.max(lastSeqOf.get(event.stream) ?? 0, event.seq));
+
+  const endedLater = (look: ItemLook, stream: number): Promise<boolean> =>
+    (look.ended ??= (async () => {
+      const count = await log.countStream(stream);
+      const [last] = await log.readSeqs(stream, count, count);
+      return last !== undefined && look.source.history.projection.endsStream.includes(last.type);
+    })());
+  const statesOf = (look: ItemLook, stream: number): Promise<(Versioned | null)[]> =>
+    (look.states ??= (async () => {
+      const states: (Versioned | null)[] = [null];
+      for (const event of await log.readSeqs(stream, 1, lastSeqOf.get(stream)!)) states.push(look.source.history.fold(states.at(-1)!, event).state);
+      return states;
+    })());
+
+  const user: Principal = req.user;
+  const changes: ChangeJson[] = [];
+  let last = through;
+  const diffs: { change: ChangeJson; source: ChangeSource; before: Versioned | null; after: Versioned | null }[] = [];
+  const objects: { change: ChangeJson; look: ItemLook }[] = [];
+  for (const event of events) {
+    const look = looks.get(event.stream);
+    if (!look) continue;
+    const { source, current } = look;
+    const projected = current ? current.version >= event.seq : await endedLater(look, event.stream);
+    if (!projected) {
+      last = event.position! - 1;
+      break;
+    }
+    if (query.types && !query.types.includes(event.streamType!)) continue;
+    if (query.subtypes && !query.subtypes.includes(event.type)) continue;
+    let full: boolean;
+    let before: Versioned | null = null;
+    let after: Versioned | null = null;
+    if (current) full = source.mayReadHistory(user, current);
+    else {
+      // Gone: its history was for those who could read it before its end.
+      const states = await statesOf(look, event.stream);
+      const lastKnown = [...states].reverse().find((state) => state !== null);
+      full = lastKnown !== undefined && source.mayReadHistory(user, lastKnown);
+    }
+    const needStates = !full || query.include === 'diff';
+    if (needStates) {
+      const states = await statesOf(look, event.stream);
+      before = states[event.seq - 1] ?? null;
+      after = states[event.seq] ?? null;
+    }
+    let showContent = full;
+    if (!full) {
+      if (!isOwnChange(event)) continue;
+      const publicAfter = after !== null && source.isPublic(after);
+      const publicBefore = before !== null && source.isPublic(before);
+      if (!publicAfter && !publicBefore) continue;
+      showContent = publicAfter;
+      // A diff from a state that was never public would show what it held.
+      if (!publicBefore) before = null;
+    }
+    const change: ChangeJson = { item: event.stream, item_type: event.streamType!, ...timelineEntry(event) };
+    if (!full && change.revision !== null) change.revision = null;
+    if (query.include === 'item') {
+      change.object = null;
+      if (current && (full || source.mayRead(user, current))) objects.push({ change, look });
+    }
+    if (query.include === 'diff') {
+      change.diff = null;
+      if (showContent) diffs.push({ change, source, before, after });
+    }
+    changes.push(change);
+  }
+  for (const { change, source, before, after } of diffs) {
+    const text = (state: Versioned | null, field: string) => (state ? source.fieldText(state, field) : '');
+    change.diff = Object.fromEntries(source.diffFields.map((field) => [field, diffText(text(before, field), text(after, field))]));
+  }
+  await prepareObjects(deps, req, objects);
+  return { changes: changes.filter((change) => change.position <= last), last };
+}
+
+/** The items of `include=item`, each source's at once, as `GET` answers them in `view` context. */
+async function prepareObjects(deps: Deps, req: RestRequest, objects: { change: ChangeJson; look: ItemLook }[]): Promise<void> {
+  const bySource = new Map<ChangeSource, Map<number, Versioned>>();
+  for (const { look, change } of objects) {
+    const items = bySource.get(look.source) ?? new Map<number, Versioned>();
+    items.set(change.item, look.current!);
+    bySource.set(look.source, items);
+  }
+  const prepared = new Map<number, Record<string, unknown>>();
+  for (const [source, items] of bySource) {
+    const docs = [...items.values()];
+    const answers = await source.prepare(docs, req, deps);
+    [...items.keys()].forEach((id, index) => prepared.set(id, answers[index]));
+  }
+  for (const { change } of objects) {
+    const object = prepared.get(change.item);
+    // Nested in a change, its links are compacted here: the layer compacts only the top level.
+    change.object = object ? (object._links ? { ...object, _links: compactLinks(object._links as Links) } : object) : null;
+  }
+}

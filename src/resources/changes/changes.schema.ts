@@ -1,0 +1,82 @@
+import { type ArgSpecs } from '../../rest/args.js';
+import { type FieldSchema } from '../../rest/schema.js';
+import { POST_EVENT_TYPES } from '../posts/post.events.js';
+
+export const INCLUDES = ['none', 'item', 'diff'] as const;
+export type Include = (typeof INCLUDES)[number];
+
+/** The most changes one page holds, and how many by default. */
+export const MAX_CHANGES_PER_PAGE = 500;
+export const CHANGES_PER_PAGE = 100;
+/** How long `feed=longpoll` waits at most, and by default, in milliseconds. */
+export const MAX_LONGPOLL_MS = 60_000;
+export const LONGPOLL_MS = 30_000;
+/** How often an event stream says it is alive while nothing happens, by default. */
+export const HEARTBEAT_MS = 15_000;
+
+/** The arguments of `GET /changes`: every one declared, so that a bad value is refused as any other route refuses it. */
+export function changesArgs(itemTypes: readonly string[]): ArgSpecs {
+  return {
+    since: {
+      description: 'The last position the consumer has seen: the page starts after it (0: from the beginning). With `Accept: text/event-stream`, a `Last-Event-ID` header takes its place.',
+      type: 'integer',
+      minimum: 0,
+      default: 0,
+    },
+    limit: { description: 'How many positions of the log the page covers at most.', type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: CHANGES_PER_PAGE },
+    types: { description: 'Only changes of items of these types.', type: 'array', items: { type: 'string', enum: [...itemTypes] } },
+    subtypes: { description: 'Only changes of these kinds.', type: 'array', items: { type: 'string', enum: [...POST_EVENT_TYPES] } },
+    include: {
+      description: '`item`: each change carries the item as it is now, as `GET` on it answers; `diff`: what the change did to the item\'s text fields, as revision diffs show it.',
+      type: 'string',
+      enum: [...INCLUDES],
+      default: 'none',
+    },
+    feed: { description: '`longpoll`: an empty page is answered only once a change comes, or at `timeout`.', type: 'string', enum: ['normal', 'longpoll'], default: 'normal' },
+    timeout: { description: 'How long, in milliseconds, `feed=longpoll` waits for a change.', type: 'integer', minimum: 0, maximum: MAX_LONGPOLL_MS, default: LONGPOLL_MS },
+    heartbeat: { description: 'How often, in milliseconds, an event stream sends a comment while no change comes.', type: 'integer', minimum: 1000, maximum: MAX_LONGPOLL_MS, default: HEARTBEAT_MS },
+  };
+}
+
+const hunk: FieldSchema = {
+  type: 'object',
+  properties: {
+    oldStart: { type: 'integer' },
+    oldLines: { type: 'integer' },
+    newStart: { type: 'integer' },
+    newLines: { type: 'integer' },
+    lines: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+/** One change as the feed shows it: the history entry of its event, with the item it belongs to. */
+export const changeSchema: FieldSchema = {
+  type: 'object',
+  properties: {
+    position: { description: 'The change\'s place on the one clock of the log.', type: 'integer' },
+    item: { description: 'The id of the item changed.', type: 'integer' },
+    item_type: { description: 'The type of the item changed.', type: 'string' },
+    seq: { description: 'The change\'s place in the item\'s own history, from 1.', type: 'integer' },
+    type: { description: 'What happened to the item.', type: 'string', enum: [...POST_EVENT_TYPES] },
+    date_gmt: { description: 'When the change was accepted, as GMT.', type: 'string' },
+    author: { description: 'The id of the user who made the change.', type: 'integer' },
+    fields: { description: 'The fields the change set.', type: 'array', items: { type: 'string' } },
+    revision: { description: 'The revision or autosave the change wrote, or null.', type: ['integer', 'null'] },
+    redacted: { description: 'The fields whose content was erased from this change since.', type: 'array', items: { type: 'string' } },
+    object: { description: 'With `include=item`: the item as it is now, or null when it is gone or not for the caller to read.', type: ['object', 'null'] },
+    diff: {
+      description: 'With `include=diff`: per text field, how the change altered it (null when the caller may not see the content).',
+      type: ['object', 'null'],
+      additionalProperties: { type: 'object', properties: { changed: { type: 'boolean' }, hunks: { type: 'array', items: hunk }, minimal: { type: 'boolean' } } },
+    },
+  },
+};
+
+/** A page of the feed. */
+export const changesPageSchema: FieldSchema = {
+  type: 'object',
+  properties: {
+    changes: { type: 'array', items: changeSchema },
+    last_position: { description: 'The last position the page covers (filtered or not for the caller): the `since` of the next request.', type: 'integer' },
+  },
+};
