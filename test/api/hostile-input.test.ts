@@ -986,3 +986,21 @@ describe('client-sized inputs, refused before any work', () => {
     expect(diff.body.fields.title).toEqual({ changed: false, hunks: [] });
   });
 });
+
+describe('the change feed, /changes', () => {
+  it('refuses a hostile Last-Event-ID or a position past the log\'s end with 400, before any stream opens', async () => {
+    const failures: Failures = [];
+    const stream = { ...app.admin, Accept: 'text/event-stream' };
+    for (const resumed of ['-1', '1e400', 'NaN', 'abc', '__proto__', '9'.repeat(400), '1.5', '0x10', '9007199254740993']) {
+      const response = await send('GET', '/cms/v2/changes', { headers: { ...stream, 'Last-Event-ID': resumed } });
+      check(failures, `GET /changes Last-Event-ID: ${resumed.slice(0, 20)}`, response, { status: 400, code: 'rest_invalid_param' });
+    }
+    for (const since of ['9007199254740991', '1e15']) {
+      for (const headers of [app.admin, stream, {}]) {
+        const response = await send('GET', `/cms/v2/changes?since=${since}`, { headers });
+        check(failures, `GET /changes?since=${since} (${headers === stream ? 'stream' : 'page'})`, response, { status: 400, code: 'rest_invalid_param' });
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});

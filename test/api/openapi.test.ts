@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordRetention } from '../../src/store/change-feed.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 import { createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
 
@@ -164,6 +165,22 @@ describe('the OpenAPI document describes what the service sends', () => {
     await asAdmin('POST', '/cms/v2/settings', { json: { title: 'Described' } });
     await send('GET', '/cms/v2');
     await send('GET', '/');
+    expect(problems()).toEqual([]);
+  });
+
+  it('for the change feed: pages with and without items and diffs, a long poll, and its refusals', async () => {
+    const { send, asAdmin, problems, statuses } = recorder();
+    const post = (await asAdmin('POST', '/cms/v2/posts', { json: { title: 'Fed', content: 'One.', status: 'publish' } })).body;
+    await asAdmin('POST', `/cms/v2/posts/${post.id}`, { json: { content: 'Two.' } });
+    const all = await asAdmin('GET', '/cms/v2/changes', { query: { include: 'item' } });
+    expect(all.body.changes.length).toBeGreaterThan(1);
+    await asAdmin('GET', '/cms/v2/changes', { query: { include: 'diff', types: ['post'], subtypes: ['updated'] } });
+    await send('GET', '/cms/v2/changes', { query: { include: 'diff' } });
+    await send('GET', '/cms/v2/changes', { query: { since: all.body.last_position, feed: 'longpoll', timeout: 50 } });
+    await send('GET', '/cms/v2/changes', { query: { since: all.body.last_position + 100 } });
+    await recordRetention(app.deps.store.db, 3);
+    await send('GET', '/cms/v2/changes', { query: { since: 0 } });
+    expect(statuses()).toEqual(expect.arrayContaining(['GET /cms/v2/changes 200', 'GET /cms/v2/changes 400', 'GET /cms/v2/changes 410']));
     expect(problems()).toEqual([]);
   });
 

@@ -8,9 +8,12 @@ export type Include = (typeof INCLUDES)[number];
 /** The most changes one page holds, and how many by default. */
 export const MAX_CHANGES_PER_PAGE = 500;
 export const CHANGES_PER_PAGE = 100;
-/** How long `feed=longpoll` waits at most, and by default, in milliseconds. */
-export const MAX_LONGPOLL_MS = 60_000;
-export const LONGPOLL_MS = 30_000;
+/**
+ * How long `feed=longpoll` waits at most, and by default, in milliseconds: under the 30 seconds
+ * after which proxies (and many clients) commonly give up on a quiet request.
+ */
+export const MAX_LONGPOLL_MS = 25_000;
+export const LONGPOLL_MS = 25_000;
 /** How often an event stream says it is alive while nothing happens, by default. */
 export const HEARTBEAT_MS = 15_000;
 
