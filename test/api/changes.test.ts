@@ -78,6 +78,18 @@ describe('GET /changes', () => {
     expect(delivered.body.changes[1].object).toMatchObject({ id: post._id, title: { rendered: 'Title 3' } });
   });
 
+  it('names the type of an item whose events were stored before they recorded it, from its first event', async () => {
+    const since = await head();
+    const page = await givenPost(app().deps, { title: 'Old page', type: 'page' });
+    await updatePost(app().deps, page._id, { title: 'Old page, edited' }, 1);
+    await app().deps.store.db.collection('events').updateMany({ stream: page._id }, { $unset: { streamType: '' } });
+    const listed = await changes({ since, types: ['page'] });
+    expect(listed.body.changes.map((change: Record<string, unknown>) => [change.item, change.item_type, change.seq])).toEqual([
+      [page._id, 'page', 1],
+      [page._id, 'page', 2],
+    ]);
+  });
+
   it('shows anonymous callers only public changes of public items, without content that was never public', async () => {
     const editor = await app().asRole('editor');
     const since = await head();

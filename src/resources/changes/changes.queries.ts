@@ -3,7 +3,7 @@ import { type Deps } from '../../deps.js';
 import { diffText, type FieldDiff } from '../../lib/text-diff.js';
 import { compactLinks, type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { changeLog, type StoredEvent } from '../../store/change-log.js';
+import { changeLog, type ChangeLog, type StoredEvent } from '../../store/change-log.js';
 import { type Versioned } from '../../store/kernel.js';
 import { timelineEntry, type TimelineEntry } from '../history/index.js';
 import { type ChangeSource } from '../manifest.js';
@@ -46,6 +46,22 @@ export class ChangeSources {
   of(itemType: string | undefined): ChangeSource | undefined {
     return itemType === undefined ? undefined : this.byType.get(itemType);
   }
+
+  /**
+   * The item type of each event: recorded on it, or, for a stream stored before types were
+   * recorded, named by its first event as its projection reads it (`legacyStreamType`).
+   */
+  async typesOf(log: ChangeLog, events: readonly StoredEvent[]): Promise<Map<number, string | undefined>> {
+    const types = new Map<number, string | undefined>();
+    for (const event of events) if (event.streamType !== undefined) types.set(event.stream, event.streamType);
+    const untyped = [...new Set(events.filter((event) => !types.has(event.stream)).map((event) => event.stream))];
+    if (!untyped.length) return types;
+    const projections = [...new Set([...this.byType.values()].map((source) => source.history.projection))];
+    for (const [stream, first] of await log.firstEvents(untyped)) {
+      types.set(stream, first.streamType ?? projections.map((projection) => projection.legacyStreamType?.(first)).find((type) => type !== undefined));
+    }
+    return types;
+  }
 }
 
 // The event types that change nothing a reader of the item sees: another's autosave, a revision's removal.
@@ -78,10 +94,11 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
   const log = changeLog(db);
   const { events, through } = await log.readPositions(query.since, query.limit, query.gapWaitMs !== undefined ? { gapWaitMs: query.gapWaitMs } : {});
   const looks = new Map<number, ItemLook>();
-  const wanted = events.filter((event) => sources.of(event.streamType) !== undefined);
+  const itemTypes = await sources.typesOf(log, events);
+  const wanted = events.filter((event) => sources.of(itemTypes.get(event.stream)) !== undefined);
   await Promise.all(
     [...new Set(wanted.map((event) => event.stream))].map(async (stream) => {
-      const source = sources.of(wanted.find((event) => event.stream === stream)!.streamType)!;
+      const source = sources.of(itemTypes.get(stream))!;
       looks.set(stream, { source, current: await source.history.load(db, stream) });
     }),
   );
@@ -115,7 +132,8 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       last = event.position! - 1;
       break;
     }
-    if (query.types && !query.types.includes(event.streamType!)) continue;
+    const itemType = itemTypes.get(event.stream)!;
+    if (query.types && !query.types.includes(itemType)) continue;
     if (query.subtypes && !query.subtypes.includes(event.type)) continue;
     let full: boolean;
     let before: Versioned | null = null;
@@ -143,7 +161,7 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       // A diff from a state that was never public would show what it held.
       if (!publicBefore) before = null;
     }
-    const change: ChangeJson = { item: event.stream, item_type: event.streamType!, ...timelineEntry(event) };
+    const change: ChangeJson = { item: event.stream, item_type: itemType, ...timelineEntry(event) };
     if (!full && change.revision !== null) change.revision = null;
     if (query.include === 'item') {
       change.object = null;
