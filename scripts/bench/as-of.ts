@@ -14,8 +14,8 @@ import { MongoClient } from 'mongodb';
 import { psql } from '../../src/store/postgresql.js';
 import { changeLog } from '../../src/store/change-log.js';
 import { settle } from './scale-load.js';
-import { MENU_ITEMS, seedSite, type SiteSize } from './scale-seed.js';
-import { basic, BENCH_ADMIN_PASSWORD, benchDatabase, startCountedService, type CountedService } from './service.js';
+import { benchSites, MENU_ITEMS, seedSite, SMALL_POSTS } from './scale-seed.js';
+import { benchDatabase, median, send, startCountedService, type CountedService } from './service.js';
 
 if (process.env.MONGODB_URI) {
   console.error('bench:as-of seeds two fresh embedded databases, one a site: unset MONGODB_URI.');
@@ -31,30 +31,12 @@ const { values } = parseArgs({
     changed: { type: 'string', default: '50' },
   },
 });
-const grownPosts = Number(values.posts);
-const probeRevisions = Number(values['probe-revisions']);
 const changedPosts = Number(values.changed);
-const SMALL_POSTS = 100;
 const ROUNDS = 15;
 const WARM_UP = 2;
-const admin = basic('admin', BENCH_ADMIN_PASSWORD);
-const ADMIN_JSON = { ...admin, 'Content-Type': 'application/json' };
-
-const others = grownPosts - 1;
-const revisionsPerPost = Math.max(0, Number(values.revisions) - probeRevisions) / others;
-const fillerPerPost = Math.max(0, Number(values.events) - (grownPosts + MENU_ITEMS + Number(values.revisions) + 1)) / others;
-const sizes: SiteSize[] = [
-  { label: 'small', posts: SMALL_POSTS, probeRevisions, revisionsPerPost, fillerPerPost },
-  { label: 'grown', posts: grownPosts, probeRevisions, revisionsPerPost, fillerPerPost },
-];
-
-const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)];
-
-async function send(url: string, method: string, route: string, body?: unknown): Promise<Response> {
-  const response = await fetch(`${url}/cms-json/cms/v2${route}`, { method, headers: body === undefined ? admin : ADMIN_JSON, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-  return response;
-}
+const grownPosts = Number(values.posts);
+const probeRevisions = Number(values['probe-revisions']);
+const sizes = benchSites({ posts: grownPosts, revisions: Number(values.revisions), events: Number(values.events), probeRevisions });
 
 async function measure(service: CountedService, route: string): Promise<{ median: number; commands: number }> {
   for (let i = 0; i < WARM_UP; i++) await (await send(service.url, 'GET', route)).arrayBuffer();

@@ -49,6 +49,23 @@ export interface SeededSite {
 }
 
 export const MENU_ITEMS = 50;
+/** The small site's posts, whatever the grown site's size. */
+export const SMALL_POSTS = 100;
+
+/**
+ * The two sites of a bench from its size options: a small one of 100 posts and a grown one of
+ * `posts`, each other post getting the grown site's share of revisions and further events on both.
+ */
+export function benchSites(options: { posts: number; revisions: number; events: number; probeRevisions: number }): SiteSize[] {
+  const others = options.posts - 1;
+  const revisionsPerPost = Math.max(0, options.revisions - options.probeRevisions) / others;
+  const fillerPerPost = Math.max(0, options.events - (options.posts + MENU_ITEMS + options.revisions + 1)) / others;
+  const probeRevisions = options.probeRevisions;
+  return [
+    { label: 'small', posts: SMALL_POSTS, probeRevisions, revisionsPerPost, fillerPerPost },
+    { label: 'grown', posts: options.posts, probeRevisions, revisionsPerPost, fillerPerPost },
+  ];
+}
 const ADMIN_JSON = { ...basic('admin', BENCH_ADMIN_PASSWORD), 'Content-Type': 'application/json' };
 const YEAR_MS = 365 * 24 * 3600_000;
 const EVENT_BATCH = 1000;

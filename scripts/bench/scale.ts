@@ -20,9 +20,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadHotPost, settle, type LoadRow } from './scale-load.js';
 import { printReport, type Latency, type SiteResult, type TimelineExport } from './scale-report.js';
-import { MENU_ITEMS, seedSite, type SeededSite, type SiteSize } from './scale-seed.js';
+import { benchSites, MENU_ITEMS, seedSite, SMALL_POSTS, type SeededSite, type SiteSize } from './scale-seed.js';
 import { psql } from '../../src/store/postgresql.js';
-import { basic, BENCH_ADMIN_PASSWORD, benchDatabase, startCountedService, type CountedService } from './service.js';
+import { BENCH_ADMIN_JSON as ADMIN_JSON, benchDatabase, median, send, startCountedService, type CountedService } from './service.js';
 
 if (process.env.MONGODB_URI) {
   console.error('bench:scale seeds two fresh embedded databases, one a site: unset MONGODB_URI.');
@@ -39,32 +39,13 @@ const { values } = parseArgs({
     json: { type: 'string' },
   },
 });
-const grownPosts = Number(values.posts);
-const probeRevisions = Number(values['probe-revisions']);
 const seconds = Number(values.seconds);
-const SMALL_POSTS = 100;
+const CONNECTIONS = 32;
 const ROUNDS = 15;
 const WARM_UP = 2;
-const CONNECTIONS = 32;
-const admin = basic('admin', BENCH_ADMIN_PASSWORD);
-const ADMIN_JSON = { ...admin, 'Content-Type': 'application/json' };
-
-// Each other post gets the grown site's share of revisions and further events, on both sites.
-const others = grownPosts - 1;
-const revisionsPerPost = Math.max(0, Number(values.revisions) - probeRevisions) / others;
-const fillerPerPost = Math.max(0, Number(values.events) - (grownPosts + MENU_ITEMS + Number(values.revisions) + 1)) / others;
-const sizes: SiteSize[] = [
-  { label: 'small', posts: SMALL_POSTS, probeRevisions, revisionsPerPost, fillerPerPost },
-  { label: 'grown', posts: grownPosts, probeRevisions, revisionsPerPost, fillerPerPost },
-];
-
-const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)];
-
-async function send(url: string, method: string, route: string, body?: unknown): Promise<Response> {
-  const response = await fetch(`${url}/cms-json/cms/v2${route}`, { method, headers: body === undefined ? admin : ADMIN_JSON, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-  return response;
-}
+const grownPosts = Number(values.posts);
+const probeRevisions = Number(values['probe-revisions']);
+const sizes = benchSites({ posts: grownPosts, revisions: Number(values.revisions), events: Number(values.events), probeRevisions });
 
 const total = async (url: string, route: string) => Number((await send(url, 'GET', route)).headers.get('x-wp-total'));
 

@@ -14,6 +14,17 @@ import { resources } from '../../src/resources/index.js';
 export const BENCH_ADMIN_PASSWORD = 'bench-password';
 
 export const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+export const BENCH_ADMIN = basic('admin', BENCH_ADMIN_PASSWORD);
+export const BENCH_ADMIN_JSON = { ...BENCH_ADMIN, 'Content-Type': 'application/json' };
+
+export const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+
+/** A request to the bench's service as its administrator; anything but a 2xx throws. */
+export async function send(url: string, method: string, route: string, body?: unknown): Promise<Response> {
+  const response = await fetch(`${url}/cms-json/cms/v2${route}`, { method, headers: body === undefined ? BENCH_ADMIN : BENCH_ADMIN_JSON, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  return response;
+}
 
 /** A database for one benchmark run, resolved as `npm start` does, in a temporary folder. */
 export async function benchDatabase(): Promise<{ database: DatabaseServer; uri: string; stop: () => Promise<void> }> {

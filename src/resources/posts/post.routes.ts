@@ -101,6 +101,11 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
   const base = `/${type.rest_base}`;
   const idArg = { id: { description: 'Unique identifier for the post.', type: 'integer' } } as const;
 
+  const mayEditRouteItem = async (req: RestRequest, deps: Deps) => {
+    if (!canEditPost(req.user, await routeItem(req, deps, type))) throw new CannotEditPost(req);
+    return true;
+  };
+
   return defineRoutes<Deps>(type.rest_namespace, [
     {
       path: base,
@@ -178,11 +183,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           changes: 'content',
           args: { ...idArg, ...postWriteArgs(type, 'update') },
           saves: savesOf(type.rest_base),
-          permission: async (req, deps) => {
-            const doc = await routeItem(req, deps, type);
-            if (!canEditPost(req.user, doc)) throw new CannotEditPost(req);
-            return true;
-          },
+          permission: mayEditRouteItem,
           handler: async (req, deps) => {
             const current = await routeItem(req, deps, type);
             const changes = await changesFromRequest(req, deps, type, current);
@@ -235,11 +236,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           methods: CREATABLE,
           changes: 'content',
           args: { ...idArg, ...AS_OF_ARGS },
-          permission: async (req, deps) => {
-            const doc = await routeItem(req, deps, type);
-            if (!canEditPost(req.user, doc)) throw new CannotEditPost(req);
-            return true;
-          },
+          permission: mayEditRouteItem,
           handler: async (req, deps) => {
             const current = await routeItem(req, deps, type);
             const { doc, response } = await restorePostAt(req, deps, type, current);
