@@ -13,9 +13,8 @@ import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { psql } from '../../src/store/postgresql.js';
 import { changeLog } from '../../src/store/change-log.js';
-import { settle } from './scale-load.js';
 import { benchSites, MENU_ITEMS, seedSite, SMALL_POSTS } from './scale-seed.js';
-import { benchDatabase, median, send, startCountedService, type CountedService } from './service.js';
+import { benchDatabase, median, send, settle, startCountedService, type CountedService } from './service.js';
 
 if (process.env.MONGODB_URI) {
   console.error('bench:as-of seeds two fresh embedded databases, one a site: unset MONGODB_URI.');

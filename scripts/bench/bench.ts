@@ -13,7 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { BENCH_ADMIN_PASSWORD, basic, benchDatabase, startCountedService } from './service.js';
+import { BENCH_ADMIN_PASSWORD, basic, benchDatabase, settle as settleService, startCountedService } from './service.js';
 
 const { values } = parseArgs({
   options: {
@@ -120,12 +120,8 @@ try {
   ];
   let referenceRate = 0;
   // The service may still be working through requests a workload left in flight: the next
-  // workload starts once it has sent no database command for half a second.
-  const settle = async () => {
-    for (let last = -1, now = await service.commands(); now !== last; last = now, now = await service.commands()) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  };
+  // workload starts once it is quiet.
+  const settle = () => settleService(service);
   await settle();
   for (const [name, target, options] of workloads) {
     const before = target === 'service' ? await service.commands() : 0;

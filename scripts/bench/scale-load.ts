@@ -6,7 +6,7 @@
 import autocannon from 'autocannon';
 import { MongoClient } from 'mongodb';
 import { type PostAutosaved, type PostChanged } from '../../src/resources/posts/post.events.js';
-import { type CountedService } from './service.js';
+import { settle, type CountedService } from './service.js';
 
 export interface LoadRow {
   workload: 'update' | 'autosave';
@@ -29,16 +29,7 @@ interface Sent {
   status?: number;
 }
 
-/**
- * Waits until the service has sent no database command for `quietMs`: requests left in flight
- * are done. After a load the window is longer, as one query on a grown site can take seconds.
- */
-export async function settle(service: CountedService, quietMs = 500): Promise<void> {
-  for (let last = -1, now = await service.commands(); now !== last; last = now, now = await service.commands()) {
-    await new Promise((resolve) => setTimeout(resolve, quietMs));
-  }
-}
-
+/** After a load the quiet window is longer, as one query on a grown site can take seconds. */
 const QUIET_AFTER_LOAD_MS = 3000;
 
 const markerOfUpdate = (data: unknown) => (data as PostChanged).changes?.title;

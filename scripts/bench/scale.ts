@@ -18,11 +18,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadHotPost, settle, type LoadRow } from './scale-load.js';
+import { loadHotPost, type LoadRow } from './scale-load.js';
 import { printReport, type Latency, type SiteResult, type TimelineExport } from './scale-report.js';
 import { benchSites, MENU_ITEMS, seedSite, SMALL_POSTS, type SeededSite, type SiteSize } from './scale-seed.js';
 import { psql } from '../../src/store/postgresql.js';
-import { BENCH_ADMIN_JSON as ADMIN_JSON, benchDatabase, median, send, startCountedService, type CountedService } from './service.js';
+import { BENCH_ADMIN_JSON as ADMIN_JSON, benchDatabase, median, send, settle, startCountedService, type CountedService } from './service.js';
 
 if (process.env.MONGODB_URI) {
   console.error('bench:scale seeds two fresh embedded databases, one a site: unset MONGODB_URI.');

@@ -114,3 +114,22 @@ export async function startCountedService(uri: string, env: Record<string, strin
     },
   };
 }
+
+/**
+ * Database commands an idle service still sends in a second, at the most: each process's webhook
+ * deliverer looks for work about once a second (its lease, the active endpoints).
+ */
+const BACKGROUND_COMMANDS_PER_SECOND = 12;
+
+/**
+ * Waits until the service sends no more than its background commands for `quietMs`: the work a
+ * workload left in flight (projections, notes) is done, and the next one starts on a quiet service.
+ */
+export async function settle(service: Pick<CountedService, 'commands'>, quietMs = 500): Promise<void> {
+  for (let last = await service.commands(); ; ) {
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+    const now = await service.commands();
+    if (now - last <= (BACKGROUND_COMMANDS_PER_SECOND * quietMs) / 1000) return;
+    last = now;
+  }
+}
