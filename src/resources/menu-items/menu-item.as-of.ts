@@ -94,7 +94,6 @@ export async function menuTag(deps: Deps, menu: number): Promise<string> {
 }
 
 /** The one condition each command of a restore carries: the item is still at the seq the restore read. */
-const atVersion = (doc: MenuItemDoc): IfMatch => ({ any: false, strong: [String(doc.version)] });
 
 /**
  * Every item of menu `menu` returns to its state at `position`, one command per item on the
@@ -126,12 +125,15 @@ export async function restoreMenuAt(deps: Deps, req: RestRequest, menu: number, 
   }
   const inMenuThen = (doc: MenuItemDoc | null | undefined) => doc?.menu === menu;
 
+  // If-Match was checked on the whole menu above. Each item's command below sets the item to its
+  // state then whatever it is now, unguarded: a change landing meanwhile must not stop the restore
+  // half done, answering an error after the commands before it were recorded.
   // Items added since: deleted, or returned to where they were.
   const actor = req.user.id;
   for (const doc of current.values()) {
     const then = thenOf.get(doc._id);
     if (doc.menu !== menu || inMenuThen(then)) continue;
-    if (!then) await deleteMenuItem(deps, doc, actor, atVersion(doc), position);
+    if (!then) await deleteMenuItem(deps, doc, actor, undefined, position);
   }
   // Items deleted since: re-created, parents first, their children's parents pointed at the new ids.
   const newIds = new Map<number, number>();
@@ -149,8 +151,7 @@ export async function restoreMenuAt(deps: Deps, req: RestRequest, menu: number, 
     const then = thenOf.get(doc._id);
     if (!then || (doc.menu !== menu && !inMenuThen(then))) continue;
     const fields = { ...restoredFields(then, req), parent: parentOf(then.parent) };
-    const fresh = (await menuItemsCollection(db).findOne({ _id: doc._id })) ?? doc;
-    await updateMenuItem(deps, doc._id, () => fields, actor, { ifMatch: atVersion(fresh), fromPosition: position });
+    await updateMenuItem(deps, doc._id, () => fields, actor, { fromPosition: position });
   }
   return menuState(deps, menu);
 }
