@@ -8,40 +8,27 @@
 // password or the account's) comes from CMS_PASSWORD; without --user the feed is read anonymously.
 // A progress line goes to standard error.
 import fs from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { commandLine } from './command-line.js';
 
 const USAGE =
   'Usage: npm run changes:follow -- [--since N] [--cursor FILE] [--url URL] [--user NAME] [--limit N] [--types a,b] [--subtypes a,b] [--include none|item|diff] [--follow]';
 const LONGPOLL_MS = 25_000;
 const PROGRESS_EVERY_MS = 250;
 
-function usageError(message: string): never {
-  console.error(message);
-  console.error(USAGE);
-  process.exit(2);
-}
-
-function readArguments() {
-  try {
-    return parseArgs({
-      options: {
-        since: { type: 'string' },
-        cursor: { type: 'string', default: '.changes-cursor' },
-        url: { type: 'string', default: process.env.CMS_URL ?? 'http://127.0.0.1:8080' },
-        user: { type: 'string' },
-        limit: { type: 'string', default: '500' },
-        types: { type: 'string' },
-        subtypes: { type: 'string' },
-        include: { type: 'string', default: 'none' },
-        follow: { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (error) {
-    return usageError((error as Error).message);
-  }
-}
-
-const values = readArguments();
+const cli = commandLine(USAGE, {
+  since: { type: 'string' },
+  cursor: { type: 'string', default: '.changes-cursor' },
+  url: { type: 'string', default: process.env.CMS_URL ?? 'http://127.0.0.1:8080' },
+  user: { type: 'string' },
+  limit: { type: 'string', default: '500' },
+  types: { type: 'string' },
+  subtypes: { type: 'string' },
+  include: { type: 'string', default: 'none' },
+  follow: { type: 'boolean', default: false },
+});
+const { values } = cli;
+// Annotated, so that the type checker knows a call to it ends the script.
+const usageError: (message: string) => never = cli.usageError;
 const position = (text: string, what: string) => {
   if (!/^\d{1,15}$/.test(text.trim())) usageError(`${what} must be a position (a whole number, 0 or more).`);
   return Number(text.trim());

@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { stringify } from 'csv-stringify';
 import { pino } from 'pino';
@@ -15,32 +14,20 @@ import { projectionsOf } from '../src/resources/manifest.js';
 import { countTimelineEvents, CSV_COLUMNS, csvRow, timeline, type ExportEntry, type TimelineQuery } from '../src/resources/history/history.timeline.js';
 import { startDatabaseServer } from '../src/store/database-server.js';
 import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
+import { commandLine } from './command-line.js';
 
 const USAGE = 'Usage: npm run export:timeline -- [--type post|page|nav_menu_item] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]';
 
-function usageError(message: string): never {
-  console.error(message);
-  console.error(USAGE);
-  process.exit(2);
-}
-
-function readArguments() {
-  try {
-    return parseArgs({
-      options: {
-        type: { type: 'string' },
-        id: { type: 'string' },
-        since: { type: 'string' },
-        format: { type: 'string', default: 'ndjson' },
-        out: { type: 'string' },
-      },
-    }).values;
-  } catch (error) {
-    return usageError((error as Error).message);
-  }
-}
-
-const values = readArguments();
+const cli = commandLine(USAGE, {
+  type: { type: 'string' },
+  id: { type: 'string' },
+  since: { type: 'string' },
+  format: { type: 'string', default: 'ndjson' },
+  out: { type: 'string' },
+});
+const { values } = cli;
+// Annotated, so that the type checker knows a call to it ends the script.
+const usageError: (message: string) => never = cli.usageError;
 
 const query: TimelineQuery = {};
 if (values.type !== undefined) {

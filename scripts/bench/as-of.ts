@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { psql } from '../../src/store/postgresql.js';
 import { changeLog } from '../../src/store/change-log.js';
-import { benchSites, MENU_ITEMS, seedSite, SMALL_POSTS } from './scale-seed.js';
+import { benchSites, MENU_ITEMS, seedSite, SITE_SIZE_OPTIONS, SMALL_POSTS } from './scale-seed.js';
 import { benchDatabase, median, send, settle, startCountedService, type CountedService } from './service.js';
 
 if (process.env.MONGODB_URI) {
@@ -23,10 +23,7 @@ if (process.env.MONGODB_URI) {
 
 const { values } = parseArgs({
   options: {
-    posts: { type: 'string', default: '10000' },
-    revisions: { type: 'string', default: '100000' },
-    events: { type: 'string', default: '200000' },
-    'probe-revisions': { type: 'string', default: '2000' },
+    ...SITE_SIZE_OPTIONS,
     changed: { type: 'string', default: '50' },
   },
 });

@@ -49,6 +49,14 @@ export interface SeededSite {
 }
 
 export const MENU_ITEMS = 50;
+/** The command-line options that size a bench's grown site (parseArgs), the goal by default. */
+export const SITE_SIZE_OPTIONS = {
+  posts: { type: 'string', default: '10000' },
+  revisions: { type: 'string', default: '100000' },
+  events: { type: 'string', default: '200000' },
+  'probe-revisions': { type: 'string', default: '2000' },
+} as const;
+
 /** The small site's posts, whatever the grown site's size. */
 export const SMALL_POSTS = 100;
 

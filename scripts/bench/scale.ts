@@ -20,7 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadHotPost, type LoadRow } from './scale-load.js';
 import { printReport, type Latency, type SiteResult, type TimelineExport } from './scale-report.js';
-import { benchSites, MENU_ITEMS, seedSite, SMALL_POSTS, type SeededSite, type SiteSize } from './scale-seed.js';
+import { benchSites, MENU_ITEMS, seedSite, SITE_SIZE_OPTIONS, SMALL_POSTS, type SeededSite, type SiteSize } from './scale-seed.js';
 import { psql } from '../../src/store/postgresql.js';
 import { BENCH_ADMIN_JSON as ADMIN_JSON, benchDatabase, median, send, settle, startCountedService, type CountedService } from './service.js';
 
@@ -31,10 +31,7 @@ if (process.env.MONGODB_URI) {
 
 const { values } = parseArgs({
   options: {
-    posts: { type: 'string', default: '10000' },
-    revisions: { type: 'string', default: '100000' },
-    events: { type: 'string', default: '200000' },
-    'probe-revisions': { type: 'string', default: '2000' },
+    ...SITE_SIZE_OPTIONS,
     seconds: { type: 'string', default: '10' },
     json: { type: 'string' },
   },

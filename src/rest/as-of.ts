@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Db } from 'mongodb';
 import { checkPosition, PointOutOfRange, positionAt } from '../store/as-of.js';
 import { type ArgSpecs } from './args.js';
@@ -72,6 +73,15 @@ export function asOfAnswer(response: RestResponse, position: number, tag: string
   Object.assign(response.headers, asOfHeaders(position, tag));
   if (response.pagination) response.pagination.linkParams = { as_of: undefined, as_of_position: String(position) };
   return response;
+}
+
+/**
+ * The tag of a list page read at `position`: its kind, the position, and a digest of the query
+ * that chose the page (less the point itself, which the position names).
+ */
+export function asOfListTag(req: RestRequest, kind: string, position: number): string {
+  const query = JSON.stringify(Object.entries(req.query).filter(([name]) => name !== 'as_of' && name !== 'as_of_position').sort());
+  return `${kind}@${position}:${createHash('sha256').update(query).digest('base64url').slice(0, 16)}`;
 }
 
 /** Links to items of history types (posts, pages, menu items), which an as-of answer pins to its position. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Deps } from '../../deps.js';
-import { asOfAnswer, HISTORY_ITEM_LINKS, pinLinks, requestedPosition, restorePosition } from '../../rest/as-of.js';
+import { asOfAnswer, asOfListTag, HISTORY_ITEM_LINKS, pinLinks, requestedPosition, restorePosition } from '../../rest/as-of.js';
 import { ifMatchOf, ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { PreconditionFailed } from '../../rest/errors.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
@@ -52,8 +52,7 @@ export async function listMenuItemsAt(req: RestRequest, deps: Deps): Promise<Res
   const linked = await linkedObjects(deps, docs);
   const items = docs.map((doc) => pinLinks(prepareMenuItem(doc, req, deps, linked), position, HISTORY_ITEM_LINKS));
   const response = pageOf(items, total, window, PostInvalidPage);
-  const query = JSON.stringify(Object.entries(req.query).filter(([name]) => name !== 'as_of' && name !== 'as_of_position').sort());
-  return asOfAnswer(response, position, `nav_menu_item@${position}:${createHash('sha256').update(query).digest('base64url').slice(0, 16)}`);
+  return asOfAnswer(response, position, asOfListTag(req, 'nav_menu_item', position));
 }
 
 /**

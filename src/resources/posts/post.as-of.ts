@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { filterSaved } from '../../registry/saved-fields.js';
-import { asOfAnswer, HISTORY_ITEM_LINKS, pinLinks, requestedPosition, restorePosition } from '../../rest/as-of.js';
+import { asOfAnswer, asOfListTag, HISTORY_ITEM_LINKS, pinLinks, requestedPosition, restorePosition } from '../../rest/as-of.js';
 import { ifMatchOf } from '../../rest/conditional.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
@@ -61,8 +60,7 @@ export async function listPostsAt(req: RestRequest, deps: Deps, type: PostTypeDe
   if (slugs) docs.sort((a, b) => slugs.indexOf(a.slug) - slugs.indexOf(b.slug));
   const items = (await prepareMany(docs, req, deps, type)).map((item) => pinLinks(item, position, HISTORY_ITEM_LINKS));
   const response = pageOf(items, total, window, PostInvalidPage);
-  const query = JSON.stringify(Object.entries(req.query).filter(([name]) => name !== 'as_of' && name !== 'as_of_position').sort());
-  return asOfAnswer(response, position, `${type.slug}@${position}:${createHash('sha256').update(query).digest('base64url').slice(0, 16)}`);
+  return asOfAnswer(response, position, asOfListTag(req, type.slug, position));
 }
 
 /**
