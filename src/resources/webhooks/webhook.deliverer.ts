@@ -231,9 +231,10 @@ export function startDeliverer(deps: Deps): BackgroundWork {
   }
 
   async function round(): Promise<void> {
-    if (!(await lease.tick())) return;
+    // Without an active endpoint there is nothing to deliver: no lease is taken or renewed, so an
+    // idle site's processes write nothing.
     const endpoints = await webhooksCollection(db).find({ active: true }).toArray();
-    if (!endpoints.length) return;
+    if (!endpoints.length || !(await lease.tick())) return;
     await queue(endpoints);
     if (lease.holds()) await dispatch(endpoints);
   }
