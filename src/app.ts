@@ -1,6 +1,7 @@
 import { type Express } from 'express';
 import { type Deps } from './deps.js';
 import { createHttpApp } from './rest/http/express-adapter.js';
+import { LiveRequests } from './rest/http/live-requests.js';
 import { AnonymousResponseCache } from './rest/http/response-cache.js';
 import { siteChanges } from './store/site-changes.js';
 import { batchRoutes } from './rest/batch.js';
@@ -64,6 +65,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     bodyLimitBytes: deps.config.bodyLimitBytes,
     trustedProxies: deps.config.trustedProxies,
     anonymousBodyLimitBytes: deps.config.anonymousBodyLimitBytes,
+    liveRequests: new LiveRequests({ perClient: deps.config.liveRequestsPerClient, perProcess: deps.config.liveRequestsPerProcess }),
     logger: deps.logger,
     authenticate: options.authenticate ?? deps.auth.authenticate,
     isHealthy: () => isDatabaseUp(deps.store.db),

@@ -83,6 +83,10 @@ export interface Config {
   readonly webhooksConcurrency: number;
   /** How often the webhook deliverer looks for new events and due retries (`CMS_WEBHOOKS_POLL_MS`). */
   readonly webhooksPollMs: number;
+  /** Live requests (the change feed's long polls and event streams) one client address may hold open in a process (`CMS_LIVE_REQUESTS_PER_CLIENT`). */
+  readonly liveRequestsPerClient: number;
+  /** Live requests one process holds open at once, from everyone (`CMS_LIVE_REQUESTS_PER_PROCESS`). */
+  readonly liveRequestsPerProcess: number;
 }
 
 export class ConfigError extends Error {}
@@ -123,6 +127,8 @@ export function loadConfig(env: Env): Config {
     webhooksTimeoutMs: integer(env, 'CMS_WEBHOOKS_TIMEOUT_MS', 10_000, 100, 120_000),
     webhooksConcurrency: integer(env, 'CMS_WEBHOOKS_CONCURRENCY', 8, 1, 256),
     webhooksPollMs: integer(env, 'CMS_WEBHOOKS_POLL_MS', 1000, 10, 60_000),
+    liveRequestsPerClient: integer(env, 'CMS_LIVE_REQUESTS_PER_CLIENT', 8, 1, 100_000),
+    liveRequestsPerProcess: integer(env, 'CMS_LIVE_REQUESTS_PER_PROCESS', 200, 1, 100_000),
   });
 }
 

@@ -1,3 +1,4 @@
+import { inTurn } from '../lib/in-turn.js';
 import { type EmbedRequest, type Link } from './links.js';
 
 type Fetch = (href: string) => Promise<unknown>;
@@ -10,24 +11,6 @@ type Fetch = (href: string) => Promise<unknown>;
  */
 export const EMBED_CONCURRENCY = 4;
 
-/** `fetch`, with at most `concurrency` calls under way; the others wait their turn in order. */
-function inTurn(fetch: Fetch, concurrency: number): Fetch {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (href) => {
-    if (running < concurrency) running++;
-    // A finished call hands its place to the next waiting one.
-    else await new Promise<void>((resolve) => waiting.push(resolve));
-    try {
-      return await fetch(href);
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
-}
-
 /**
  * Adds `_embedded` next to `_links` (`WP_REST_Server::embed_links`): every embeddable link of the
  * asked-for relations is fetched once per response; other entries hold `[]` so positions line up,
@@ -35,7 +18,8 @@ function inTurn(fetch: Fetch, concurrency: number): Fetch {
  */
 export async function embedLinks(data: unknown, embed: EmbedRequest, fetch: Fetch): Promise<unknown> {
   const cache = new Map<string, Promise<unknown>>();
-  const fetchInTurn = inTurn(fetch, EMBED_CONCURRENCY);
+  const turn = inTurn(EMBED_CONCURRENCY);
+  const fetchInTurn = (href: string) => turn(() => fetch(href));
   const cachedFetch = (href: string) => {
     if (!cache.has(href)) cache.set(href, fetchInTurn(href));
     return cache.get(href)!;

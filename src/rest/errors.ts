@@ -170,6 +170,11 @@ export const ItemUnavailable = defineRestError('rest_item_unavailable', "The ite
 export const DatabaseUnavailable = defineRestError('db_connect_fail', 'Error establishing a database connection.', 503);
 // WordPress's maintenance-mode wording, for the moments between listening and serving.
 export const ServiceStarting = defineRestError('maintenance', 'Briefly unavailable for scheduled maintenance. Check back in a minute.', 503);
+// Live requests (the change feed's long polls and event streams) a client or a process may hold open: `LiveRequests`.
+export const TooManyLiveRequests = defineRestError('rest_too_many_live_requests', 'This client holds as many live requests (long polls, event streams) open as it may; close one first.', 429);
+export const LiveRequestsFull = defineRestError('rest_live_requests_full', 'The site holds as many live requests open as it can; try again shortly.', 503);
+/** Seconds a client refused a live request is asked to wait (`Retry-After`). */
+export const RETRY_AFTER_LIVE = 5;
 /** Seconds a client is asked to wait (`Retry-After`) after a 503. */
 export const RETRY_AFTER_UNAVAILABLE = 1;
 

@@ -154,6 +154,9 @@ const voidRow = (position: number, at: Date): EventRow => ({ stream: 0, seq: -po
 /** How long a reader by position waits for a missing one before voiding it: an append in flight takes a few database round trips. */
 export const GAP_WAIT_MS = 5000;
 const GAP_POLL_MS = 20;
+/** Positions a read by position asks for at first, and at most at once, each by key. */
+const FIRST_POSITION_RUN = 8;
+const MAX_POSITION_RUN = 64;
 /** Streams whose last position a process remembers, so that its next append there need not read it. */
 const STREAM_CACHE_SIZE = 10_000;
 
@@ -389,11 +392,20 @@ export function changeLog(db: Db) {
      * append refused by the void takes a later position. So no position a reader has gone past
      * is ever free, and a reader that has seen position N never later finds an event below N.
      * Each position is read by key (the embedded database serves only equality from an index);
-     * a gap longer than the page is taken for the end of the log until a later read.
+     * a gap that reaches the end of a run read at once is taken for the end of the log until a
+     * later read.
      */
     async readPositions<D = Record<string, unknown>>(after: number, limit: number, options: { gapWaitMs?: number } = {}): Promise<{ events: StoredEvent<D>[]; through: number }> {
       const gapWaitMs = options.gapWaitMs ?? GAP_WAIT_MS;
-      const rows = await Promise.all(Array.from({ length: limit }, (_, offset) => events.findOne({ position: after + 1 + offset })));
+      // Read in doubling runs, the next only once a run came back whole: a reader at the head (a
+      // waiting feed, woken by every change) asks for a few positions, not for a whole page.
+      const rows: (EventRow | null)[] = [];
+      for (let run = Math.min(limit, FIRST_POSITION_RUN); rows.length < limit; run *= 2) {
+        const start = after + 1 + rows.length;
+        const found = await Promise.all(Array.from({ length: Math.min(run, limit - rows.length, MAX_POSITION_RUN) }, (_, offset) => events.findOne({ position: start + offset })));
+        rows.push(...found);
+        if (found.includes(null)) break;
+      }
       const read: StoredEvent<D>[] = [];
       let through = after;
       for (let index = 0; index < rows.length; index++) {

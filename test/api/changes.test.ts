@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autosavePost, updatePost } from '../../src/resources/posts/post.commands.js';
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
 import { changeLog } from '../../src/store/change-log.js';
 import { recordRetention } from '../../src/store/change-feed.js';
 import { catchUpStream } from '../../src/store/projections.js';
 import { givenPost, givenTitleChanges } from '../support/post-fixtures.js';
-import { twoServicesOnOneDatabase, type TestApp } from '../support/test-app.js';
+import { createTestApp, twoServicesOnOneDatabase, type TestApp } from '../support/test-app.js';
 
 const services = twoServicesOnOneDatabase();
 const app = (): TestApp => services.app;
@@ -224,5 +224,100 @@ describe('GET /changes', () => {
     const kept = await changes({ since: earliest - 1 });
     expect(kept.status).toBe(200);
     expect(kept.body.changes).toHaveLength(1);
+  });
+});
+
+describe('GET /changes, read page after page by an anonymous consumer', () => {
+  const publicPost = async (content: string) => {
+    const created = await app().api('POST', '/cms/v2/posts', { headers: app().admin, json: { title: 'Paged', content, status: 'publish' } });
+    expect(created.status).toBe(201);
+    return created.body.id as number;
+  };
+  const update = async (id: number, content: string) => expect((await app().api('POST', `/cms/v2/posts/${id}`, { headers: app().admin, json: { content } })).status).toBe(200);
+  const lines = (change: Record<string, any>) => change.diff.content.hunks.flatMap((hunk: { lines: string[] }) => hunk.lines);
+
+  it('sees the same changes and diffs reading each as it comes as in one page read after', async () => {
+    const since = await head();
+    const followed: Record<string, any>[] = [];
+    let cursor = since;
+    const follow = async () => {
+      const page = await changes({ since: cursor, include: 'diff' }, {});
+      followed.push(...page.body.changes);
+      cursor = page.body.last_position;
+    };
+    const id = await publicPost('<p>First.</p>');
+    await follow();
+    for (const words of ['Second', 'Third', 'Fourth']) {
+      await update(id, `<p>${words}.</p>`);
+      await follow();
+    }
+
+    const whole = (await changes({ since, include: 'diff' }, {})).body.changes as Record<string, any>[];
+    expect(whole.map(lines)).toEqual([
+      ['+<p>First.</p>'],
+      ['-<p>First.</p>', '+<p>Second.</p>'],
+      ['-<p>Second.</p>', '+<p>Third.</p>'],
+      ['-<p>Third.</p>', '+<p>Fourth.</p>'],
+    ]);
+    expect(followed).toEqual(whole);
+  });
+
+  it('never diffs from content erased after an earlier page was read', async () => {
+    const since = await head();
+    const draft = await app().api('POST', '/cms/v2/posts', { headers: app().admin, json: { title: 'Paged', content: '<p>A draft.</p>' } });
+    const id = draft.body.id as number;
+    await app().api('POST', `/cms/v2/posts/${id}`, { headers: app().admin, json: { content: '<p>Soon erased.</p>', status: 'publish' } });
+    const first = await changes({ since, include: 'diff' }, {});
+    expect(first.body.changes.map(lines)).toEqual([['+<p>Soon erased.</p>']]);
+    await update(id, '<p>Kept words.</p>');
+    await update(id, '<p>Current words.</p>');
+    // The revision holding the first content goes, and with it that content, from the log too.
+    const revisions = (await app().api('GET', `/cms/v2/posts/${id}/revisions`, { headers: app().admin, query: { per_page: 100, context: 'edit' } })).body as { id: number; content: { raw: string } }[];
+    const erased = revisions.find((revision) => revision.content.raw === '<p>Soon erased.</p>')!;
+    expect((await app().api('DELETE', `/cms/v2/posts/${id}/revisions/${erased.id}`, { headers: app().admin, query: { force: true } })).status).toBe(200);
+
+    const next = await changes({ since: first.body.last_position, limit: 1, include: 'diff' }, {});
+    expect(next.body.changes).toHaveLength(1);
+    expect(JSON.stringify(next.body)).not.toContain('Soon erased');
+    expect(lines(next.body.changes[0])).toContain('+<p>Kept words.</p>');
+  });
+});
+
+describe('GET /changes, live requests held open', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await createTestApp({ env: { CMS_LIVE_REQUESTS_PER_CLIENT: '2', CMS_LIVE_REQUESTS_PER_PROCESS: '3', CMS_TRUSTED_PROXIES: 'loopback' } });
+  });
+  afterAll(() => limited?.stop());
+
+  const open = (from: string) => {
+    const controller = new AbortController();
+    const response = fetch(`${limited.apiRoot}/cms/v2/changes?since=0&heartbeat=1000`, { headers: { Accept: 'text/event-stream', 'X-Forwarded-For': from }, signal: controller.signal });
+    return { response, close: () => controller.abort() };
+  };
+
+  it('holds at most so many open for one client, and for everyone, refusing the next until one closes', async () => {
+    const first = open('203.0.113.1');
+    const second = open('203.0.113.1');
+    expect((await first.response).status).toBe(200);
+    expect((await second.response).status).toBe(200);
+
+    const third = await limited.api('GET', '/cms/v2/changes', { query: { since: 0, feed: 'longpoll', timeout: 1000 }, headers: { 'X-Forwarded-For': '203.0.113.1' } });
+    expect(third.status).toBe(429);
+    expect(third.body).toMatchObject({ code: 'rest_too_many_live_requests', data: { status: 429, retry_after: 5 } });
+    expect(third.headers.get('retry-after')).toBe('5');
+    // Other requests of that client are not live ones: they are served.
+    expect((await limited.api('GET', '/cms/v2/posts', { headers: { 'X-Forwarded-For': '203.0.113.1' } })).status).toBe(200);
+
+    const another = open('203.0.113.2');
+    expect((await another.response).status).toBe(200);
+    const full = await limited.api('GET', '/cms/v2/changes', { query: { since: 0 }, headers: { 'X-Forwarded-For': '203.0.113.3' } });
+    expect(full.status).toBe(503);
+    expect(full.body).toMatchObject({ code: 'rest_live_requests_full', data: { status: 503 } });
+
+    first.close();
+    await expect.poll(async () => (await limited.api('GET', '/cms/v2/changes', { query: { since: 0 }, headers: { 'X-Forwarded-For': '203.0.113.1' } })).status).toBe(200);
+    second.close();
+    another.close();
   });
 });

@@ -29,7 +29,7 @@ describe('the error registry', () => {
 
   it("keeps 5xx for faults of the service: a client's mistake is a 4xx, even where WordPress answers 500", () => {
     // 501 is the contract's answer to a DELETE without force of what cannot be trashed.
-    const faultsOfTheService = ['internal_server_error', 'rest_item_unavailable', 'db_connect_fail', 'maintenance', 'rest_invalid_stored_value', 'rest_trash_not_supported'];
+    const faultsOfTheService = ['internal_server_error', 'rest_item_unavailable', 'db_connect_fail', 'maintenance', 'rest_live_requests_full', 'rest_invalid_stored_value', 'rest_trash_not_supported'];
     expect([...serverErrorCodes].sort()).toEqual(faultsOfTheService.sort());
   });
 

@@ -1,3 +1,4 @@
+import { type Db } from 'mongodb';
 import { type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { diffText, type FieldDiff } from '../../lib/text-diff.js';
@@ -64,6 +65,25 @@ export class ChangeSources {
   }
 }
 
+/** Items whose folded state a process keeps for the feed's next page, at most. */
+const FOLDED_KEPT = 2000;
+type Folded = Map<number, { seq: number; state: Versioned | null }>;
+const foldedByDb = new WeakMap<Db, Folded>();
+
+function foldedStatesOf(db: Db): Folded {
+  let folded = foldedByDb.get(db);
+  if (!folded) foldedByDb.set(db, (folded = new Map()));
+  return folded;
+}
+
+/** Keeps an item's latest folded state, the least recently kept one going first when full. */
+function keepFolded(folded: Folded, stream: number, entry: { seq: number; state: Versioned | null }): void {
+  if ((folded.get(stream)?.seq ?? 0) > entry.seq) return;
+  folded.delete(stream);
+  folded.set(stream, entry);
+  if (folded.size > FOLDED_KEPT) folded.delete(folded.keys().next().value!);
+}
+
 // The event types that change nothing a reader of the item sees: another's autosave, a revision's removal.
 const PRIVATE_EVENTS = new Set(['revision_deleted']);
 const isOwnChange = (event: StoredEvent) => !PRIVATE_EVENTS.has(event.type) && !(event.type === 'autosaved' && !(event.data as { inPlace?: boolean }).inPlace);
@@ -111,10 +131,31 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       const [last] = await log.readSeqs(stream, count, count);
       return last !== undefined && look.source.history.projection.endsStream.includes(last.type);
     })());
+  const folded = foldedStatesOf(db);
+  const firstSeqOf = new Map<number, number>();
+  for (const event of wanted) firstSeqOf.set(event.stream, Math.min(firstSeqOf.get(event.stream) ?? Infinity, event.seq));
+  /**
+   * The item's states through the page's last event of it (`states[seq]`; holes below what was
+   * needed). Folded on from the state this process last folded it to, when that is not past the
+   * page's first event of it and no event since erased anything (the item's log then holds
+   * nothing after the page's last event: an erasure there may have blanked what the kept state
+   * still holds); else from its first event. A reader at the head, woken by each change, so reads
+   * that change rather than the item's whole log.
+   */
   const statesOf = (look: ItemLook, stream: number): Promise<(Versioned | null)[]> =>
     (look.states ??= (async () => {
-      const states: (Versioned | null)[] = [null];
-      for (const event of await log.readSeqs(stream, 1, lastSeqOf.get(stream)!)) states.push(look.source.history.fold(states.at(-1)!, event).state);
+      const lastSeq = lastSeqOf.get(stream)!;
+      const kept = folded.get(stream);
+      let start = kept && kept.state !== null && kept.seq < firstSeqOf.get(stream)! ? kept : { seq: 0, state: null };
+      let events = await log.readSeqs(stream, start.seq + 1, start.seq > 0 ? lastSeq + 1 : lastSeq);
+      if (start.seq > 0 && events.some((event) => event.erasure !== undefined || event.seq > lastSeq)) {
+        start = { seq: 0, state: null };
+        events = await log.readSeqs(stream, 1, lastSeq);
+      }
+      const states: (Versioned | null)[] = [];
+      states[start.seq] = start.state;
+      for (const event of events) states[event.seq] = look.source.history.fold(states[event.seq - 1] ?? null, event).state;
+      if (events.length === lastSeq - start.seq) keepFolded(folded, stream, { seq: lastSeq, state: states[lastSeq] });
       return states;
     })());
 
@@ -142,7 +183,7 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
     else {
       // Gone: its history was for those who could read it before its end.
       const states = await statesOf(look, event.stream);
-      const lastKnown = [...states].reverse().find((state) => state !== null);
+      const lastKnown = [...states].reverse().find((state) => state != null);
       full = lastKnown !== undefined && source.mayReadHistory(user, lastKnown);
     }
     const needStates = !full || query.include === 'diff';

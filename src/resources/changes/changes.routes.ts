@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Deps } from '../../deps.js';
+import { inTurn } from '../../lib/in-turn.js';
 import { invalidParams } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestEventStream, RestResponse, type ServerSentEvent } from '../../rest/rest-response.js';
@@ -18,6 +19,16 @@ export const LAST_POSITION_HEADER = 'X-CMS-Last-Position';
  * moved past an event whose item is still being projected, and the feed waits for that, not spins.
  */
 const RETRY_PAUSE_MS = 20;
+/**
+ * Pages of the feed read at once in a process. Every waiting reader reads when a change lands;
+ * taking turns, they leave the database's connections to the other requests, however many wait.
+ */
+const PAGE_READS_AT_ONCE = 2;
+const pageReads = inTurn(PAGE_READS_AT_ONCE);
+
+function readPage(deps: Deps, sources: ChangeSources, req: RestRequest, since: number): Promise<ChangesPage> {
+  return pageReads(() => readChanges(deps, sources, req, queryOf(req, since)));
+}
 
 /**
  * `GET /changes`: the change log of every item the caller may read, in position order, a page at
@@ -67,7 +78,7 @@ async function checkSince(deps: Deps, since: number, param: string, page?: Chang
 async function pageOfChanges(sources: ChangeSources, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const since = req.params.since as number;
   await checkSince(deps, since, 'since');
-  let page = await readChanges(deps, sources, req, queryOf(req, since));
+  let page = await readPage(deps, sources, req, since);
   if (req.params.feed === 'longpoll') page = await untilChanges(sources, req, deps, page, req.params.timeout as number);
   return new RestResponse({ changes: page.changes, last_position: page.last }, 200, { [LAST_POSITION_HEADER]: String(page.last) });
 }
@@ -81,7 +92,7 @@ async function untilChanges(sources: ChangeSources, req: RestRequest, deps: Deps
     const left = deadline - performance.now();
     if (left <= 0) break;
     await Promise.all([watch.waitBeyond(current.last, left, closed), delay(RETRY_PAUSE_MS)]);
-    current = await readChanges(deps, sources, req, queryOf(req, current.last));
+    current = await readPage(deps, sources, req, current.last);
   }
   return current;
 }
@@ -106,7 +117,7 @@ async function streamChanges(sources: ChangeSources, req: RestRequest, deps: Dep
   return new RestEventStream(async function* (closed): AsyncGenerator<ServerSentEvent> {
     let since = start.since;
     while (!closed.aborted) {
-      const first = await readChanges(deps, sources, req, queryOf(req, since));
+      const first = await readPage(deps, sources, req, since);
       const page = first.changes.length ? first : await untilChanges(sources, req, deps, first, heartbeatMs, closed);
       for (const change of page.changes) yield { id: String(change.position), event: 'change', data: change };
       if (!page.changes.length && !closed.aborted) yield { comment: `heartbeat ${page.last}` };

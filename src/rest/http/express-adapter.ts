@@ -12,8 +12,11 @@ import {
   HeadersTooLarge,
   InternalError,
   InvalidCallback,
+  LiveRequestsFull,
   MalformedRequest,
   RestError,
+  RETRY_AFTER_LIVE,
+  TooManyLiveRequests,
 } from '../errors.js';
 import { ifNoneMatchHits } from '../conditional.js';
 import { openApiDocument } from '../openapi.js';
@@ -21,6 +24,7 @@ import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } fro
 import { type ServerSentEvent } from '../rest-response.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
 import { bodyError, bodyParsers } from './body-parsers.js';
+import { type LiveRequests } from './live-requests.js';
 import { type AnonymousResponseCache, type ChangeSignal } from './response-cache.js';
 
 export const API_PREFIX = '/cms-json';
@@ -51,6 +55,8 @@ export interface HttpOptions<D> {
   changes: ChangeSignal;
   /** Pages of the site outside the API (media files), served before the site's 404. */
   siteRoutes?: readonly express.Router[];
+  /** Bounds the requests to live endpoints held open at once; absent, none are bounded. */
+  liveRequests?: LiveRequests;
 }
 
 type ApiRequest = Request & { jsonError?: string };
@@ -216,8 +222,18 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     };
     const { cache } = options;
     const reads = incoming.method === 'GET' || incoming.method === 'HEAD';
+    const live = server.answersLive(incoming.method, route);
+    if (live && options.liveRequests) {
+      const entry = options.liveRequests.enter(req.ip ?? '');
+      if ('refused' in entry) {
+        const data = { retry_after: RETRY_AFTER_LIVE };
+        return refuse(req, res, entry.refused === 'client' ? new TooManyLiveRequests(data) : new LiveRequestsFull(data));
+      }
+      // The response closes when it was written whole or when the client went, whichever ends it.
+      res.once('close', entry.leave);
+    }
     // Anonymous reads are the same for everyone: answered from the cache while nothing changed.
-    const key = cache && user.id === 0 && !server.answersLive(incoming.method, route) ? sharedReadKey(req) : undefined;
+    const key = cache && user.id === 0 && !live ? sharedReadKey(req) : undefined;
     if (cache && key !== undefined) {
       const hit = cache.lookup(key) ?? (await cache.afterComputing(key));
       if (hit) return answerCached(req, res, hit.result, hit.etag);
