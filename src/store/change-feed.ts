@@ -49,6 +49,8 @@ export interface PositionWatch {
    * aborted, whichever comes first; the caller reads the log again to see which.
    */
   waitBeyond(after: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** The highest position known to be held (0 before any look): a woken reader need read no further. */
+  head(): number;
 }
 
 const watches = new WeakMap<Db, PositionWatch>();
@@ -115,6 +117,7 @@ function headWatch(db: Db): PositionWatch {
   });
 
   return {
+    head: () => head,
     waitBeyond(after, timeoutMs, signal) {
       if (after < head || signal?.aborted) return Promise.resolve();
       return new Promise<void>((resolve) => {

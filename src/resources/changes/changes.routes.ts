@@ -26,8 +26,30 @@ const RETRY_PAUSE_MS = 20;
 const PAGE_READS_AT_ONCE = 2;
 const pageReads = inTurn(PAGE_READS_AT_ONCE);
 
-function readPage(deps: Deps, sources: ChangeSources, req: RestRequest, since: number): Promise<ChangesPage> {
-  return pageReads(() => readChanges(deps, sources, req, queryOf(req, since)));
+/** Anonymous page reads waiting for their turn or under way, by what they read: each process's own. */
+const anonymousReads = new WeakMap<Deps, Map<string, Promise<ChangesPage>>>();
+
+/**
+ * The page after `since`; a woken reader's (`through`: the head its watch knows) reads no position
+ * past it. Anonymous consumers woken by one change ask for the same page: one read answers them
+ * all, each given its own copy. (A read already under way may miss the change that woke a
+ * later asker, who then finds it on its next read.)
+ */
+async function readPage(deps: Deps, sources: ChangeSources, req: RestRequest, since: number, through?: number): Promise<ChangesPage> {
+  const query = queryOf(req, since);
+  if (through !== undefined && through > since) query.limit = Math.min(query.limit, through - since);
+  if (req.user.id !== 0) return pageReads(() => readChanges(deps, sources, req, query));
+  let reads = anonymousReads.get(deps);
+  if (!reads) anonymousReads.set(deps, (reads = new Map()));
+  const key = JSON.stringify([query, req.context, req.fields, req.embedding]);
+  let read = reads.get(key);
+  if (!read) {
+    const started = pageReads(() => readChanges(deps, sources, req, query));
+    const forget = () => void reads.delete(key);
+    started.then(forget, forget);
+    reads.set(key, (read = started));
+  }
+  return structuredClone(await read);
 }
 
 /**
@@ -92,7 +114,7 @@ async function untilChanges(sources: ChangeSources, req: RestRequest, deps: Deps
     const left = deadline - performance.now();
     if (left <= 0) break;
     await Promise.all([watch.waitBeyond(current.last, left, closed), delay(RETRY_PAUSE_MS)]);
-    current = await readPage(deps, sources, req, current.last);
+    current = await readPage(deps, sources, req, current.last, watch.head());
   }
   return current;
 }
@@ -115,9 +137,11 @@ async function streamChanges(sources: ChangeSources, req: RestRequest, deps: Dep
   await checkSince(deps, start.since, start.param);
   const heartbeatMs = req.params.heartbeat as number;
   return new RestEventStream(async function* (closed): AsyncGenerator<ServerSentEvent> {
+    const watch = positionWatch(deps.store.db);
     let since = start.since;
     while (!closed.aborted) {
-      const first = await readPage(deps, sources, req, since);
+      // At the head its process knows of, the stream waits before it reads: what woke it is new.
+      const first = since < watch.head() || since === start.since ? await readPage(deps, sources, req, since) : { changes: [], last: since };
       const page = first.changes.length ? first : await untilChanges(sources, req, deps, first, heartbeatMs, closed);
       for (const change of page.changes) yield { id: String(change.position), event: 'change', data: change };
       if (!page.changes.length && !closed.aborted) yield { comment: `heartbeat ${page.last}` };
