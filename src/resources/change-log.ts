@@ -2,6 +2,7 @@ import { changeLog, changeLogIndexes, upgradePositions } from '../store/change-l
 import { healErasures } from '../store/erasure.js';
 import { keptIndexNoteIndexes } from '../store/kept-index.js';
 import { healFromCheckpoint } from '../store/projections.js';
+import { idClaimIndexes } from '../store/sequences.js';
 import { projectionsOf, type ResourceManifest } from './manifest.js';
 
 /**
@@ -15,7 +16,7 @@ export function changeLogResource(resources: readonly ResourceManifest[]): Resou
   const registry = projectionsOf(resources);
   return {
     routes: [],
-    indexes: [...changeLogIndexes, ...keptIndexNoteIndexes],
+    indexes: [...changeLogIndexes, ...keptIndexNoteIndexes, ...idClaimIndexes],
     seed: async (deps) => {
       // Before anything is appended: new events take positions above the upgraded ones.
       const positioned = await upgradePositions(deps.store.db);

@@ -84,6 +84,9 @@ export function databaseFromUri(uri: string): string {
   return name || DEFAULT_DATABASE;
 }
 
+/** Every collection's built-in index: declared only so that the embedded database's bridge serves it (index-bridge.ts), never created. */
+export const ID_INDEX_NAME = '_id_';
+
 /**
  * Creates the indexes that do not exist yet, one at a time: FerretDB 1.24 drops the connection
  * when one `createIndexes` command names several indexes that already exist.
@@ -91,6 +94,7 @@ export function databaseFromUri(uri: string): string {
 export async function ensureIndexes(db: Db, specs: readonly IndexSpec[]): Promise<void> {
   const existing = new Map<string, Set<string>>();
   for (const { collection, ...index } of specs) {
+    if (index.name === ID_INDEX_NAME) continue;
     if (!existing.has(collection)) {
       const names = await db.collection(collection).listIndexes().toArray().catch(() => []);
       existing.set(collection, new Set(names.map((described) => String(described.name))));

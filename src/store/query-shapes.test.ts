@@ -78,6 +78,13 @@ describe('query shapes on the embedded database (equality pushed down, served by
     expect(embedded('find', { find: 'posts', filter: { author: 3 } })).toEqual([undefined]);
   });
 
+  it('serves a lookup by `_id` only in a collection with a declared index: the bridge makes none for the others', () => {
+    const byKey = { find: 'claims', filter: { _id: 'content:7' }, limit: 1 };
+    expect(checkShapes(shapesOfCommand('find', byKey), indexes).failures.map((row) => row.shape)).toEqual(['claims find {_id} pushed {_id} limited']);
+    const declared: IndexSpec[] = [...indexes, { collection: 'claims', key: { _id: 1 }, name: '_id_' }];
+    expect(shapesOfCommand('find', byKey).map((shape) => embeddedServing(shape, declared))).toEqual(['one row, by a unique key']);
+  });
+
   it('fails a shape MongoDB serves but the embedded database does not, unless it scans on purpose', () => {
     const shapes = [
       { find: 'revisions', filter: { parent: 3 }, sort: { date: -1, _id: -1 }, limit: 10 },

@@ -24,10 +24,11 @@ export interface QueryShape {
 
 /**
  * Collections that stay small whatever the content (a handful of options, checkpoints, faults,
- * owed erasures, installed plugins, the menus that add pages, uploads under way): a scan of them costs nothing.
+ * owed erasures, installed plugins, the menus that add pages, uploads under way, the webhook
+ * deliverer's lease): a scan of them costs nothing.
  * Every other collection grows with the site.
  */
-export const SMALL_COLLECTIONS = new Set(['options', 'checkpoints', 'projection_faults', 'owed_erasures', 'counters', 'plugins', 'menu_auto_add', 'pending_uploads']);
+export const SMALL_COLLECTIONS = new Set(['options', 'checkpoints', 'projection_faults', 'owed_erasures', 'counters', 'plugins', 'menu_auto_add', 'pending_uploads', 'webhook_leases']);
 
 /** A scan made on purpose says so in its command's comment. */
 export const FULL_SCAN_COMMENT = 'full-scan:';
@@ -245,7 +246,8 @@ const ANSWERS_EVERY_MATCH = new Set(['find', 'update', 'delete']);
 export function embeddedServing(shape: QueryShape, indexes: readonly IndexSpec[]): string | undefined {
   if (shape.unindexable || !shape.pushed?.length) return undefined;
   const pushed = new Set(shape.pushed);
-  const bridged = bridgedFields(indexes.filter((index) => index.collection === shape.collection)).get(shape.collection) ?? ['_id'];
+  // A collection without a declared index has no bridge, not even for `_id`.
+  const bridged = bridgedFields(indexes.filter((index) => index.collection === shape.collection)).get(shape.collection) ?? [];
   if (!bridged.some((field) => pushed.has(field))) return undefined;
   const uniqueKeys = [['_id'], ...indexes.filter((index) => index.collection === shape.collection && index.unique).map((index) => (index.key instanceof Map ? [...index.key.keys()] : Object.keys(index.key)))];
   if (uniqueKeys.some((keys) => keys.every((field) => pushed.has(field)))) return 'one row, by a unique key';

@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
+import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
 
 /**
  * The integer id sequences (CONTRACT "Identifiers"): `content` for every post-like object and
@@ -19,6 +19,12 @@ interface IdClaim {
   _id: string;
 }
 
+/**
+ * Claims are read by `_id` alone, and there is one for every id ever handed out. Declaring the
+ * built-in `_id` index gives it its bridge on the embedded database, where a claim looked up by
+ * key otherwise decodes every claim (40 to 70 ms on a site of 120,000 ids).
+ */
+export const idClaimIndexes: IndexSpec[] = [{ collection: 'id_claims', key: { _id: 1 }, name: '_id_' }];
 
 const WIDTH = 15;
 /** The claim document's `_id` for `id` of sequence `name` (exported for bulk seeding, which claims ids by inserting these). */
@@ -70,6 +76,9 @@ export function sequences(db: Db): Sequences {
 
   const claim = async (name: SequenceName): Promise<number> => {
     let id = last.has(name) ? last.get(name)! + 1 : await firstFreeAfter(name, 0);
+    // Processes writing by turns take one id each between their claims: the next one is tried
+    // at once, and only if it is taken too is the first free one looked up.
+    let tries = 0;
     for (;;) {
       try {
         await claims.insertOne({ _id: claimKey(name, id) });
@@ -77,7 +86,7 @@ export function sequences(db: Db): Sequences {
         return id;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
-        id = await firstFreeAfter(name, id);
+        id = ++tries === 1 ? id + 1 : await firstFreeAfter(name, id);
       }
     }
   };
