@@ -251,9 +251,13 @@ export function changeLog(db: Db) {
     return above;
   };
 
-  /** The position of the stream's event `seq` (the one an append follows): what the append must go above. */
-  const positionOf = async (stream: number, seq: number): Promise<number> => {
+  /**
+   * The position of the stream's event `seq` (the one an append follows): what the append must go
+   * above. `given`: that position as the caller knows it (the item's read model keeps it).
+   */
+  const positionOf = async (stream: number, seq: number, given?: number): Promise<number> => {
     if (seq === 0) return 0;
+    if (given !== undefined) return given;
     const known = clock.streams.get(stream);
     if (known?.seq === seq) return known.position;
     return (await events.findOne({ stream, seq }, { projection: { position: 1 } }))?.position ?? 0;
@@ -299,9 +303,9 @@ export function changeLog(db: Db) {
    * again. A row the database would refuse, or data that would not read back as written, is
    * refused before the insert.
    */
-  async function insertRun<D>(run: NewEvent<D>[], expectedVersion: number): Promise<StoredEvent<D>[]> {
+  async function insertRun<D>(run: NewEvent<D>[], expectedVersion: number, expectedPosition?: number): Promise<StoredEvent<D>[]> {
     const stream = run[0].stream;
-    const first = await reserve(run.length, await positionOf(stream, expectedVersion));
+    const first = await reserve(run.length, await positionOf(stream, expectedVersion, expectedPosition));
     const rows = run.map((event, offset): EventRow => {
       const seq = expectedVersion + 1 + offset;
       return { ...event, seq, data: serializeData(event.data), block: eventBlock(stream, seq), position: first + offset };
@@ -377,10 +381,11 @@ export function changeLog(db: Db) {
     /**
      * Appends a run of events at `expectedVersion + 1` onwards, in one ordered insert (group
      * commit; see `insertRun`). Returns the stored prefix: shorter than the run when another
-     * writer took a seq first.
+     * writer took a seq first. `expectedPosition`: the position of the event at `expectedVersion`,
+     * when the caller knows it (else it is looked up by key unless this process appended it).
      */
-    async appendRun<D>(run: NewEvent<D>[], expectedVersion: number): Promise<StoredEvent<D>[]> {
-      return insertRun(run, expectedVersion);
+    async appendRun<D>(run: NewEvent<D>[], expectedVersion: number, expectedPosition?: number): Promise<StoredEvent<D>[]> {
+      return insertRun(run, expectedVersion, expectedPosition);
     },
 
     /**

@@ -22,6 +22,8 @@ import { ItemUnprojectableError, PreconditionFailedError, WriteConflictError } f
 export interface Versioned {
   /** The seq of the last event applied to the read model. */
   readonly version: number;
+  /** That event's position on the log, where the read model keeps it: the next append goes above it without looking it up. */
+  readonly position?: number;
 }
 
 export interface HistoryType<S extends Versioned> {
@@ -357,7 +359,7 @@ async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<vo
     let stored: StoredEvent[] = [];
     if (decided.length) {
       try {
-        stored = await log.appendRun(decided.map((each) => each.event), base.version);
+        stored = await log.appendRun(decided.map((each) => each.event), base.version, base.position);
       } catch (error) {
         // Nothing is known to be stored (the database may have stored it before the connection
         // broke: an owed erasure stays, for start-up to settle or drop). What was decided before
