@@ -61,6 +61,8 @@ export interface Config {
   readonly responseCacheBytes: number;
   /** Service processes sharing the port (`CMS_WORKERS`); 1 serves from the main process itself. */
   readonly workers: number;
+  /** Each worker's V8 old generation, in MiB (`CMS_WORKER_HEAP_MB`, `--max-old-space-size`); 0: V8's own limit. */
+  readonly workerHeapMiB: number;
   /** The active theme (`CMS_THEME`): a folder name under `themesDir`. */
   readonly theme: string;
   /** Where theme folders live (`CMS_THEMES_DIR`); by default the package's own `themes/`. */
@@ -119,6 +121,7 @@ export function loadConfig(env: Env): Config {
     databaseTimeoutMs: integer(env, 'CMS_DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
     responseCacheBytes: integer(env, 'CMS_RESPONSE_CACHE_BYTES', 32 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     workers: integer(env, 'CMS_WORKERS', os.availableParallelism(), 1, 256),
+    workerHeapMiB: workerHeap(env, 'CMS_WORKER_HEAP_MB', 96),
     theme: text(env, 'CMS_THEME', 'cornerstone'),
     themesDir: path.resolve(text(env, 'CMS_THEMES_DIR', path.join(packageRoot(), 'themes'))),
     pluginDirectory: path.resolve(text(env, 'CMS_PLUGIN_DIRECTORY', path.join(packageRoot(), 'plugin-directory'))),
@@ -155,6 +158,15 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}".`);
   }
   return Number(raw);
+}
+
+/** Below this a worker cannot hold a 16 MB body parsed, with the rest of its work. */
+const MIN_WORKER_HEAP_MIB = 48;
+
+function workerHeap(env: Env, name: string, fallback: number): number {
+  const value = integer(env, name, fallback, 0, 1024 * 1024);
+  if (value > 0 && value < MIN_WORKER_HEAP_MIB) throw new ConfigError(`${name} must be 0 (no cap) or at least ${MIN_WORKER_HEAP_MIB}, not "${value}".`);
+  return value;
 }
 
 /**

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     } else {
       // Workers know the database only by its URI: the bridge is made here, before they start.
       if (postgres) await bridgeDeclaredIndexes(database.uri, postgres, config, logger);
-      service = await startWorkers(config.workers, { MONGODB_URI: database.uri }, logger, shutdown);
+      service = await startWorkers({ count: config.workers, env: { MONGODB_URI: database.uri }, maxOldSpaceMiB: config.workerHeapMiB }, logger, shutdown);
     }
   } catch (error) {
     await database.stop();

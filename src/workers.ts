@@ -38,9 +38,18 @@ const RESTART_DELAY_MS = 1000;
  */
 const WORKER_SEMI_SPACE_FLAG = '--max-semi-space-size=4';
 
-function workerExecArgv(): string[] {
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((flag) => /--max[-_]semi[-_]space[-_]size/.test(flag));
-  return given ? process.execArgv : [...process.execArgv, WORKER_SEMI_SPACE_FLAG];
+/**
+ * A worker's old generation grows with its garbage: V8 collects it only when the heap nears its
+ * limit, which by default is sized from the machine's memory, so under load a worker's resident
+ * size climbs past what it uses. `CMS_WORKER_HEAP_MB` caps it (`--max-old-space-size`), so the
+ * garbage is collected sooner; 0 leaves V8's own limit.
+ */
+export function workerExecArgv(maxOldSpaceMiB: number): string[] {
+  const given = (pattern: RegExp) => [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((flag) => pattern.test(flag));
+  const flags = [...process.execArgv];
+  if (!given(/--max[-_]semi[-_]space[-_]size/)) flags.push(WORKER_SEMI_SPACE_FLAG);
+  if (maxOldSpaceMiB > 0 && !given(/--max[-_]old[-_]space[-_]size/)) flags.push(`--max-old-space-size=${maxOldSpaceMiB}`);
+  return flags;
 }
 
 /**
@@ -52,13 +61,17 @@ function workerExecArgv(): string[] {
  * service's `shutdown`, and nothing is replaced once that is requested, whichever process a
  * stop signal reached first.
  */
-export async function startWorkers(count: number, env: Record<string, string>, logger: Logger, shutdown?: Shutdown): Promise<Workers> {
+export async function startWorkers(
+  { count, env, maxOldSpaceMiB }: { count: number; env: Record<string, string>; maxOldSpaceMiB: number },
+  logger: Logger,
+  shutdown?: Shutdown,
+): Promise<Workers> {
   let stopped = false;
   let generatedAdministrator: GeneratedAdministrator | undefined;
   const stopping = () => stopped || (shutdown?.signal.aborted ?? false);
   const live = new Set<Worker>();
 
-  cluster.setupPrimary({ execArgv: workerExecArgv() });
+  cluster.setupPrimary({ execArgv: workerExecArgv(maxOldSpaceMiB) });
   const fork = () =>
     new Promise<string>((resolve, reject) => {
       const worker = cluster.fork(env);

@@ -1,7 +1,9 @@
 // The service as `npm start` runs it on MONGODB_URI (with CMS_WORKERS processes), counting the
 // commands it sends to the database: the benchmark forks it and asks over IPC ('count' ->
-// { commands, peakRssMiB }), summed over the workers, each process's peak RSS listed.
+// { commands, byKind, peakRssMiB }), summed over the workers, each process's peak RSS listed.
+// A kind is the command, its collection and the fields its filter names: `find posts {_id,type}`.
 import cluster, { type Worker } from 'node:cluster';
+import { type CommandStartedEvent } from 'mongodb';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { resources } from '../../src/resources/index.js';
@@ -10,7 +12,16 @@ import { announceReady, startWorkers } from '../../src/workers.js';
 
 interface Count {
   commands: number;
+  byKind: Record<string, number>;
   peakRssMiB: number[];
+}
+
+function kindOf(event: CommandStartedEvent): string {
+  const command = event.command as Record<string, unknown>;
+  const statement = (statements: unknown) => (statements as { q?: unknown }[] | undefined)?.[0]?.q;
+  const filter = command.filter ?? statement(command.updates) ?? statement(command.deletes) ?? (command.pipeline as unknown[] | undefined)?.[0] ?? command.query;
+  const fields = filter && typeof filter === 'object' ? ` {${Object.keys(filter).join(',')}}` : '';
+  return `${event.commandName} ${String(command[event.commandName] ?? '')}${fields}`;
 }
 
 const config = loadConfig(process.env);
@@ -18,7 +29,7 @@ const logger = createLogger(config.logLevel);
 const peakRssMiB = () => process.resourceUsage().maxRSS / 1024;
 
 if (cluster.isPrimary && config.workers > 1) {
-  const workers = await startWorkers(config.workers, { MONGODB_URI: process.env.MONGODB_URI! }, logger);
+  const workers = await startWorkers({ count: config.workers, env: { MONGODB_URI: process.env.MONGODB_URI! }, maxOldSpaceMiB: config.workerHeapMiB }, logger);
   const ask = (worker: Worker) =>
     new Promise<Count>((resolve) => {
       worker.once('message', (message: Count) => resolve(message));
@@ -27,8 +38,11 @@ if (cluster.isPrimary && config.workers > 1) {
   process.on('message', async (message) => {
     if (message !== 'count') return;
     const counts = await Promise.all(Object.values(cluster.workers!).map((worker) => ask(worker!)));
+    const byKind: Record<string, number> = {};
+    for (const count of counts) for (const [kind, n] of Object.entries(count.byKind)) byKind[kind] = (byKind[kind] ?? 0) + n;
     process.send!({
       commands: counts.reduce((sum, count) => sum + count.commands, 0),
+      byKind,
       peakRssMiB: [peakRssMiB(), ...counts.flatMap((count) => count.peakRssMiB)],
     } satisfies Count);
   });
@@ -36,9 +50,15 @@ if (cluster.isPrimary && config.workers > 1) {
   process.send!({ url: workers.siteUrl });
 } else {
   let commands = 0;
-  const service = await startService({ config, logger, resources, databaseUri: process.env.MONGODB_URI!, onCommand: () => void commands++ });
+  const byKind: Record<string, number> = {};
+  const onCommand = (event: CommandStartedEvent) => {
+    commands++;
+    const kind = kindOf(event);
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
+  };
+  const service = await startService({ config, logger, resources, databaseUri: process.env.MONGODB_URI!, onCommand });
   process.on('message', (message) => {
-    if (message === 'count') process.send!({ commands, peakRssMiB: [peakRssMiB()] } satisfies Count);
+    if (message === 'count') process.send!({ commands, byKind, peakRssMiB: [peakRssMiB()] } satisfies Count);
   });
   process.on('SIGTERM', () => void service.stop().then(() => process.exit(0)));
   if (cluster.isWorker) announceReady(service.siteUrl);

@@ -3,6 +3,7 @@
  * fresh embedded database (`benchDatabase()`: FerretDB on PostgreSQL on these machines).
  *
  *   npm run bench:scale [-- --posts 10000 --revisions 100000 --events 200000 --probe-revisions 2000 --seconds 10 --json FILE]
+ *                       [--site small|grown] [--only update,autosave,...] [--commands]
  *
  * Two sites, one after the other, each seeded in bulk (`scale-seed.ts`): a small one of 100 posts
  * and a grown one of `--posts`, both with a probe post of about 2 KB and `--probe-revisions`
@@ -12,6 +13,10 @@
  * latency), then autocannon's 32 connections update one hot post for `--seconds`, then autosave
  * it, and the log is checked against the answers (`scale-load.ts`). Then the grown site's whole
  * log is exported with `export:timeline`. One table, beside WordPress 6.1's figures.
+ *
+ * To look at one thing: `--site` runs one site, `--only` the steps named (the workloads' keys,
+ * `load` and `export`), and `--commands` lists each workload's database commands per request by
+ * kind (command, collection, the fields its filter names).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -34,8 +39,21 @@ const { values } = parseArgs({
     ...SITE_SIZE_OPTIONS,
     seconds: { type: 'string', default: '10' },
     json: { type: 'string' },
+    site: { type: 'string' },
+    only: { type: 'string' },
+    commands: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+const STEPS = ['item', 'list', 'list50', 'revisions', 'history', 'menu', 'update', 'autosave', 'load', 'export'] as const;
+const only = values.only?.split(',').filter(Boolean);
+const unknownStep = only?.find((step) => !(STEPS as readonly string[]).includes(step));
+if (values.help || unknownStep || (values.site && !['small', 'grown'].includes(values.site))) {
+  if (unknownStep) console.error(`--only: no step ${unknownStep}`);
+  console.error(`npm run bench:scale [-- --posts N --revisions N --events N --probe-revisions N --seconds S --json FILE --site small|grown --only ${STEPS.join(',')} --commands]`);
+  process.exit(values.help ? 0 : 2);
+}
+const runs = (step: (typeof STEPS)[number]) => !only || only.includes(step);
 const seconds = Number(values.seconds);
 const CONNECTIONS = 32;
 const ROUNDS = 15;
@@ -73,6 +91,7 @@ async function assertFreshIds(url: string, site: SeededSite): Promise<void> {
 }
 
 interface Workload {
+  key: (typeof STEPS)[number];
   name: string;
   /** WordPress 6.1 at +5,000 posts, measured separately on this machine kind (ms). */
   wordpress?: number;
@@ -82,15 +101,16 @@ interface Workload {
 function workloads(url: string, site: SeededSite, lastFullPage: number, probeContent: string): Workload[] {
   const get = (route: string) => () => send(url, 'GET', route);
   return [
-    { name: 'item GET /posts/<probe>?context=edit', wordpress: 31.8, request: get(`/posts/${site.probe}?context=edit`) },
-    { name: 'editor list GET /posts?context=edit&per_page=20, page 1', wordpress: 51.2, request: get('/posts?context=edit&per_page=20') },
+    { key: 'item', name: 'item GET /posts/<probe>?context=edit', wordpress: 31.8, request: get(`/posts/${site.probe}?context=edit`) },
+    { key: 'list', name: 'editor list GET /posts?context=edit&per_page=20, page 1', wordpress: 51.2, request: get('/posts?context=edit&per_page=20') },
     // A small site has no page 50: its last full page reads as many items.
-    { name: `editor list, page 50${lastFullPage < 50 ? ` (here the last full one, ${lastFullPage})` : ''}`, request: get(`/posts?context=edit&per_page=20&page=${Math.min(50, lastFullPage)}`) },
-    { name: 'revision page GET /posts/<probe>/revisions?per_page=10', wordpress: 29.9, request: get(`/posts/${site.probe}/revisions?per_page=10`) },
-    { name: 'history GET /posts/<probe>/history, first page', request: get(`/posts/${site.probe}/history`) },
-    { name: `menu items GET /menu-items?menus=<id>&per_page=100 (${MENU_ITEMS})`, request: get(`/menu-items?menus=${site.menu}&per_page=100`) },
-    { name: 'update POST /posts/<probe> (title)', wordpress: 55.6, request: (n) => send(url, 'POST', `/posts/${site.probe}`, { title: `Probe post, edit ${n}` }) },
+    { key: 'list50', name: `editor list, page 50${lastFullPage < 50 ? ` (here the last full one, ${lastFullPage})` : ''}`, request: get(`/posts?context=edit&per_page=20&page=${Math.min(50, lastFullPage)}`) },
+    { key: 'revisions', name: 'revision page GET /posts/<probe>/revisions?per_page=10', wordpress: 29.9, request: get(`/posts/${site.probe}/revisions?per_page=10`) },
+    { key: 'history', name: 'history GET /posts/<probe>/history, first page', request: get(`/posts/${site.probe}/history`) },
+    { key: 'menu', name: `menu items GET /menu-items?menus=<id>&per_page=100 (${MENU_ITEMS})`, request: get(`/menu-items?menus=${site.menu}&per_page=100`) },
+    { key: 'update', name: 'update POST /posts/<probe> (title)', wordpress: 55.6, request: (n) => send(url, 'POST', `/posts/${site.probe}`, { title: `Probe post, edit ${n}` }) },
     {
+      key: 'autosave',
       name: 'autosave POST /posts/<probe>/autosaves',
       wordpress: 30.9,
       request: (n) => send(url, 'POST', `/posts/${site.probe}/autosaves`, { title: 'Probe post', content: `${probeContent}\n<!-- autosave ${n} -->`, excerpt: '' }),
@@ -103,14 +123,19 @@ async function measure(service: CountedService, workload: Workload): Promise<Pic
   let n = 0;
   for (let i = 0; i < WARM_UP; i++) await (await workload.request(++n)).arrayBuffer();
   await settle(service);
-  const before = await service.commands();
+  const before = await service.count();
   const samples: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const started = performance.now();
     await (await workload.request(++n)).arrayBuffer();
     samples.push(performance.now() - started);
   }
-  return { median: median(samples), commandsPerRequest: ((await service.commands()) - before) / ROUNDS };
+  const after = await service.count();
+  if (values.commands) {
+    const kinds = Object.entries(after.byKind).map(([kind, count]) => [kind, (count - (before.byKind[kind] ?? 0)) / ROUNDS] as const);
+    for (const [kind, perRequest] of kinds.filter(([, perRequest]) => perRequest > 0).sort((a, b) => b[1] - a[1])) console.log(`      ${perRequest.toFixed(2)}  ${kind}`);
+  }
+  return { median: median(samples), commandsPerRequest: (after.commands - before.commands) / ROUNDS };
 }
 
 /** `export:timeline` over the whole log, as its own process: events written per second. */
@@ -147,22 +172,22 @@ async function runSite(size: SiteSize): Promise<SiteResult> {
       const lastFullPage = Math.floor(Number((await send(service.url, 'GET', '/posts?context=edit&per_page=20')).headers.get('x-wp-total')) / 20);
       const probe = (await (await send(service.url, 'GET', `/posts/${seeded.probe}?context=edit`)).json()) as { content: { raw: string } };
       const latencies: Latency[] = [];
-      for (const workload of workloads(service.url, seeded, lastFullPage, probe.content.raw)) {
+      for (const workload of workloads(service.url, seeded, lastFullPage, probe.content.raw).filter((each) => runs(each.key))) {
         latencies.push({ workload: workload.name, wordpress: workload.wordpress, ...(await measure(service, workload)) });
         console.log(`  ${workload.name}: median ${latencies.at(-1)!.median.toFixed(1)} ms`);
       }
-      await assertFreshIds(service.url, seeded);
+      if (runs('update')) await assertFreshIds(service.url, seeded);
       peakRssByPhase.sequential = (await service.count()).peakRssMiB;
 
       const load: LoadRow[] = [];
-      for (const workload of ['update', 'autosave'] as const) {
+      for (const workload of runs('load') ? (['update', 'autosave'] as const) : []) {
         load.push(await loadHotPost(service, uri, { hot: seeded.hot, workload, connections: CONNECTIONS, seconds, headers: ADMIN_JSON, site: size.label }));
         console.log(`  load, ${workload}s: ${load.at(-1)!.perSecond.toFixed(1)} req/s, checks held`);
       }
       const { peakRssMiB } = await service.count();
       await service.stop();
       stopped = true;
-      const timelineExport = size.label === 'grown' ? await measureExport(uri) : undefined;
+      const timelineExport = size.label === 'grown' && runs('export') ? await measureExport(uri) : undefined;
       return { size, seeded, startSeconds, latencies, load, peakRssMiB, peakRssByPhase, timelineExport };
     } finally {
       if (!stopped) await service.stop();
@@ -174,9 +199,9 @@ async function runSite(size: SiteSize): Promise<SiteResult> {
 
 const started = performance.now();
 console.log(`bench:scale: node ${process.version}, ${os.cpus().length} cores; ${ROUNDS} requests a workload (median), ${CONNECTIONS} connections under load for ${seconds} s`);
-const small = await runSite(sizes[0]);
-const grown = await runSite(sizes[1]);
-const report = printReport(small, grown, (performance.now() - started) / 1000);
+const results = [];
+for (const size of sizes.filter((each) => !values.site || each.label === values.site)) results.push(await runSite(size));
+const report = printReport(results, (performance.now() - started) / 1000);
 if (values.json) await fs.writeFile(values.json, JSON.stringify(report, null, 2));
 // autocannon's agents may keep the loop alive.
 process.exit(0);

@@ -79,6 +79,8 @@ export async function startBenchService(uri: string, env: Record<string, string>
 /** What the counted service tells: database commands sent so far, summed over its processes, and each process's peak RSS. */
 export interface CommandCount {
   commands: number;
+  /** The commands by kind: the command, its collection and the fields its filter names (`find posts {_id,type}`). */
+  byKind: Record<string, number>;
   peakRssMiB: number[];
 }
 
