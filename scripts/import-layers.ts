@@ -46,11 +46,15 @@ export const KNOWN_RESOURCE_CYCLES: readonly (readonly string[])[] = [
 export interface SourceImport {
   readonly from: string;
   readonly to: string;
+  /** The names the statement imports (a namespace or `export *` counts one); absent where a test builds the graph by hand. */
+  readonly names?: number;
 }
 
 export interface ImportGraph {
   readonly files: readonly string[];
   readonly imports: readonly SourceImport[];
+  /** Each collection named by a string (`db.collection('posts')`), with the folders (as `folderOf` names them) that name it. */
+  readonly collections?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface LayerReport {
@@ -64,6 +68,10 @@ export interface LayerReport {
   readonly fileCycles: readonly (readonly string[])[];
   /** The folder and file cycles not covered by KNOWN_RESOURCE_CYCLES. */
   readonly newCycles: readonly (readonly string[])[];
+  /** Imports of a resource folder's files other than its `index.ts` from outside the folder. */
+  readonly privateImports: readonly SourceImport[];
+  /** Collections named by a string in more than one folder: a slice reading or writing another's. */
+  readonly sharedCollections: readonly (readonly [string, readonly string[]])[];
 }
 
 function sourceFiles(dir: string): string[] {
@@ -88,20 +96,56 @@ function resolveRelative(importer: string, specifier: string): string | undefine
   });
 }
 
-/** Every relative import (type-only and dynamic ones too) between the `.ts` files under `srcDir`, tests left out. */
+/** How many names each static import or re-export of a file takes, by module specifier (a specifier imported twice: the sum). */
+function namesBySpecifier(file: string, text: string): Map<string, number> {
+  const names = new Map<string, number>();
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  for (const statement of source.statements) {
+    let specifier: ts.Expression | undefined;
+    let count = 1;
+    if (ts.isImportDeclaration(statement)) {
+      specifier = statement.moduleSpecifier;
+      const clause = statement.importClause;
+      const bindings = clause?.namedBindings;
+      count = (clause?.name ? 1 : 0) + (bindings ? (ts.isNamedImports(bindings) ? bindings.elements.length : 1) : 0);
+    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier) {
+      specifier = statement.moduleSpecifier;
+      const clause = statement.exportClause;
+      count = clause && ts.isNamedExports(clause) ? clause.elements.length : 1;
+    }
+    if (specifier && ts.isStringLiteral(specifier)) names.set(specifier.text, (names.get(specifier.text) ?? 0) + count);
+  }
+  return names;
+}
+
+const NAMED_COLLECTION = /\.collection(?:<[^>()]*>)?\(\s*(['"`])([\w.]+)\1/g;
+
+/** Every relative import (type-only and dynamic ones too) between the `.ts` files under `srcDir`, tests left out, and the collections they name by string. */
 export function readImportGraph(srcDir: string): ImportGraph {
   const absolute = sourceFiles(srcDir);
   const relative = (file: string) => path.relative(srcDir, file).split(path.sep).join('/');
   const imports: SourceImport[] = [];
+  const collections = new Map<string, Set<string>>();
   for (const file of absolute) {
-    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    const text = readFileSync(file, 'utf8');
+    const { importedFiles } = ts.preProcessFile(text, true, true);
+    const names = namesBySpecifier(file, text);
+    const counted = new Set<string>();
     for (const { fileName } of importedFiles) {
       if (!fileName.startsWith('.')) continue;
       const target = resolveRelative(file, fileName);
-      if (target) imports.push({ from: relative(file), to: relative(target) });
+      // A dynamic import takes what it destructures later: it counts one name. A file imported by
+      // two statements has its names counted on the first.
+      const taken = counted.has(fileName) ? 0 : (names.get(fileName) ?? 1);
+      counted.add(fileName);
+      if (target) imports.push({ from: relative(file), to: relative(target), names: taken });
+    }
+    for (const [, , collection] of text.matchAll(NAMED_COLLECTION)) {
+      (collections.get(collection) ?? collections.set(collection, new Set()).get(collection)!).add(folderOf(relative(file)));
     }
   }
-  return { files: absolute.map(relative).sort(), imports };
+  const sorted = new Map([...collections].sort(([a], [b]) => a.localeCompare(b)).map(([name, folders]) => [name, [...folders].sort()]));
+  return { files: absolute.map(relative).sort(), imports, collections: sorted };
 }
 
 /** The layer index of a file (a path relative to `src/`), or undefined when no layer names it. */
@@ -160,6 +204,13 @@ export function cyclesOf(imports: readonly SourceImport[], nodeOf: (file: string
   return sets.sort((a, b) => b.length - a.length || a[0].localeCompare(b[0]));
 }
 
+/** Whether `to` is a file inside a resource folder other than its `index.ts`, imported from outside that folder. */
+export function isPrivateImport({ from, to }: SourceImport): boolean {
+  const parts = to.split('/');
+  if (parts[0] !== 'resources' || parts.length < 3) return false;
+  return folderOf(from) !== folderOf(to) && parts.slice(2).join('/') !== 'index.ts';
+}
+
 export function checkLayers(graph: ImportGraph): LayerReport {
   const unplaced = graph.files.filter((file) => layerOf(file) === undefined);
   const upward = graph.imports.filter(({ from, to }) => (layerOf(from) ?? 0) < (layerOf(to) ?? 0));
@@ -167,18 +218,36 @@ export function checkLayers(graph: ImportGraph): LayerReport {
   const fileCycles = cyclesOf(graph.imports, (file) => file);
   const isKnown = (cycle: readonly string[]) => KNOWN_RESOURCE_CYCLES.some((known) => cycle.every((node) => known.includes(folderOf(node))));
   const newCycles = [...cycles, ...fileCycles].filter((cycle) => !isKnown(cycle));
-  return { unplaced, upward, cycles, fileCycles, newCycles };
+  const privateImports = graph.imports.filter(isPrivateImport);
+  const sharedCollections = [...(graph.collections ?? new Map<string, readonly string[]>())].filter(([, folders]) => folders.length > 1);
+  return { unplaced, upward, cycles, fileCycles, newCycles, privateImports, sharedCollections };
+}
+
+/** Imports by pair of folders: `from -> to`, with their count of statements and names. */
+export function importsByFolderPair(imports: readonly SourceImport[]): Map<string, { statements: number; names: number }> {
+  const pairs = new Map<string, { statements: number; names: number }>();
+  for (const edge of imports) {
+    const key = `${folderOf(edge.from)} -> ${folderOf(edge.to)}`;
+    const pair = pairs.get(key) ?? pairs.set(key, { statements: 0, names: 0 }).get(key)!;
+    pair.statements++;
+    pair.names += edge.names ?? 1;
+  }
+  return new Map([...pairs].sort(([a], [b]) => a.localeCompare(b)));
 }
 
 export function describeReport(report: LayerReport): string {
-  const { unplaced, upward, cycles, fileCycles, newCycles } = report;
+  const { unplaced, upward, cycles, fileCycles, newCycles, privateImports, sharedCollections } = report;
+  const privateNames = privateImports.reduce((total, edge) => total + (edge.names ?? 1), 0);
   const lines = [
     `${upward.length} upward imports, ${cycles.length} folder cycles, ${fileCycles.length} file cycles (${newCycles.length} cycles not among the known ones)`,
+    `${privateImports.length} imports of another resource folder's files other than its index.ts (${privateNames} names), ${sharedCollections.length} collections named by a string in more than one folder`,
   ];
   for (const file of unplaced) lines.push(`  under no layer: ${file}`);
   for (const { from, to } of upward) lines.push(`  upward: ${from} -> ${to}`);
   for (const cycle of cycles) lines.push(`  folder cycle: ${cycle.join(', ')}`);
   for (const cycle of fileCycles) lines.push(`  file cycle: ${cycle.join(', ')}`);
+  for (const [pair, { statements, names }] of importsByFolderPair(privateImports)) lines.push(`  private imports: ${pair}: ${statements} imports, ${names} names`);
+  for (const [collection, folders] of sharedCollections) lines.push(`  collection '${collection}' named in: ${folders.join(', ')}`);
   return lines.join('\n');
 }
 
