@@ -38,6 +38,8 @@ export const KNOWN_RESOURCE_CYCLES: readonly (readonly string[])[] = [
     'resources/revisions',
     'resources/settings',
     'resources/templates',
+    // Drawn in while posts and terms ask each other through their index files, until posts ask terms through a hook.
+    'resources/terms',
     'resources/users',
   ],
   ['resources/global-styles', 'resources/themes'],

@@ -1,5 +1,6 @@
 import { type Db } from 'mongodb';
 import { type ResourceManifest } from '../manifest.js';
+import { postsCollection } from '../posts/index.js';
 import { sweepInterruptedUploads } from './media.files.js';
 import { mediaIndexes } from './media.model.js';
 import { mediaRoutes } from './media.routes.js';
@@ -20,6 +21,6 @@ export const mediaResource: ResourceManifest = {
 /** The URL of a media item's file (for the site icon), or '' when `id` names none. */
 export async function mediaFileUrl(db: Db, siteUrl: string, id: number): Promise<string> {
   if (!id) return '';
-  const doc = await db.collection<{ _id: number; type: string; file?: string }>('posts').findOne({ _id: id, type: 'attachment' }, { projection: { file: 1 } });
+  const doc = await postsCollection(db).findOne<{ file?: string }>({ _id: id, type: 'attachment' }, { projection: { file: 1 } });
   return doc?.file ? uploadUrl(siteUrl, doc.file) : '';
 }

@@ -5,6 +5,7 @@ import { type Db, type ObjectId } from 'mongodb';
 import { uploadsBucket, type StoredFileMeta } from './media.model.js';
 import { sniffedKind } from './media.types.js';
 import { isDuplicateKey } from '../../store/mongo.js';
+import { postExists } from '../posts/index.js';
 
 /** How many bytes of a file are read before its type is decided (what `file-type` looks at). */
 const SNIFF_BYTES = 4100;
@@ -202,8 +203,7 @@ const INTERRUPTED_AFTER_MS = 60 * 60 * 1000;
 export async function sweepInterruptedUploads(db: Db, now: Date): Promise<number> {
   let swept = 0;
   for (const pending of await pendingUploads(db).find({ at: { $lt: new Date(now.getTime() - INTERRUPTED_AFTER_MS) } }).toArray()) {
-    const written = await db.collection<{ _id: number }>('posts').findOne({ _id: pending._id }, { projection: { _id: 1 } });
-    if (!written) {
+    if (!(await postExists(db, pending._id))) {
       await removeFiles(db, await filesOf(db, pending._id));
       await db.collection('upload_names').deleteMany({ attachment: pending._id });
       swept++;

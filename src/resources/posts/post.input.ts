@@ -8,6 +8,8 @@ import { defineAuthError, defineRestError, defineRestErrorWith, InvalidDate, inv
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
 import { listTemplates } from '../templates/index.js';
+import { countTermsOf } from '../terms/index.js';
+import { userExists } from '../users/index.js';
 import { uniqueSlug } from './post.commands.js';
 import { postsCollection, type PostDoc, type PostFields } from './post.model.js';
 import { mergeMeta } from '../../registry/meta.js';
@@ -62,7 +64,7 @@ export async function changesFromRequest(req: RestRequest, deps: Deps, type: Pos
   if (p.author !== undefined && Number(p.author) !== (current?.author ?? req.user.id)) {
     const author = Number(p.author);
     if (author !== req.user.id && !can(req.user, type.caps.edit_others_posts)) throw new CannotEditOthers(req);
-    if (!(await deps.store.db.collection('users').findOne({ _id: author } as never, { projection: { _id: 1 } }))) throw new InvalidAuthor();
+    if (!(await userExists(deps.store.db, author))) throw new InvalidAuthor();
     changes.author = author;
   }
   if (p.parent !== undefined && type.hierarchical) {
@@ -108,7 +110,7 @@ async function applyTerms(req: RestRequest, deps: Deps, type: PostTypeDef, chang
     if (ids === undefined) continue;
     if (!can(req.user, taxonomy.capabilities.assign_terms)) throw new CannotAssignTerm(req);
     const unique = [...new Set(ids)];
-    const found = await deps.store.db.collection('terms').countDocuments({ _id: { $in: unique }, taxonomy: taxonomy.slug } as never);
+    const found = await countTermsOf(deps.store.db, taxonomy.slug, unique);
     if (found !== unique.length) throw new InvalidTerm(taxonomy.slug);
     changes.terms = { ...(changes.terms ?? {}), [taxonomy.slug]: unique };
   }

@@ -132,6 +132,8 @@ export const postIndexes: IndexSpec[] = [
   { collection: 'posts', key: { type: 1, author: 1, date: -1 }, name: 'type_author_date' },
   { collection: 'posts', key: { type: 1, parent: 1, menu_order: 1 }, name: 'type_parent_order' },
   { collection: 'posts', key: { status: 1, dateGmt: 1 }, name: 'status_dategmt' },
+  // Who has published posts (user visibility, publishedAuthorIds).
+  { collection: 'posts', key: { status: 1, type: 1, author: 1 }, name: 'status_type_author' },
   { collection: 'posts', key: { 'terms.category': 1 }, name: 'terms_category' },
   { collection: 'posts', key: { 'terms.post_tag': 1 }, name: 'terms_post_tag' },
   // Revision lists are newest first (date, then id); autosaves are found per (parent, author).

@@ -1,6 +1,7 @@
 import { type Deps } from '../../deps.js';
 import { formatRestDate } from '../../lib/site-dates.js';
 import { addPublishedPageToMenus } from '../menus/menu.auto-add.js';
+import { setTermCount } from '../terms/index.js';
 import { updatePost } from './post.commands.js';
 import { postsCollection, type PostDoc } from './post.model.js';
 
@@ -66,7 +67,7 @@ async function recountTerms(deps: Deps, before: TermFacts | null, after: TermFac
   for (const [taxonomy, ids] of touched) {
     for (const id of ids) {
       const count = await posts.countDocuments({ status: 'publish', [`terms.${taxonomy}`]: id });
-      await deps.store.db.collection('terms').updateOne({ _id: id } as never, { $set: { count } });
+      await setTermCount(deps.store.db, id, count);
     }
   }
 }

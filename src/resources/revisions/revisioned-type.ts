@@ -10,6 +10,7 @@ import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
 import { deleteRevision, findPostOfType, postEtag, postTypeSchema, prepareOne, restoreRevision } from '../posts/index.js';
 import { REVISIONED_FIELDS, type PostDoc, type RevisionDoc, type RevisionedField } from '../posts/post.model.js';
 import { canDeletePost, canEditPost } from '../posts/post.permissions.js';
+import { rolesOfUser } from '../users/index.js';
 
 /** What the revision routes need of an item: its id, how many revisions and autosaves it has, and its version. */
 export interface RevisionedItem {
@@ -52,8 +53,8 @@ export interface RevisionedType<Item extends RevisionedItem = RevisionedItem> {
  * `unfiltered_html` is filtered whoever restores it. A writer no longer known counts as untrusted.
  */
 export async function restoringWriters(deps: Deps, req: RestRequest, revision: RevisionDoc): Promise<Principal[]> {
-  const writer = await deps.store.db.collection<{ _id: number; roles?: string[] }>('users').findOne({ _id: revision.author }, { projection: { roles: 1 } });
-  return [req.user, writer ? { id: writer._id, roles: writer.roles ?? [] } : { id: 0 }];
+  const roles = await rolesOfUser(deps.store.db, revision.author);
+  return [req.user, roles ? { id: revision.author, roles } : { id: 0 }];
 }
 
 /** Posts and pages: the items of one post type of the posts controller. */

@@ -1,6 +1,7 @@
 import { type AnyBulkWriteOperation, type Db } from 'mongodb';
 import { defineRestError, defineRestErrorWith, invalidParams, type RestError } from '../../rest/errors.js';
 import { SETTINGS, type SettingDef, type SettingValue } from '../../registry/settings.js';
+import { postExists } from '../posts/index.js';
 import { prepareValue } from './settings.schema.js';
 import { forgetStoredOptions, optionsCollection, storedOptions, type OptionDoc } from './settings.queries.js';
 
@@ -17,8 +18,7 @@ async function checkAttachments(db: Db, changes: [SettingDef, SettingValue][]): 
   const problems: Record<string, RestError> = {};
   for (const [def, value] of changes) {
     if (!def.attachment || value === null || value === 0) continue;
-    const found = await db.collection<{ _id: number; type: string }>('posts').findOne({ _id: Number(value), type: 'attachment' }, { projection: { _id: 1 } });
-    if (!found) problems[def.name] = new InvalidAttachment({ param: def.name });
+    if (!(await postExists(db, Number(value), 'attachment'))) problems[def.name] = new InvalidAttachment({ param: def.name });
   }
   if (Object.keys(problems).length) throw invalidParams(problems);
 }

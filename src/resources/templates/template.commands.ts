@@ -5,6 +5,7 @@ import { isDuplicateKey } from '../../store/mongo.js';
 import { templatePartArea } from '../../themes/template-types.js';
 import { type TemplateKind } from '../../themes/themes.js';
 import { InvalidAuthor } from '../posts/post.input.js';
+import { userExists } from '../users/index.js';
 import { templatesCollection, type TemplateDoc } from './template.model.js';
 import { type TemplateView } from './template.view.js';
 
@@ -31,8 +32,7 @@ function rawOf(value: string | { raw?: string } | undefined): string | undefined
 
 async function checkedAuthor(deps: Deps, author: number | undefined): Promise<number | undefined> {
   if (author === undefined) return undefined;
-  const found = await deps.store.db.collection('users').findOne({ _id: author } as never, { projection: { _id: 1 } });
-  if (!found) throw new InvalidAuthor();
+  if (!(await userExists(deps.store.db, author))) throw new InvalidAuthor();
   return author;
 }
 

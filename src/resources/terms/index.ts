@@ -6,7 +6,7 @@ import { termRoutes } from './term.routes.js';
 
 export { termRoutes } from './term.routes.js';
 export { type TermExtension, type TermWrite } from './term.controller.js';
-export { type TermDoc, termsCollection } from './term.model.js';
+export { countTermsOf, setTermCount, type TermDoc, termsCollection } from './term.model.js';
 
 function taxonomy(slug: string): TaxonomyDef {
   const def = findTaxonomy(slug);

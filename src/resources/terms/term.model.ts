@@ -18,6 +18,16 @@ export interface TermDoc {
 
 export const termsCollection = (db: Db): Collection<TermDoc> => db.collection<TermDoc>('terms');
 
+/** How many of `ids` are terms of `taxonomy` (an item's terms, checked before it is saved). */
+export function countTermsOf(db: Db, taxonomy: string, ids: readonly number[]): Promise<number> {
+  return termsCollection(db).countDocuments({ _id: { $in: [...ids] }, taxonomy });
+}
+
+/** Records a term's `count`, as the resources assigning it recounted it. */
+export async function setTermCount(db: Db, id: number, count: number): Promise<void> {
+  await termsCollection(db).updateOne({ _id: id }, { $set: { count } });
+}
+
 // WordPress's `default_category` option on a fresh install: term 1, "Uncategorized".
 export const DEFAULT_CATEGORY_ID = 1;
 

@@ -16,7 +16,8 @@ import {
   TermInvalid,
 } from './term.errors.js';
 import { type TermDoc } from './term.model.js';
-import { findTaggedPost, requestedTerm } from './term.queries.js';
+import { findTaggedPost } from '../posts/index.js';
+import { requestedTerm } from './term.queries.js';
 
 export interface TermPermissions {
   canList: Permission<Deps>;

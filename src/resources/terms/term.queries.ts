@@ -7,6 +7,7 @@ import { sanitizeSlug } from '../../lib/slugs.js';
 import { type PageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type TaxonomyDef } from '../../registry/taxonomies.js';
+import { findTaggedPost } from '../posts/index.js';
 import { termsCollection, type TermDoc } from './term.model.js';
 import { type TermOrderby } from './term.schema.js';
 
@@ -43,12 +44,6 @@ export interface TaggedPost {
   terms?: Record<string, number[]>;
 }
 
-export async function findTaggedPost(deps: Deps, id: number, taxonomy: string): Promise<TaggedPost | null> {
-  return deps.store.db.collection<TaggedPost>('posts').findOne(
-    { _id: id },
-    { projection: { type: 1, status: 1, author: 1, trashedFrom: 1, [`terms.${taxonomy}`]: 1 } },
-  );
-}
 
 /** The list parameters after validation, as `get_items` reads them. */
 export interface TermListParams {

@@ -5,7 +5,7 @@ import { type Deps } from '../../deps.js';
 import { defineRestError, RestError } from '../../rest/errors.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { handOverPostsOf } from '../posts/index.js';
-import { usersCollection, type UserDoc } from './user.model.js';
+import { applicationPasswordsCollection, usersCollection, type UserDoc } from './user.model.js';
 import { type SeedReport } from '../manifest.js';
 import { mergeMeta } from '../../registry/meta.js';
 import { isDuplicateKey } from '../../store/mongo.js';
@@ -159,7 +159,7 @@ export async function deleteUserAccount(deps: Deps, doc: UserDoc, reassignTo: nu
     throw new InvalidReassign();
   }
   await handOverPostsOf(deps, doc._id, reassignTo, actor);
-  await db.collection('application_passwords').deleteMany({ user: doc._id });
+  await applicationPasswordsCollection(db).deleteMany({ user: doc._id });
   await endSessionsOf(db, doc._id);
   await usersCollection(db).deleteOne({ _id: doc._id });
   deps.auth.forget(doc._id);

@@ -4,7 +4,7 @@ import { defineAuthError, defineRestError } from '../../rest/errors.js';
 import { type RestRequest, type RestUser } from '../../rest/rest-request.js';
 import { type Permission } from '../../rest/route.js';
 import { POST_TYPES } from '../../registry/post-types.js';
-import { publishedAuthorIds } from './user.queries.js';
+import { publishedAuthorIds } from '../posts/index.js';
 import { usersCollection, type UserDoc } from './user.model.js';
 
 export const UserInvalidId = defineRestError('rest_user_invalid_id', 'Invalid user ID.', 404);

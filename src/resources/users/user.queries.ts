@@ -1,18 +1,20 @@
 import { type Db, type Filter, type Sort } from 'mongodb';
 import { capabilitiesOf, can, ROLE_NAMES } from '../../auth/capabilities.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { POST_TYPES } from '../../registry/post-types.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
-import { type UserDoc } from './user.model.js';
+import { publishedAuthorIds } from '../posts/index.js';
+import { usersCollection, type UserDoc } from './user.model.js';
 
-const restPostTypes = () => POST_TYPES.filter((type) => type.show_in_rest).map((type) => type.slug);
+/** Whether a user has this id (an item's author, checked before it is saved). */
+export async function userExists(db: Db, id: number): Promise<boolean> {
+  return (await usersCollection(db).findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
+}
 
-/** Of `ids` (or everyone), the users with at least one published post of a REST-visible type. */
-export async function publishedAuthorIds(db: Db, ids?: number[]): Promise<number[]> {
-  const filter: Record<string, unknown> = { type: { $in: restPostTypes() }, status: 'publish' };
-  if (ids) filter.author = { $in: ids };
-  return (await db.collection('posts').distinct('author', filter)) as number[];
+/** The roles of the user with this id, or null when there is none. */
+export async function rolesOfUser(db: Db, id: number): Promise<string[] | null> {
+  const user = await usersCollection(db).findOne({ _id: id }, { projection: { roles: 1 } });
+  return user ? (user.roles ?? []) : null;
 }
 
 /** The Mongo filter and sort of `GET /users`, after `WP_User_Query` as the users controller drives it. */
