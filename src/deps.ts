@@ -20,4 +20,37 @@ export interface Deps {
   readonly sessions: Sessions;
   /** Every theme folder and the active one, loaded and validated at start-up. */
   readonly themes: Themes;
+  /** What resources do after one another's writes, as their manifests declare it. */
+  readonly hooks: SiteHooks;
+}
+
+/** A post-like item as those following its writes read it. */
+export interface WrittenPost {
+  readonly _id: number;
+  readonly type: string;
+  readonly status: string;
+  readonly parent: number;
+  readonly author: number;
+  /** Term ids by taxonomy. */
+  readonly terms: Readonly<Record<string, readonly number[]>>;
+}
+
+/** An item before a committed write (null: the write created it) and after it (null: the write deleted it). */
+export interface CommittedWrite<Item> {
+  readonly before: Item | null;
+  readonly after: Item | null;
+}
+
+/**
+ * The hooks resources declare in their manifests (`hooks`), gathered once at start-up in the
+ * resources' order: WordPress's actions, by which a resource follows another's writes without the
+ * writer knowing it.
+ */
+export interface SiteHooks {
+  /**
+   * After a post or page's write is committed, before it is answered (`save_post`,
+   * `transition_post_status`): term counts, menus that add pages. Each hook answers for its own
+   * failures, which never fail the write.
+   */
+  afterPostWrite(deps: Deps, write: CommittedWrite<WrittenPost>): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { createApp, type AppOptions } from './app.js';
 import { type Config } from './config.js';
 import { type Logger } from './logger.js';
 import { userAccounts } from './resources/users/user.accounts.js';
-import { indexesOf, type GeneratedAdministrator, type ResourceManifest } from './resources/manifest.js';
+import { indexesOf, siteHooksOf, type GeneratedAdministrator, type ResourceManifest } from './resources/manifest.js';
 import { ensureDeclaredIndexes } from './store/index-bridge.js';
 import { openStore, type StoreOptions } from './store/mongo.js';
 import { type PostgresConnection } from './store/postgresql.js';
@@ -98,7 +98,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ),
   });
   siteChanges(store.db).onChange(auth.forgetUsers, 'site');
-  const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, sessions, themes };
+  const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, sessions, themes, hooks: siteHooksOf(resources) };
   let generatedAdministrator: GeneratedAdministrator | undefined;
   await asServiceWork('start-up', async () => {
     for (const resource of resources) generatedAdministrator ??= (await resource.seed?.(deps))?.generatedAdministrator;

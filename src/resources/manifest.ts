@@ -1,5 +1,5 @@
 import { type Router } from 'express';
-import { type Deps } from '../deps.js';
+import { type CommittedWrite, type Deps, type SiteHooks, type WrittenPost } from '../deps.js';
 import { type RouteSpec } from '../rest/route.js';
 import { type Principal } from '../auth/capabilities.js';
 import { type RestRequest } from '../rest/rest-request.js';
@@ -21,6 +21,24 @@ export interface ResourceManifest {
   readonly seed?: (deps: Deps) => Promise<SeedReport | void>;
   /** Work the resource runs in the background once the service serves (webhook deliveries), stopped before the database closes. */
   readonly background?: (deps: Deps) => BackgroundWork;
+  /** What the resource does after other resources' writes (`deps.hooks`). */
+  readonly hooks?: ResourceHooks;
+}
+
+/** A resource's part of `SiteHooks`. */
+export interface ResourceHooks {
+  /** Follows a committed write of a post or page; it must catch its own failures (they are the writer's success). */
+  readonly afterPostWrite?: (deps: Deps, write: CommittedWrite<WrittenPost>) => Promise<void>;
+}
+
+/** The hooks of every resource, run in the resources' order. */
+export function siteHooksOf(resources: readonly ResourceManifest[]): SiteHooks {
+  const afterPostWrite = resources.flatMap((resource) => (resource.hooks?.afterPostWrite ? [resource.hooks.afterPostWrite] : []));
+  return {
+    async afterPostWrite(deps, write) {
+      for (const hook of afterPostWrite) await hook(deps, write);
+    },
+  };
 }
 
 /** Something running beside the requests, as long as the service runs. */

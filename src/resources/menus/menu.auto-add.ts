@@ -1,15 +1,21 @@
-import { type Deps } from '../../deps.js';
+import { type CommittedWrite, type Deps, type WrittenPost } from '../../deps.js';
 import { createMenuItem, itemsOfMenu } from '../menu-items/menu-item.commands.js';
 import { autoAddMenus } from './menu.locations.js';
 
-/** What a post write tells menus: the item before and after, as far as auto-add cares. */
-export type PageFacts = { _id: number; type: string; parent: number; status: string; author: number };
+/** After a post write (a hook of the menus' manifest): a page it publishes joins the menus that add pages; a failure is logged, never the write's. */
+export async function addPublishedPageToMenus(deps: Deps, { before, after }: CommittedWrite<WrittenPost>): Promise<void> {
+  try {
+    await autoAddPage(deps, before, after);
+  } catch (error) {
+    deps.logger.warn({ err: error, item: after?._id }, 'a published page was not added to its menus');
+  }
+}
 
 /**
  * WordPress's `_wp_auto_add_pages_to_menu`: a top-level page published for the first time joins,
  * at the end, every menu that adds pages automatically and does not show it yet.
  */
-export async function addPublishedPageToMenus(deps: Deps, before: Pick<PageFacts, 'status'> | null, page: PageFacts | null): Promise<void> {
+async function autoAddPage(deps: Deps, before: Pick<WrittenPost, 'status'> | null, page: WrittenPost | null): Promise<void> {
   if (!page || page.type !== 'page' || page.parent !== 0 || page.status !== 'publish' || before?.status === 'publish') return;
   const now = deps.clock().toISOString();
   for (const menu of await autoAddMenus(deps)) {

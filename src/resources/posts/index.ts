@@ -6,7 +6,7 @@ import { postTypeRoutes } from './post.routes.js';
 
 export { autosavePost, deleteRevision, newestRevision, restoreRevision } from './post.commands.js';
 export { handOverPostsOf } from './post.authors.js';
-export { findTaggedPost, postExists, publishedAuthorIds } from './post.lookups.js';
+export { countPublishedWithTerm, findTaggedPost, postExists, publishedAuthorIds } from './post.lookups.js';
 export { postsCollection } from './post.model.js';
 export { findPostOfType, postEtag, postHistory } from './post.history.js';
 export { dateBounds, PostInvalidPage, searchColumnsFilter } from './post.queries.js';

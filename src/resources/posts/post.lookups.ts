@@ -20,6 +20,11 @@ export async function postExists(db: Db, id: number, type?: string): Promise<boo
   return (await postsCollection(db).findOne({ _id: id, ...(type !== undefined ? { type } : {}) }, { projection: { _id: 1 } })) !== null;
 }
 
+/** How many published items carry the term `id` of `taxonomy` (its `count`). */
+export function countPublishedWithTerm(db: Db, taxonomy: string, id: number): Promise<number> {
+  return postsCollection(db).countDocuments({ status: 'publish', [`terms.${taxonomy}`]: id });
+}
+
 /** What a term's `post` filter and permission read of an item: who may see it, and its terms of one taxonomy. */
 export async function findTaggedPost(deps: Pick<Deps, 'store'>, id: number, taxonomy: string) {
   return postsCollection(deps.store.db).findOne<{ _id: number; type: string; status: string; author: number; trashedFrom?: string; terms?: Record<string, number[]> }>(

@@ -1,12 +1,13 @@
 import { findTaxonomy, type TaxonomyDef } from '../../registry/taxonomies.js';
 import { type ResourceManifest } from '../manifest.js';
 import { ensureDefaultCategory } from './term.commands.js';
+import { refreshTermCounts } from './term.counts.js';
 import { termIndexes } from './term.model.js';
 import { termRoutes } from './term.routes.js';
 
 export { termRoutes } from './term.routes.js';
 export { type TermExtension, type TermWrite } from './term.controller.js';
-export { countTermsOf, setTermCount, type TermDoc, termsCollection } from './term.model.js';
+export { countTermsOf, type TermDoc, termsCollection } from './term.model.js';
 
 function taxonomy(slug: string): TaxonomyDef {
   const def = findTaxonomy(slug);
@@ -19,4 +20,5 @@ export const termsResource: ResourceManifest = {
   routes: [...termRoutes(taxonomy('category')), ...termRoutes(taxonomy('post_tag'))],
   indexes: termIndexes,
   seed: ensureDefaultCategory,
+  hooks: { afterPostWrite: refreshTermCounts },
 };
