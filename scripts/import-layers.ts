@@ -28,22 +28,7 @@ export const LAYERS: readonly (readonly string[])[] = [
  * these sets, and so does a circle of files within them; a folder newly drawn into a circle, or
  * any circle elsewhere, fails.
  */
-export const KNOWN_RESOURCE_CYCLES: readonly (readonly string[])[] = [
-  [
-    'resources/autosaves',
-    'resources/history',
-    'resources/menu-items',
-    'resources/menus',
-    'resources/posts',
-    'resources/revisions',
-    'resources/settings',
-    'resources/templates',
-    // Drawn in while posts and terms ask each other through their index files, until posts ask terms through a hook.
-    'resources/terms',
-    'resources/users',
-  ],
-  ['resources/global-styles', 'resources/themes'],
-];
+export const KNOWN_RESOURCE_CYCLES: readonly (readonly string[])[] = [['resources/global-styles', 'resources/themes']];
 
 export interface SourceImport {
   readonly from: string;

@@ -1,3 +1,4 @@
+import { type Db } from 'mongodb';
 import { type Config } from './config.js';
 import { type Logger } from './logger.js';
 import { type Store } from './store/mongo.js';
@@ -20,7 +21,7 @@ export interface Deps {
   readonly sessions: Sessions;
   /** Every theme folder and the active one, loaded and validated at start-up. */
   readonly themes: Themes;
-  /** What resources do after one another's writes, as their manifests declare it. */
+  /** What resources do after one another's writes, and answer for one another, as their manifests declare it. */
   readonly hooks: SiteHooks;
 }
 
@@ -41,16 +42,40 @@ export interface CommittedWrite<Item> {
   readonly after: Item | null;
 }
 
+/** A user's deletion, as those who hold the user's things are told of it. */
+export interface UserDeletion {
+  readonly user: number;
+  /** Who is given the user's things; null: they are deleted with the user. */
+  readonly reassignTo: number | null;
+  /** Who deletes the user. */
+  readonly actor: number;
+}
+
+/**
+ * What a resource reads of another that sits above it in the import graph (README, Layout), and so
+ * may not import: each answered by exactly one resource, the collection's owner.
+ */
+export interface SiteLookups {
+  /** Of `ids` (or everyone), the users with at least one published post of a REST-visible type (posts). */
+  publishedAuthorIds(db: Db, ids?: number[]): Promise<number[]>;
+  /** How many of `ids` are terms of `taxonomy` (terms). */
+  countTermsOf(db: Db, taxonomy: string, ids: readonly number[]): Promise<number>;
+  /** Whether a media item has this id (media). */
+  isAttachment(db: Db, id: number): Promise<boolean>;
+}
+
 /**
  * The hooks resources declare in their manifests (`hooks`), gathered once at start-up in the
  * resources' order: WordPress's actions, by which a resource follows another's writes without the
- * writer knowing it.
+ * writer knowing it, and the lookups one resource answers for another below it.
  */
-export interface SiteHooks {
+export interface SiteHooks extends SiteLookups {
   /**
    * After a post or page's write is committed, before it is answered (`save_post`,
    * `transition_post_status`): term counts, menus that add pages. Each hook answers for its own
    * failures, which never fail the write.
    */
   afterPostWrite(deps: Deps, write: CommittedWrite<WrittenPost>): Promise<void>;
+  /** Before a user's account is deleted (`delete_user`): their items given to another or deleted. A failure fails the deletion, which leaves the user. */
+  beforeUserDelete(deps: Deps, deletion: UserDeletion): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { type Router } from 'express';
-import { type CommittedWrite, type Deps, type SiteHooks, type WrittenPost } from '../deps.js';
+import { type CommittedWrite, type Deps, type SiteHooks, type SiteLookups, type UserDeletion, type WrittenPost } from '../deps.js';
 import { type RouteSpec } from '../rest/route.js';
 import { type Principal } from '../auth/capabilities.js';
 import { type RestRequest } from '../rest/rest-request.js';
@@ -29,15 +29,34 @@ export interface ResourceManifest {
 export interface ResourceHooks {
   /** Follows a committed write of a post or page; it must catch its own failures (they are the writer's success). */
   readonly afterPostWrite?: (deps: Deps, write: CommittedWrite<WrittenPost>) => Promise<void>;
+  /** Hands over or deletes what the user holds, before the account goes. */
+  readonly beforeUserDelete?: (deps: Deps, deletion: UserDeletion) => Promise<void>;
+  /** The lookups this resource answers, of the collections it owns. */
+  readonly answers?: Partial<SiteLookups>;
 }
 
-/** The hooks of every resource, run in the resources' order. */
+const LOOKUPS = ['publishedAuthorIds', 'countTermsOf', 'isAttachment'] as const satisfies readonly (keyof SiteLookups)[];
+
+/** The hooks of every resource, run in the resources' order; a lookup no resource answers, or two do, stops the start. */
 export function siteHooksOf(resources: readonly ResourceManifest[]): SiteHooks {
   const afterPostWrite = resources.flatMap((resource) => (resource.hooks?.afterPostWrite ? [resource.hooks.afterPostWrite] : []));
+  const beforeUserDelete = resources.flatMap((resource) => (resource.hooks?.beforeUserDelete ? [resource.hooks.beforeUserDelete] : []));
+  const answering = (name: (typeof LOOKUPS)[number]) => {
+    const answers = resources.flatMap((resource) => (resource.hooks?.answers?.[name] ? [resource.hooks.answers] : []));
+    if (answers.length !== 1) throw new Error(`The lookup ${name} is answered by ${answers.length} resources: it needs exactly one`);
+    return answers[0] as SiteLookups;
+  };
+  const [authors, terms, attachments] = LOOKUPS.map(answering);
   return {
     async afterPostWrite(deps, write) {
       for (const hook of afterPostWrite) await hook(deps, write);
     },
+    async beforeUserDelete(deps, deletion) {
+      for (const hook of beforeUserDelete) await hook(deps, deletion);
+    },
+    publishedAuthorIds: (db, ids) => authors.publishedAuthorIds(db, ids),
+    countTermsOf: (db, taxonomy, ids) => terms.countTermsOf(db, taxonomy, ids),
+    isAttachment: (db, id) => attachments.isAttachment(db, id),
   };
 }
 

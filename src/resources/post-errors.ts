@@ -7,6 +7,8 @@ import { defineAuthError, defineRestError } from '../rest/errors.js';
 export const PostInvalidId = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 404);
 /** A parameter names a post that does not exist. */
 export const PostInvalidIdParam = defineRestError('rest_post_invalid_id', 'Invalid post ID.', 400);
+/** An item's author is no user. */
+export const InvalidAuthor = defineRestError('rest_invalid_author', 'Invalid author ID.', 400);
 export const PostExists = defineRestError('rest_post_exists', 'Cannot create existing post.', 400);
 export const CannotCreatePost = defineAuthError('rest_cannot_create', 'Sorry, you are not allowed to create posts as this user.');
 export const CannotEditPost = defineAuthError('rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');

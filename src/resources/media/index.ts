@@ -1,6 +1,6 @@
 import { type Db } from 'mongodb';
 import { type ResourceManifest } from '../manifest.js';
-import { postsCollection } from '../posts/index.js';
+import { postExists, postsCollection } from '../posts/index.js';
 import { sweepInterruptedUploads } from './media.files.js';
 import { mediaIndexes } from './media.model.js';
 import { mediaRoutes } from './media.routes.js';
@@ -12,6 +12,7 @@ export const mediaResource: ResourceManifest = {
   routes: mediaRoutes,
   indexes: mediaIndexes,
   siteRoutes: uploadsRouter,
+  hooks: { answers: { isAttachment: (db, id) => postExists(db, id, 'attachment') } },
   seed: async (deps) => {
     const swept = await sweepInterruptedUploads(deps.store.db, deps.clock());
     if (swept > 0) deps.logger.warn({ swept }, 'files of uploads a crash interrupted were removed');

@@ -2,11 +2,12 @@ import { postTypesSupporting } from '../../registry/post-types.js';
 import { type ResourceManifest } from '../manifest.js';
 import { postIndexes } from './post.model.js';
 import { backfillAutosaveKeys, backfillRevisionBlocks, postsProjection } from './post.projection.js';
+import { handOverPostsOf } from './post.authors.js';
+import { publishedAuthorIds } from './post.lookups.js';
 import { postTypeRoutes } from './post.routes.js';
 
 export { autosavePost, deleteRevision, newestRevision, restoreRevision } from './post.commands.js';
-export { handOverPostsOf } from './post.authors.js';
-export { countPublishedWithTerm, findTaggedPost, postExists, publishedAuthorIds } from './post.lookups.js';
+export { countPublishedWithTerm, findTaggedPost, postExists } from './post.lookups.js';
 export { postsCollection } from './post.model.js';
 export { findPostOfType, postEtag, postHistory } from './post.history.js';
 export { dateBounds, PostInvalidPage, searchColumnsFilter } from './post.queries.js';
@@ -23,5 +24,11 @@ export const postsResource: ResourceManifest = {
     if (blocked > 0) deps.logger.info({ revisions: blocked }, 'revision rows given their block of the log');
     const keyed = await backfillAutosaveKeys(deps.store.db);
     if (keyed > 0) deps.logger.info({ autosaves: keyed }, 'autosave rows given their key');
+  },
+  hooks: {
+    beforeUserDelete: async (deps, { user, reassignTo, actor }) => {
+      await handOverPostsOf(deps, user, reassignTo, actor);
+    },
+    answers: { publishedAuthorIds },
   },
 };

@@ -8,18 +8,17 @@ import { defineAuthError, defineRestError, defineRestErrorWith, InvalidDate, inv
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
 import { listTemplates } from '../templates/index.js';
-import { countTermsOf } from '../terms/index.js';
 import { userExists } from '../users/index.js';
 import { uniqueSlug } from './post.commands.js';
 import { postsCollection, type PostDoc, type PostFields } from './post.model.js';
 import { mergeMeta } from '../../registry/meta.js';
+import { InvalidAuthor } from '../post-errors.js';
 
 export const CannotPublish = defineAuthError('rest_cannot_publish', 'Sorry, you are not allowed to publish posts in this post type.');
 export const CannotCreatePrivate = defineAuthError('rest_cannot_publish', 'Sorry, you are not allowed to create private posts in this post type.');
 export const CannotEditOthers = defineAuthError('rest_cannot_edit_others', 'Sorry, you are not allowed to update posts as this user.');
 export const CannotAssignSticky = defineAuthError('rest_cannot_assign_sticky', 'Sorry, you are not allowed to make posts sticky.');
 export const CannotAssignTerm = defineAuthError('rest_cannot_assign_term', 'Sorry, you are not allowed to assign the provided terms.');
-export const InvalidAuthor = defineRestError('rest_invalid_author', 'Invalid author ID.', 400);
 export const InvalidParent = defineRestError('rest_post_invalid_id', 'Invalid post parent ID.', 400);
 export const InvalidFeaturedMedia = defineRestError('rest_invalid_featured_media', 'Invalid featured media ID.', 400);
 const TemplateNotOffered = defineRestErrorWith('rest_invalid_param', 400, (allowed: string[]) => `template is not one of ${allowed.join(', ')}.`);
@@ -110,7 +109,7 @@ async function applyTerms(req: RestRequest, deps: Deps, type: PostTypeDef, chang
     if (ids === undefined) continue;
     if (!can(req.user, taxonomy.capabilities.assign_terms)) throw new CannotAssignTerm(req);
     const unique = [...new Set(ids)];
-    const found = await countTermsOf(deps.store.db, taxonomy.slug, unique);
+    const found = await deps.hooks.countTermsOf(deps.store.db, taxonomy.slug, unique);
     if (found !== unique.length) throw new InvalidTerm(taxonomy.slug);
     changes.terms = { ...(changes.terms ?? {}), [taxonomy.slug]: unique };
   }

@@ -1,7 +1,7 @@
-import { type AnyBulkWriteOperation, type Db } from 'mongodb';
+import { type AnyBulkWriteOperation } from 'mongodb';
+import { type Deps } from '../../deps.js';
 import { defineRestError, defineRestErrorWith, invalidParams, type RestError } from '../../rest/errors.js';
 import { SETTINGS, type SettingDef, type SettingValue } from '../../registry/settings.js';
-import { postExists } from '../posts/index.js';
 import { prepareValue } from './settings.schema.js';
 import { forgetStoredOptions, optionsCollection, storedOptions, type OptionDoc } from './settings.queries.js';
 
@@ -14,11 +14,11 @@ const InvalidStoredValue = defineRestErrorWith(
 );
 
 /** Refuses a logo or icon that is neither 0 nor an attachment, reporting every such setting at once. */
-async function checkAttachments(db: Db, changes: [SettingDef, SettingValue][]): Promise<void> {
+async function checkAttachments(deps: Pick<Deps, 'store' | 'hooks'>, changes: [SettingDef, SettingValue][]): Promise<void> {
   const problems: Record<string, RestError> = {};
   for (const [def, value] of changes) {
     if (!def.attachment || value === null || value === 0) continue;
-    if (!(await postExists(db, Number(value), 'attachment'))) problems[def.name] = new InvalidAttachment({ param: def.name });
+    if (!(await deps.hooks.isAttachment(deps.store.db, Number(value)))) problems[def.name] = new InvalidAttachment({ param: def.name });
   }
   if (Object.keys(problems).length) throw invalidParams(problems);
 }
@@ -28,9 +28,10 @@ async function checkAttachments(db: Db, changes: [SettingDef, SettingValue][]): 
  * stored as the save filters left it (`sanitize_option`, src/registry/saved-fields.ts), `null`
  * deletes the option so its default applies again.
  */
-export async function updateSettings(db: Db, params: Record<string, unknown>): Promise<void> {
+export async function updateSettings(deps: Pick<Deps, 'store' | 'hooks'>, params: Record<string, unknown>): Promise<void> {
+  const { db } = deps.store;
   const changes = SETTINGS.filter((def) => params[def.name] !== undefined).map((def): [SettingDef, SettingValue] => [def, params[def.name] as SettingValue]);
-  await checkAttachments(db, changes);
+  await checkAttachments(deps, changes);
 
   // WordPress refuses to reset an option whose stored value no longer fits its schema: a client
   // echoing back the null it was shown must not wipe it.

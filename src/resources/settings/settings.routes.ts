@@ -23,7 +23,7 @@ export const settingsRoutes = defineRoutes<Deps>('cms/v2', [
         saves: savesOf('settings'),
         permission: canUpdateSettings,
         handler: async (req, deps) => {
-          await updateSettings(deps.store.db, req.params);
+          await updateSettings(deps, req.params);
           return readSettings(deps.store.db, deps.siteUrl);
         },
       },

@@ -4,7 +4,7 @@ import { ItemTooLarge } from '../../rest/errors.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 import { templatePartArea } from '../../themes/template-types.js';
 import { type TemplateKind } from '../../themes/themes.js';
-import { InvalidAuthor } from '../posts/post.input.js';
+import { InvalidAuthor } from '../post-errors.js';
 import { userExists } from '../users/index.js';
 import { templatesCollection, type TemplateDoc } from './template.model.js';
 import { type TemplateView } from './template.view.js';

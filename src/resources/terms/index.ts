@@ -2,12 +2,12 @@ import { findTaxonomy, type TaxonomyDef } from '../../registry/taxonomies.js';
 import { type ResourceManifest } from '../manifest.js';
 import { ensureDefaultCategory } from './term.commands.js';
 import { refreshTermCounts } from './term.counts.js';
-import { termIndexes } from './term.model.js';
+import { countTermsOf, termIndexes } from './term.model.js';
 import { termRoutes } from './term.routes.js';
 
 export { termRoutes } from './term.routes.js';
 export { type TermExtension, type TermWrite } from './term.controller.js';
-export { countTermsOf, type TermDoc, termsCollection } from './term.model.js';
+export { type TermDoc, termsCollection } from './term.model.js';
 
 function taxonomy(slug: string): TaxonomyDef {
   const def = findTaxonomy(slug);
@@ -20,5 +20,5 @@ export const termsResource: ResourceManifest = {
   routes: [...termRoutes(taxonomy('category')), ...termRoutes(taxonomy('post_tag'))],
   indexes: termIndexes,
   seed: ensureDefaultCategory,
-  hooks: { afterPostWrite: refreshTermCounts },
+  hooks: { afterPostWrite: refreshTermCounts, answers: { countTermsOf } },
 };

@@ -4,7 +4,6 @@ import { DEFAULT_ROLE } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { defineRestError, RestError } from '../../rest/errors.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
-import { handOverPostsOf } from '../posts/index.js';
 import { applicationPasswordsCollection, usersCollection, type UserDoc } from './user.model.js';
 import { type SeedReport } from '../manifest.js';
 import { mergeMeta } from '../../registry/meta.js';
@@ -150,15 +149,15 @@ export async function updateUserAccount(deps: Deps, doc: UserDoc, changes: UserC
 
 /**
  * Deletes a user, giving their posts to `reassignTo`, or deleting them for good when it is null
- * (`wp_delete_user`). The posts slice's commands do it, so the change log records each change
- * and healing or a rebuild reach the same result.
+ * (`wp_delete_user`). The posts slice's commands do it (its `beforeUserDelete` hook), so the
+ * change log records each change and healing or a rebuild reach the same result.
  */
 export async function deleteUserAccount(deps: Deps, doc: UserDoc, reassignTo: number | null, actor: number): Promise<void> {
   const { db } = deps.store;
   if (reassignTo !== null && (reassignTo === doc._id || !(await usersCollection(db).findOne({ _id: reassignTo }, { projection: { _id: 1 } })))) {
     throw new InvalidReassign();
   }
-  await handOverPostsOf(deps, doc._id, reassignTo, actor);
+  await deps.hooks.beforeUserDelete(deps, { user: doc._id, reassignTo, actor });
   await applicationPasswordsCollection(db).deleteMany({ user: doc._id });
   await endSessionsOf(db, doc._id);
   await usersCollection(db).deleteOne({ _id: doc._id });

@@ -4,7 +4,6 @@ import { defineAuthError, defineRestError } from '../../rest/errors.js';
 import { type RestRequest, type RestUser } from '../../rest/rest-request.js';
 import { type Permission } from '../../rest/route.js';
 import { POST_TYPES } from '../../registry/post-types.js';
-import { publishedAuthorIds } from '../posts/index.js';
 import { usersCollection, type UserDoc } from './user.model.js';
 
 export const UserInvalidId = defineRestError('rest_user_invalid_id', 'Invalid user ID.', 404);
@@ -49,7 +48,7 @@ export const canReadUser: Permission<Deps> = async (req, deps) => {
   if (target._id === req.user.id) return true;
   if (req.context === 'edit' && !can(req.user, 'list_users')) throw new UserCannotView(req);
   if (can(req.user, 'list_users') || can(req.user, 'edit_user', { user: { id: target._id } })) return true;
-  const authors = await publishedAuthorIds(deps.store.db, [target._id]);
+  const authors = await deps.hooks.publishedAuthorIds(deps.store.db, [target._id]);
   if (!authors.includes(target._id)) throw new UserCannotView(req);
   return true;
 };

@@ -1,9 +1,9 @@
 import { type Db, type Filter, type Sort } from 'mongodb';
 import { capabilitiesOf, can, ROLE_NAMES } from '../../auth/capabilities.js';
+import { type Deps } from '../../deps.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
-import { publishedAuthorIds } from '../posts/index.js';
 import { usersCollection, type UserDoc } from './user.model.js';
 
 /** Whether a user has this id (an item's author, checked before it is saved). */
@@ -18,7 +18,7 @@ export async function rolesOfUser(db: Db, id: number): Promise<string[] | null> 
 }
 
 /** The Mongo filter and sort of `GET /users`, after `WP_User_Query` as the users controller drives it. */
-export async function userListQuery(req: RestRequest, db: Db): Promise<{ filter: Filter<UserDoc>; sort: Sort; comment?: string }> {
+export async function userListQuery(req: RestRequest, deps: Pick<Deps, 'store' | 'hooks'>): Promise<{ filter: Filter<UserDoc>; sort: Sort; comment?: string }> {
   const p = req.params;
   const and: Filter<UserDoc>[] = [];
   const include = (p.include as number[] | undefined) ?? [];
@@ -46,7 +46,7 @@ export async function userListQuery(req: RestRequest, db: Db): Promise<{ filter:
     and.push({ $or: columns });
   }
   const mustHavePosts = p.has_published_posts === true || !can(req.user, 'list_users');
-  if (mustHavePosts) and.push({ _id: { $in: await publishedAuthorIds(db) } });
+  if (mustHavePosts) and.push({ _id: { $in: await deps.hooks.publishedAuthorIds(deps.store.db) } });
 
   const direction = p.order === 'desc' ? -1 : 1;
   const sortField: Record<string, string> = {

@@ -67,7 +67,7 @@ function changesFrom(params: Record<string, unknown>): Partial<NewUser> {
 }
 
 async function listUsers(req: RestRequest, deps: Deps) {
-  const { filter, sort, comment } = await userListQuery(req, deps.store.db);
+  const { filter, sort, comment } = await userListQuery(req, deps);
   const window = pageWindow(req.params);
   const users = usersCollection(deps.store.db);
   const [total, docs] = await Promise.all([
