@@ -22,14 +22,6 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['app.ts', 'service.ts', 'workers.ts', 'event-loop-report.ts', 'main.ts'],
 ];
 
-/**
- * Circles between resource folders still to be untied (a resource reaching into another's
- * files): the one place they are allowed. A circle passes while every folder in it is in one of
- * these sets, and so does a circle of files within them; a folder newly drawn into a circle, or
- * any circle elsewhere, fails.
- */
-export const KNOWN_RESOURCE_CYCLES: readonly (readonly string[])[] = [['resources/global-styles', 'resources/themes']];
-
 export interface SourceImport {
   readonly from: string;
   readonly to: string;
@@ -53,8 +45,6 @@ export interface LayerReport {
   readonly cycles: readonly (readonly string[])[];
   /** Files importing each other, round any circle, within a folder or across folders. */
   readonly fileCycles: readonly (readonly string[])[];
-  /** The folder and file cycles not covered by KNOWN_RESOURCE_CYCLES. */
-  readonly newCycles: readonly (readonly string[])[];
   /** Imports of a resource folder's files other than its `index.ts` from outside the folder. */
   readonly privateImports: readonly SourceImport[];
   /** Collections named by a string in more than one folder: a slice reading or writing another's. */
@@ -203,11 +193,9 @@ export function checkLayers(graph: ImportGraph): LayerReport {
   const upward = graph.imports.filter(({ from, to }) => (layerOf(from) ?? 0) < (layerOf(to) ?? 0));
   const cycles = cyclesOf(graph.imports, folderOf);
   const fileCycles = cyclesOf(graph.imports, (file) => file);
-  const isKnown = (cycle: readonly string[]) => KNOWN_RESOURCE_CYCLES.some((known) => cycle.every((node) => known.includes(folderOf(node))));
-  const newCycles = [...cycles, ...fileCycles].filter((cycle) => !isKnown(cycle));
   const privateImports = graph.imports.filter(isPrivateImport);
   const sharedCollections = [...(graph.collections ?? new Map<string, readonly string[]>())].filter(([, folders]) => folders.length > 1);
-  return { unplaced, upward, cycles, fileCycles, newCycles, privateImports, sharedCollections };
+  return { unplaced, upward, cycles, fileCycles, privateImports, sharedCollections };
 }
 
 /** Imports by pair of folders: `from -> to`, with their count of statements and names. */
@@ -223,10 +211,10 @@ export function importsByFolderPair(imports: readonly SourceImport[]): Map<strin
 }
 
 export function describeReport(report: LayerReport): string {
-  const { unplaced, upward, cycles, fileCycles, newCycles, privateImports, sharedCollections } = report;
+  const { unplaced, upward, cycles, fileCycles, privateImports, sharedCollections } = report;
   const privateNames = privateImports.reduce((total, edge) => total + (edge.names ?? 1), 0);
   const lines = [
-    `${upward.length} upward imports, ${cycles.length} folder cycles, ${fileCycles.length} file cycles (${newCycles.length} cycles not among the known ones)`,
+    `${upward.length} upward imports, ${cycles.length} folder cycles, ${fileCycles.length} file cycles`,
     `${privateImports.length} imports of another resource folder's files other than its index.ts (${privateNames} names), ${sharedCollections.length} collections named by a string in more than one folder`,
   ];
   for (const file of unplaced) lines.push(`  under no layer: ${file}`);

@@ -1,7 +1,6 @@
 import { type Deps } from '../../deps.js';
 import { defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
-import { STYLESHEET_PATTERN } from '../themes/theme.schema.js';
-import { ThemeNotFound } from '../themes/theme.permissions.js';
+import { STYLESHEET_PATTERN, ThemeNotFound } from '../theme-stylesheets.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type Theme } from '../../themes/themes.js';
 import { updateGlobalStyles, type GlobalStylesInput } from './global-styles.commands.js';

@@ -4,7 +4,7 @@ import { schemaError } from '../../rest/errors.js';
 import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { validateThemeSettings, validateThemeStyles } from '../../themes/theme-schemas.js';
-import { STYLESHEET_EXAMPLES } from '../themes/theme.schema.js';
+import { STYLESHEET_EXAMPLES } from '../theme-stylesheets.js';
 
 const ALL = ['view', 'embed', 'edit'] as const;
 const VIEW_EDIT = ['view', 'edit'] as const;

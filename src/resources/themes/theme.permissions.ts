@@ -1,13 +1,12 @@
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
-import { defineAuthError, defineRestError } from '../../rest/errors.js';
+import { defineAuthError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type Permission } from '../../rest/route.js';
 import { POST_TYPES } from '../../registry/post-types.js';
 
 export const CannotViewThemes = defineAuthError('rest_cannot_view_themes', 'Sorry, you are not allowed to view themes.');
 export const CannotViewActiveTheme = defineAuthError('rest_cannot_view_active_theme', 'Sorry, you are not allowed to view the active theme.');
-export const ThemeNotFound = defineRestError('rest_theme_not_found', 'Theme not found.', 404);
 
 const managesThemes = (req: RestRequest) => can(req.user, 'switch_themes') || can(req.user, 'manage_network_themes');
 

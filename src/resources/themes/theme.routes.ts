@@ -1,8 +1,9 @@
 import { type Deps } from '../../deps.js';
 import { defineRoutes, READABLE } from '../../rest/route.js';
 import { RestResponse } from '../../rest/rest-response.js';
-import { canGetTheme, canListThemes, ThemeNotFound } from './theme.permissions.js';
-import { STYLESHEET_PATTERN, themeCollectionArgs, themeItemArgs, themeSchema } from './theme.schema.js';
+import { STYLESHEET_PATTERN, ThemeNotFound } from '../theme-stylesheets.js';
+import { canGetTheme, canListThemes } from './theme.permissions.js';
+import { themeCollectionArgs, themeItemArgs, themeSchema } from './theme.schema.js';
 import { prepareTheme } from './theme.serializer.js';
 
 /** WordPress's `WP_REST_Themes_Controller`: read-only; the list is one page with its totals. */

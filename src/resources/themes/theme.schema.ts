@@ -1,6 +1,7 @@
 import { type ArgSpecs } from '../../rest/args.js';
 import { contextArg } from '../../rest/item-schema.js';
 import { type FieldSchema, type ItemSchema, URI_OR_EMPTY } from '../../rest/schema.js';
+import { STYLESHEET_EXAMPLES } from '../theme-stylesheets.js';
 
 const ALL = ['view', 'embed', 'edit'] as const;
 
@@ -97,11 +98,6 @@ export const themeCollectionArgs: ArgSpecs = {
     items: { enum: ['active', 'inactive'], type: 'string' },
   },
 };
-
-/** WordPress's stylesheet pattern: one or two path segments, none of `:<>*?"|`. */
-export const STYLESHEET_PATTERN = '[^\\/:<>\\*\\?"\\|]+(?:\\/[^\\/:<>\\*\\?"\\|]+)?';
-/** A theme's folder, or a folder in a folder of themes (`<group>/<theme>`), as WordPress allows. */
-export const STYLESHEET_EXAMPLES = ['cornerstone', 'collection/cornerstone'];
 
 export const themeItemArgs: ArgSpecs = {
   stylesheet: { description: "The theme's stylesheet. This uniquely identifies the theme.", type: 'string', examples: STYLESHEET_EXAMPLES },

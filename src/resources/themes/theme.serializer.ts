@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type JsonObject, type Theme } from '../../themes/themes.js';
-import { ensureGlobalStyles, findGlobalStylesOfTheme } from '../global-styles/global-styles.model.js';
+import { ensureGlobalStyles, findGlobalStylesOfTheme } from '../global-styles/index.js';
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
