@@ -3,7 +3,7 @@ import { type AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.js';
 import { type Config } from './config.js';
 import { type Logger } from './logger.js';
-import { userAccounts } from './resources/users/user.accounts.js';
+import { userAccounts } from './resources/users/index.js';
 import { indexesOf, siteHooksOf, type GeneratedAdministrator, type ResourceManifest } from './resources/manifest.js';
 import { ensureDeclaredIndexes } from './store/index-bridge.js';
 import { openStore, type StoreOptions } from './store/mongo.js';

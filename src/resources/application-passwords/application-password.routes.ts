@@ -9,8 +9,7 @@ import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { created } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type Permission } from '../../rest/route.js';
-import { applicationPasswordsCollection, type ApplicationPasswordDoc, type UserDoc } from '../users/user.model.js';
-import { userByIdOrMe } from '../users/user.permissions.js';
+import { applicationPasswordsCollection, type ApplicationPasswordDoc, type UserDoc, userByIdOrMe } from '../users/index.js';
 import { applicationPasswordSchema } from './application-password.schema.js';
 import { savesOf } from '../../registry/saved-fields.js';
 

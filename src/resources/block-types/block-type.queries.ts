@@ -1,7 +1,7 @@
 import { type Deps } from '../../deps.js';
 import { CORE_BLOCK_TYPES, type BlockJson } from '../../registry/block-types.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { activePluginBlockTypes } from '../plugins/plugin.model.js';
+import { activePluginBlockTypes } from '../plugins/index.js';
 
 /**
  * The block types the site serves, in registration order: the core ones, then those of the

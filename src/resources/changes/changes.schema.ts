@@ -1,6 +1,6 @@
 import { type ArgSpecs } from '../../rest/args.js';
 import { type FieldSchema } from '../../rest/schema.js';
-import { POST_EVENT_TYPES } from '../posts/post.events.js';
+import { POST_EVENT_TYPES } from '../posts/index.js';
 
 export const INCLUDES = ['none', 'item', 'diff'] as const;
 export type Include = (typeof INCLUDES)[number];

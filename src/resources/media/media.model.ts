@@ -1,6 +1,6 @@
 import { GridFSBucket, type Db } from 'mongodb';
 import { type IndexSpec } from '../../store/mongo.js';
-import { type PostDoc } from '../posts/post.model.js';
+import { type PostDoc } from '../posts/index.js';
 
 /** The GridFS bucket of media files: `uploads.files` and `uploads.chunks`. */
 export const UPLOADS_BUCKET = 'uploads';

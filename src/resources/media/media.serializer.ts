@@ -1,7 +1,7 @@
 import { renderContent, renderExcerpt } from '../../lib/content-render.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { preparePost } from '../posts/post.serializer.js';
+import { preparePost } from '../posts/index.js';
 import { type AttachmentDoc, type ImageSize } from './media.model.js';
 import { attachmentType } from './media.schema.js';
 

@@ -13,9 +13,9 @@ import { linkedObjects, prepareMenuItem } from './menu-item.serializer.js';
 import { type ChangeSource } from '../manifest.js';
 import { filterByContext } from '../../rest/item-schema.js';
 import { menuItemSchema } from './menu-item.schema.js';
-import { type RevisionDoc } from '../posts/post.model.js';
+import { type RevisionDoc } from '../posts/index.js';
 
-export { deleteItemsOfMenu, menuHasItems, taggedMenuItem } from './menu-item.commands.js';
+export { createMenuItem, deleteItemsOfMenu, itemsOfMenu, menuHasItems, taggedMenuItem } from './menu-item.commands.js';
 export { prepareMenuItems, restoreMenuAt } from './menu-item.as-of.js';
 export { menuItemSchema } from './menu-item.schema.js';
 

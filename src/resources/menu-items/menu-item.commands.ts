@@ -1,10 +1,9 @@
 import { type Deps } from '../../deps.js';
 import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
-import { type TaggedPost } from '../terms/term.queries.js';
+import { type TaggedPost } from '../terms/index.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, loadItem, runCommand, type Decision } from '../../store/kernel.js';
-import { siteNow } from '../posts/post.commands.js';
-import { autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
+import { siteNow, autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/index.js';
 import { type MenuItemAutosaved, type MenuItemCreated, type MenuItemDeleted, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
 import { menuItemHistory } from './menu-item.history.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';

@@ -4,7 +4,7 @@ import { findPostType } from '../../registry/post-types.js';
 import { combinedErrors, defineRestError, type RestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { PostExists, PostInvalidIdParam } from '../post-errors.js';
-import { postsCollection } from '../posts/post.model.js';
+import { postsCollection } from '../posts/index.js';
 import { termsCollection } from '../terms/index.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields, type MenuItemType } from './menu-item.model.js';
 

@@ -2,7 +2,7 @@ import { type StoredEvent } from '../../store/change-log.js';
 import { atPosition } from '../../store/as-of.js';
 import { documentProjection } from '../../store/document-projection.js';
 import { keptIndex } from '../../store/kept-index.js';
-import { revisionsCollection, storedRevision, type RevisionDoc } from '../posts/post.model.js';
+import { revisionsCollection, storedRevision, type RevisionDoc } from '../posts/index.js';
 import {
   MENU_ITEM_EVENT_TYPES,
   type MenuItemAutosaved,

@@ -6,7 +6,7 @@ import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { created } from '../../rest/rest-response.js';
 import { BATCH_V1, CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
 import { type Context } from '../../rest/schema.js';
-import { PostInvalidPage } from '../posts/post.queries.js';
+import { PostInvalidPage } from '../posts/index.js';
 import { createMenuItem, deleteMenuItem, findMenuItem, updateMenuItem } from './menu-item.commands.js';
 import { menuItemInput } from './menu-item.input.js';
 import { canCreateMenuItems, canDeleteMenuItems, canEditMenuItems, canReadMenuItems } from './menu-item.permissions.js';

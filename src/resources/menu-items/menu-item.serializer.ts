@@ -6,10 +6,8 @@ import { findPostType } from '../../registry/post-types.js';
 import { findTaxonomy } from '../../registry/taxonomies.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { postsCollection } from '../posts/post.model.js';
-import { permalink } from '../posts/post.serializer.js';
-import { termsCollection, type TermDoc } from '../terms/index.js';
-import { termLink } from '../terms/term.serializer.js';
+import { postsCollection, permalink } from '../posts/index.js';
+import { termsCollection, type TermDoc, termLink } from '../terms/index.js';
 import { type MenuItemDoc } from './menu-item.model.js';
 
 interface LinkedPost {

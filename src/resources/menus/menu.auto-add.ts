@@ -1,5 +1,5 @@
 import { type CommittedWrite, type Deps, type WrittenPost } from '../../deps.js';
-import { createMenuItem, itemsOfMenu } from '../menu-items/menu-item.commands.js';
+import { createMenuItem, itemsOfMenu } from '../menu-items/index.js';
 import { autoAddMenus } from './menu.locations.js';
 
 /** After a post write (a hook of the menus' manifest): a page it publishes joins the menus that add pages; a failure is logged, never the write's. */

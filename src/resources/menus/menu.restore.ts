@@ -5,8 +5,7 @@ import { ifMatchOf } from '../../rest/conditional.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, defineRoutes } from '../../rest/route.js';
 import { menuItemSchema, prepareMenuItems, restoreMenuAt } from '../menu-items/index.js';
-import { termsCollection } from '../terms/index.js';
-import { CannotUpdateTerm, TermInvalid } from '../terms/term.errors.js';
+import { termsCollection, CannotUpdateTerm, TermInvalid } from '../terms/index.js';
 
 /**
  * `POST /menus/<id>/restore` with `as_of` or `as_of_position`: every item of the menu returns to

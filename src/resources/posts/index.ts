@@ -6,13 +6,18 @@ import { handOverPostsOf } from './post.authors.js';
 import { publishedAuthorIds } from './post.lookups.js';
 import { postTypeRoutes } from './post.routes.js';
 
-export { autosavePost, deleteRevision, newestRevision, restoreRevision } from './post.commands.js';
+// What other resources take of posts: media (attachments are posts), menu items (which link to
+// posts and keep revisions beside theirs), and the lookups and reads of the collection it owns.
+export { autosavePost, deleteRevision, newestRevision, restoreRevision, siteNow, uniqueSlug, updatePost } from './post.commands.js';
+export { POST_EVENT_TYPES } from './post.events.js';
+export { changesFromRequest, rawText } from './post.input.js';
 export { countPublishedWithTerm, findTaggedPost, postExists } from './post.lookups.js';
-export { postsCollection } from './post.model.js';
+export { autosaveOf, postsCollection, revisionsCollection, storedRevision, type PostDoc, type PostFields, type RevisionDoc } from './post.model.js';
+export { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 export { findPostOfType, postEtag, postHistory } from './post.history.js';
-export { dateBounds, PostInvalidPage, searchColumnsFilter } from './post.queries.js';
-export { POST_LIST_FILTER_ARGS, postWriteArgs, postTypeSchema } from './post.schema.js';
-export { prepareMany, prepareOne } from './post.serializer.js';
+export { dateBounds, PostInvalidPage, postListQuery, searchColumnsFilter } from './post.queries.js';
+export { POST_LIST_FILTER_ARGS, postListArgs, postWriteArgs, postTypeSchema } from './post.schema.js';
+export { permalink, prepareMany, prepareOne, preparePost } from './post.serializer.js';
 
 /** Posts and pages (the types the posts controller serves): their routes, indexes and projection. */
 export const postsResource: ResourceManifest = {

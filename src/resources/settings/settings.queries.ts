@@ -1,6 +1,6 @@
 import { type Db } from 'mongodb';
 import { SETTINGS, type SettingDef, type SettingName, type SettingValue } from '../../registry/settings.js';
-import { usersCollection } from '../users/user.model.js';
+import { firstAdministratorEmail } from '../users/index.js';
 import { keptPerDatabase } from '../../store/site-changes.js';
 import { prepareValue } from './settings.schema.js';
 
@@ -53,15 +53,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** What the installer would have written: the first administrator's address. */
-async function administratorEmail(db: Db): Promise<string | null> {
-  const admin = await usersCollection(db).findOne({ roles: 'administrator' }, { sort: { _id: 1 }, projection: { email: 1 } });
-  return admin?.email ?? null;
-}
-
 async function defaultOf(def: SettingDef, db: Db, siteUrl: string): Promise<unknown> {
   if (def.installDefault === 'siteUrl') return siteUrl;
-  if (def.installDefault === 'adminEmail') return administratorEmail(db);
+  if (def.installDefault === 'adminEmail') return firstAdministratorEmail(db);
   return def.default;
 }
 

@@ -8,6 +8,9 @@ import { termRoutes } from './term.routes.js';
 export { termRoutes } from './term.routes.js';
 export { type TermExtension, type TermWrite } from './term.controller.js';
 export { type TermDoc, termsCollection } from './term.model.js';
+export { CannotUpdateTerm, TermInvalid } from './term.errors.js';
+export { type TaggedPost } from './term.queries.js';
+export { termLink } from './term.serializer.js';
 
 function taxonomy(slug: string): TaxonomyDef {
   const def = findTaxonomy(slug);

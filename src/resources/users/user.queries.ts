@@ -11,6 +11,12 @@ export async function userExists(db: Db, id: number): Promise<boolean> {
   return (await usersCollection(db).findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
 }
 
+/** The first administrator's email address (what the installer would have written as `admin_email`), or null. */
+export async function firstAdministratorEmail(db: Db): Promise<string | null> {
+  const admin = await usersCollection(db).findOne({ roles: 'administrator' }, { sort: { _id: 1 }, projection: { email: 1 } });
+  return admin?.email ?? null;
+}
+
 /** The roles of the user with this id, or null when there is none. */
 export async function rolesOfUser(db: Db, id: number): Promise<string[] | null> {
   const user = await usersCollection(db).findOne({ _id: id }, { projection: { roles: 1 } });

@@ -2,8 +2,7 @@ import { autop } from '@wordpress/autop';
 import { parse } from '@wordpress/block-serialization-default-parser';
 import { type Deps } from '../../deps.js';
 import { renderContent, renderTitle } from '../../lib/content-render.js';
-import { postsCollection } from '../posts/post.model.js';
-import { permalink } from '../posts/post.serializer.js';
+import { postsCollection, permalink } from '../posts/index.js';
 import { termsCollection, type TermDoc } from '../terms/index.js';
 import { withDefaults, type WidgetInstance, type WidgetTypeDef } from './widget-type.registry.js';
 
