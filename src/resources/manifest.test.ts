@@ -23,9 +23,17 @@ describe('the hooks gathered from the resource manifests', () => {
     expect(await hooks.publishedAuthorIds(db)).toEqual([7]);
   });
 
-  it('stops the start when a lookup has no resource answering it, or two', () => {
-    const { isAttachment, ...rest } = answers;
-    expect(() => siteHooksOf([{ routes: [], hooks: { answers: rest } }])).toThrow('The lookup isAttachment is answered by 0 resources');
+  it('stops the start when two resources answer a lookup', () => {
+    const { isAttachment } = answers;
     expect(() => siteHooksOf([{ routes: [], hooks: { answers } }, { routes: [], hooks: { answers: { isAttachment } } }])).toThrow('The lookup isAttachment is answered by 2 resources');
+  });
+
+  it('finds nothing by a lookup no resource answers: a site without the owning resource holds none of its records', async () => {
+    const { isAttachment: _isAttachment, ...rest } = answers;
+    const hooks = siteHooksOf([{ routes: [], hooks: { answers: rest } }]);
+    expect(await hooks.isAttachment(db, 5)).toBe(false);
+    const bare = siteHooksOf([]);
+    expect(await bare.publishedAuthorIds(db)).toEqual([]);
+    expect(await bare.countTermsOf(db, 'category', [1])).toBe(0);
   });
 });

@@ -36,15 +36,21 @@ export interface ResourceHooks {
 }
 
 const LOOKUPS = ['publishedAuthorIds', 'countTermsOf', 'isAttachment'] as const satisfies readonly (keyof SiteLookups)[];
+const NOTHING_OWNED: SiteLookups = {
+  publishedAuthorIds: async () => [],
+  countTermsOf: async () => 0,
+  isAttachment: async () => false,
+};
 
-/** The hooks of every resource, run in the resources' order; a lookup no resource answers, or two do, stops the start. */
+/** The hooks of every resource, run in the resources' order; a lookup two resources answer stops the start, one none answers finds nothing. */
 export function siteHooksOf(resources: readonly ResourceManifest[]): SiteHooks {
   const afterPostWrite = resources.flatMap((resource) => (resource.hooks?.afterPostWrite ? [resource.hooks.afterPostWrite] : []));
   const beforeUserDelete = resources.flatMap((resource) => (resource.hooks?.beforeUserDelete ? [resource.hooks.beforeUserDelete] : []));
   const answering = (name: (typeof LOOKUPS)[number]) => {
     const answers = resources.flatMap((resource) => (resource.hooks?.answers?.[name] ? [resource.hooks.answers] : []));
-    if (answers.length !== 1) throw new Error(`The lookup ${name} is answered by ${answers.length} resources: it needs exactly one`);
-    return answers[0] as SiteLookups;
+    if (answers.length > 1) throw new Error(`The lookup ${name} is answered by ${answers.length} resources: it needs one at most`);
+    // A site without the owning resource (a service of other resources) holds none of its records.
+    return (answers[0] ?? NOTHING_OWNED) as SiteLookups;
   };
   const [authors, terms, attachments] = LOOKUPS.map(answering);
   return {
