@@ -1,17 +1,13 @@
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { reportEventLoopDelay } from './event-loop-report.js';
-import { ADMIN_PREFIX } from './admin/index.js';
+import { ADMIN_PREFIX } from './admin/prefix.js';
 import { createLogger, logsForPeople, type Logger } from './logger.js';
 import { type GeneratedAdministrator } from './resources/manifest.js';
-import { resources } from './resources/index.js';
-import { indexesOf } from './resources/manifest.js';
-import { startService } from './service.js';
+import { type ServiceOptions } from './service.js';
 import { shutdownOnStopSignals, whenRequested, type Shutdown } from './shutdown.js';
 import { DataDirInUseError } from './store/data-lock.js';
 import { NoDatabaseError, startDatabaseServer } from './store/database-server.js';
-import { ensureDeclaredIndexes } from './store/index-bridge.js';
-import { openStore } from './store/mongo.js';
 import { type PostgresConnection } from './store/postgresql.js';
 import { announceReady, startWorkers, WorkerStartFailed } from './workers.js';
 import { loadThemes, ThemeError, type Themes } from './themes/themes.js';
@@ -54,11 +50,11 @@ async function main(): Promise<void> {
   try {
     const { postgres } = database;
     if (config.workers === 1) {
-      service = await startService({ config, logger, resources, databaseUri: database.uri, themes, postgres });
+      service = await startServing({ config, logger, databaseUri: database.uri, themes, postgres });
     } else {
-      // Workers know the database only by its URI: the bridge is made here, before they start.
-      if (postgres) await bridgeDeclaredIndexes(database.uri, postgres, config, logger);
-      service = await startWorkers({ count: config.workers, env: { MONGODB_URI: database.uri }, maxOldSpaceMiB: config.workerHeapMiB }, logger, shutdown);
+      // Each worker brings the index bridge in line as it starts, one after another (startWorkers).
+      const env = { MONGODB_URI: database.uri, ...(postgres ? { [EMBEDDED_POSTGRES_ENV]: JSON.stringify(postgres) } : {}) };
+      service = await startWorkers({ count: config.workers, env, maxOldSpaceMiB: config.workerHeapMiB }, logger, shutdown);
     }
   } catch (error) {
     await database.stop();
@@ -99,20 +95,22 @@ function welcome(siteUrl: string, administrator: GeneratedAdministrator | undefi
   return lines.join('\n');
 }
 
-/** Creates the declared indexes and their bridge in the embedded PostgreSQL (index-bridge.ts). */
-async function bridgeDeclaredIndexes(uri: string, postgres: PostgresConnection, config: Config, logger: Logger): Promise<void> {
-  const store = await openStore(uri, { timeoutMs: config.databaseTimeoutMs });
-  try {
-    const bridge = await ensureDeclaredIndexes(store.db, indexesOf(resources), postgres);
-    logger.info({ created: bridge.created.length, dropped: bridge.dropped.length }, 'index bridge brought in line with the declared indexes');
-  } finally {
-    await store.close();
-  }
+/** How the primary tells its workers where the embedded PostgreSQL is, for the index bridge. */
+const EMBEDDED_POSTGRES_ENV = 'CMS_EMBEDDED_POSTGRES';
+
+/**
+ * The service itself, loaded only by a process that serves: the primary of several workers only
+ * starts the database and forks, and the resources' modules would more than double its memory.
+ */
+async function startServing(options: Omit<ServiceOptions, 'resources'>) {
+  const [{ resources }, { startService }] = await Promise.all([import('./resources/index.js'), import('./service.js')]);
+  return startService({ ...options, resources });
 }
 
 /** A process forked by `startWorkers`: the database is the primary's, given as MONGODB_URI. */
 async function serveAsWorker(config: Config, logger: Logger, themes: Themes, shutdown: Shutdown, serving: () => void): Promise<void> {
-  const service = await startService({ config, logger, resources, databaseUri: config.mongodbUri!, themes });
+  const postgres = process.env[EMBEDDED_POSTGRES_ENV] ? (JSON.parse(process.env[EMBEDDED_POSTGRES_ENV]) as PostgresConnection) : undefined;
+  const service = await startServing({ config, logger, databaseUri: config.mongodbUri!, themes, postgres });
   serving();
   announceReady(service.siteUrl, service.generatedAdministrator);
   stopWhenRequested(shutdown, logger, () => service.stop());

@@ -6,8 +6,6 @@ import cluster, { type Worker } from 'node:cluster';
 import { type CommandStartedEvent } from 'mongodb';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { resources } from '../../src/resources/index.js';
-import { startService } from '../../src/service.js';
 import { announceReady, startWorkers } from '../../src/workers.js';
 
 interface Count {
@@ -56,6 +54,8 @@ if (cluster.isPrimary && config.workers > 1) {
     const kind = kindOf(event);
     byKind[kind] = (byKind[kind] ?? 0) + 1;
   };
+  // Loaded only here, as `npm start` loads them only in a process that serves: the primary's memory is measured too.
+  const [{ resources }, { startService }] = await Promise.all([import('../../src/resources/index.js'), import('../../src/service.js')]);
   const service = await startService({ config, logger, resources, databaseUri: process.env.MONGODB_URI!, onCommand });
   process.on('message', (message) => {
     if (message === 'count') process.send!({ commands, byKind, peakRssMiB: [peakRssMiB()] } satisfies Count);

@@ -2,8 +2,9 @@ import express from 'express';
 import { type Deps } from '../deps.js';
 import { sessionRoutes, type SessionRouteOptions } from './session.routes.js';
 
-/** Where the admin page and its sign-in are served. */
-export const ADMIN_PREFIX = '/cms-admin';
+import { ADMIN_PREFIX } from './prefix.js';
+
+export { ADMIN_PREFIX };
 
 /**
  * Everything under `/cms-admin/`. Its answers are never framed, sniffed or sent with a referrer;
