@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { parseRestDateGmt } from '../src/lib/site-dates.js';
 import { resources } from '../src/resources/index.js';
 import { projectionsOf } from '../src/resources/manifest.js';
-import { countTimelineEvents, CSV_COLUMNS, csvRow, timeline, type ExportEntry, type TimelineQuery } from '../src/resources/history/history.timeline.js';
+import { countTimelineEvents, CSV_COLUMNS, csvRow, timeline, type ExportEntry, type TimelineQuery, type TimelineTypes } from '../src/resources/history/history.timeline.js';
 import { startDatabaseServer } from '../src/store/database-server.js';
 import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
 import { commandLine } from './command-line.js';
@@ -29,9 +29,17 @@ const { values } = cli;
 // Annotated, so that the type checker knows a call to it ends the script.
 const usageError: (message: string) => never = cli.usageError;
 
+const projections = projectionsOf(resources);
+const changeSources = resources.flatMap((resource) => resource.changeSources ?? []);
+// Each history type as its resource declares it: how its streams are named, and its fields.
+const historyTypes: TimelineTypes = {
+  legacyTypeOf: (first) => projections.typeOf(undefined, first),
+  wireNamesOf: (type) => changeSources.find((source) => source.itemTypes.includes(type))?.wireNames,
+};
+
 const query: TimelineQuery = {};
 if (values.type !== undefined) {
-  const historyTypes = projectionsOf(resources).projections.flatMap((projection) => projection.streamTypes);
+  const historyTypes = projections.projections.flatMap((projection) => projection.streamTypes);
   if (!historyTypes.includes(values.type)) usageError(`--type must be one of ${historyTypes.join(', ')}.`);
   query.type = values.type;
 }
@@ -68,7 +76,7 @@ try {
       read++;
       bar?.increment();
     };
-    for await (const entry of timeline(store.db, query, onRead)) {
+    for await (const entry of timeline(store.db, historyTypes, query, onRead)) {
       written++;
       yield entry;
     }

@@ -11,9 +11,6 @@ import { taxonomiesResource } from './taxonomies/index.js';
 import { settingsResource } from './settings/index.js';
 import { postsResource } from './posts/index.js';
 import { mediaResource } from './media/index.js';
-import { historyResource } from './history/index.js';
-import { revisionsResource } from './revisions/index.js';
-import { autosavesResource } from './autosaves/index.js';
 import { blockTypesResource } from './block-types/index.js';
 import { pluginsResource } from './plugins/index.js';
 import { changeLogResource } from './change-log.js';
@@ -39,9 +36,6 @@ const served: readonly ResourceManifest[] = [
   settingsResource,
   postsResource,
   mediaResource,
-  revisionsResource,
-  autosavesResource,
-  historyResource,
   blockTypesResource,
   pluginsResource,
   themesResource,

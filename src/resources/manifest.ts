@@ -90,6 +90,8 @@ export interface ChangeSource<S extends Versioned = Versioned> {
   /** The fields a diff compares, and each one's text in a state. */
   readonly diffFields: readonly string[];
   fieldText(item: S, field: string): string;
+  /** How the type names a stored field on the wire where snake_case does not say (`WireNames` of `/history`). */
+  wireNames?(field: string, value: unknown): readonly string[] | undefined;
   /** The items as `GET` on each answers them, for the caller, in `view` context. */
   prepare(items: readonly S[], req: RestRequest, deps: Deps): Promise<Record<string, unknown>[]>;
 }

@@ -1,20 +1,21 @@
 import { type Deps } from '../../deps.js';
-import { type PostTypeDef } from '../../registry/post-types.js';
 import { type ArgSpecs } from '../../rest/args.js';
 import { defineAuthError, defineRestError } from '../../rest/errors.js';
 import { contextArg } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { CREATABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
 import { CannotEditPost, PostInvalidId } from '../post-errors.js';
-import { autosavePost, postWriteArgs } from '../posts/index.js';
-import { changesFromRequest } from '../posts/post.input.js';
-import { type PostDoc } from '../posts/post.model.js';
-import { afterPostWrite } from '../posts/post.side-effects.js';
-import { canReadRevisions } from '../revisions/revision.permissions.js';
-import { autosavesOf, parentOf, newestAutosave } from '../revisions/revision.queries.js';
-import { parentArg } from '../revisions/revision.schema.js';
-import { itemAsRevisionRecord, revisionRecord, type RevisionRecord } from '../revisions/revision.serializer.js';
-import { postRevisions, type RevisionedItem, type RevisionedType } from '../revisions/revisioned-type.js';
+import {
+  autosavesOf,
+  canReadRevisions,
+  newestAutosave,
+  parentArg,
+  parentOf,
+  revisionRecord,
+  type RevisionedItem,
+  type RevisionedType,
+  type RevisionRecord,
+} from '../revisions/index.js';
 import { autosaveSchema } from './autosave.schema.js';
 import { prepareAutosave } from './autosave.serializer.js';
 import { savesOf } from '../../registry/saved-fields.js';
@@ -33,20 +34,6 @@ export interface AutosavingType<Item extends RevisionedItem = RevisionedItem> ex
    * its own author), into the item itself; answers with what was saved, as a revision record.
    */
   autosave(deps: Deps, item: Item, req: RestRequest): Promise<{ record: RevisionRecord; inPlace: boolean }>;
-}
-
-/** Posts and pages: WordPress's autosave through the posts controller. */
-export function postAutosaves(type: PostTypeDef): AutosavingType<PostDoc> {
-  return {
-    ...postRevisions(type),
-    updateArgs: postWriteArgs(type, 'update'),
-    async autosave(deps, item, req) {
-      const result = await autosavePost(deps, item._id, await changesFromRequest(req, deps, type, item), req.user.id, item);
-      if (!result.inPlace) return { record: revisionRecord(result.autosave, deps.siteUrl), inPlace: false };
-      await afterPostWrite(deps, item, result.doc);
-      return { record: itemAsRevisionRecord(result.doc), inPlace: true };
-    },
-  };
 }
 
 /**

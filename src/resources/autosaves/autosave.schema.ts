@@ -1,6 +1,5 @@
 import { type ItemSchema, URI_OR_EMPTY } from '../../rest/schema.js';
-import { revisionSchema } from '../revisions/revision.schema.js';
-import { type RevisionedType } from '../revisions/revisioned-type.js';
+import { revisionSchema, type RevisionedType } from '../revisions/index.js';
 
 /** An autosave is a revision with a preview link (`WP_REST_Autosaves_Controller::get_item_schema`). */
 export function autosaveSchema(type: RevisionedType): ItemSchema {

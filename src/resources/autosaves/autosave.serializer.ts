@@ -3,8 +3,7 @@ import { type PostTypeDef } from '../../registry/post-types.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { permalink } from '../posts/post.serializer.js';
-import { prepareRevision, type RevisionRecord } from '../revisions/revision.serializer.js';
-import { type RevisionedType } from '../revisions/revisioned-type.js';
+import { prepareRevision, type RevisionedType, type RevisionRecord } from '../revisions/index.js';
 
 /** What `preview_link` is built from: the item, and whether the record is the item itself (a draft saved in place). */
 export interface PreviewOf {

@@ -202,7 +202,7 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       // A diff from a state that was never public would show what it held.
       if (!publicBefore) before = null;
     }
-    const change: ChangeJson = { item: event.stream, item_type: itemType, ...timelineEntry(event) };
+    const change: ChangeJson = { item: event.stream, item_type: itemType, ...timelineEntry(event, source.wireNames) };
     if (!full && change.revision !== null) change.revision = null;
     if (query.include === 'item') {
       change.object = null;

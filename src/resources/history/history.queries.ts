@@ -1,32 +1,31 @@
 import { type Deps } from '../../deps.js';
 import { type PageWindow } from '../../rest/pagination.js';
-import { type PostTypeDef } from '../../registry/post-types.js';
 import { changeLog, type StoredEvent } from '../../store/change-log.js';
 import { findByIds } from '../../store/filters.js';
-import { writtenRevision } from './history.serializer.js';
-import { findPostOfType } from '../posts/index.js';
-import { REVISION_BLOCK, revisionBlock, revisionsCollection, type PostDoc } from '../posts/post.model.js';
-import { canEditPost } from '../posts/post.permissions.js';
+import { writtenRevision, type WireNames } from './history.serializer.js';
+import { REVISION_BLOCK, revisionBlock, revisionsCollection } from '../posts/post.model.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 
-/** An item type whose change log `/history` shows: where its items live, how one is found, who may read it. */
-export interface HistorySubject {
+/**
+ * An item type whose change log `/history` shows, as the type brings it: where its items live,
+ * how one is found, who may read it, its route and how its stored fields are named.
+ */
+export interface HistorySubject<Item extends HistoryItem = HistoryItem> {
   readonly rest_namespace: string;
   readonly rest_base: string;
   /** The item, or its type's 404 (unknown ids and items of another type alike). */
-  find(deps: Deps, id: number): Promise<{ _id: number }>;
+  find(deps: Deps, id: number): Promise<Item>;
   /** History is for those who may edit the item. */
-  mayRead(req: RestRequest, item: { _id: number }): boolean;
+  mayRead(req: RestRequest, item: Item): boolean;
+  /** The item's route, which its entries link to (`/cms/v2/posts/5`). */
+  route(item: Item): string;
+  readonly wireNames?: WireNames;
 }
 
-/** Posts and pages: the items of one post type of the posts controller. */
-export function postHistorySubject(postType: PostTypeDef): HistorySubject {
-  return {
-    rest_namespace: postType.rest_namespace,
-    rest_base: postType.rest_base,
-    find: (deps, id) => findPostOfType(deps, postType, Number.isSafeInteger(id) ? id : 0),
-    mayRead: (req, item) => canEditPost(req.user, item as PostDoc),
-  };
+/** What `/history` needs of an item: its stream, and how far its read model has reached. */
+export interface HistoryItem {
+  _id: number;
+  version?: number;
 }
 
 /**

@@ -6,7 +6,7 @@ import { RestStream, type RestResponse } from '../../rest/rest-response.js';
 import { defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
 import { changeLog } from '../../store/change-log.js';
 import { canViewHistory } from './history.permissions.js';
-import { historyPage, inBatches, liveRevisions, type HistorySubject } from './history.queries.js';
+import { historyPage, inBatches, liveRevisions, type HistoryItem, type HistorySubject } from './history.queries.js';
 import { historyArgs, historySchema } from './history.schema.js';
 import { compactEntry, prepareHistoryEntry, type HistoryJson } from './history.serializer.js';
 
@@ -18,7 +18,7 @@ const STREAM_BATCH = 500;
  * `/<rest_base>/<id>/history`: the item's change log, oldest first. A page of JSON by default;
  * with `Accept: application/x-ndjson`, every event, one object a line, read from a cursor.
  */
-export function historyRoutes(subject: HistorySubject): RouteSpec<Deps>[] {
+export function historyRoutes<Item extends HistoryItem>(subject: HistorySubject<Item>): RouteSpec<Deps>[] {
   return defineRoutes<Deps>(subject.rest_namespace, [
     {
       path: `/${subject.rest_base}/(?P<id>[\\d]+)/history`,
@@ -40,22 +40,24 @@ function wantsStream(req: RestRequest): boolean {
   return (req.headers.accept ?? '').split(',').some((type) => type.split(';')[0].trim().toLowerCase() === NDJSON);
 }
 
-async function listHistory(subject: HistorySubject, req: RestRequest, deps: Deps): Promise<RestResponse> {
+async function listHistory<Item extends HistoryItem>(subject: HistorySubject<Item>, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const doc = await subject.find(deps, Number(req.params.id));
   const window = pageWindow(req.params);
   const { events, total } = await historyPage(deps, doc, window);
   const live = req.wants('_links') ? await liveRevisions(deps, doc._id, events) : new Set<number>();
-  const entries = events.map((event) => prepareHistoryEntry(event, subject, live, req));
+  const item = { route: subject.route(doc), wireNames: subject.wireNames };
+  const entries = events.map((event) => prepareHistoryEntry(event, item, live, req));
   return pageOf(entries, total, window, PostInvalidPage);
 }
 
-async function streamHistory(subject: HistorySubject, req: RestRequest, deps: Deps): Promise<RestStream> {
+async function streamHistory<Item extends HistoryItem>(subject: HistorySubject<Item>, req: RestRequest, deps: Deps): Promise<RestStream> {
   const doc = await subject.find(deps, Number(req.params.id));
   const events = changeLog(deps.store.db).scan({ streams: [doc._id] });
+  const item = { route: subject.route(doc), wireNames: subject.wireNames };
   async function* entries(): AsyncGenerator<HistoryJson> {
     for await (const batch of inBatches(events, STREAM_BATCH)) {
       const live = await liveRevisions(deps, doc._id, batch);
-      for (const event of batch) yield compactEntry(prepareHistoryEntry(event, subject, live, req));
+      for (const event of batch) yield compactEntry(prepareHistoryEntry(event, item, live, req));
     }
   }
   return new RestStream(entries());

@@ -1,10 +1,7 @@
 import { formatRestDate } from '../../lib/site-dates.js';
 import { compactLinks, type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { findTaxonomy } from '../../registry/taxonomies.js';
-import { type PostTypeDef } from '../../registry/post-types.js';
 import { type StoredEvent } from '../../store/change-log.js';
-import { type PostAutosaved, type PostChanged, type PostCreated } from '../posts/post.events.js';
 
 /** One event of an item's change log, the same for `/history` and the timeline export. */
 export interface TimelineEntry {
@@ -25,71 +22,79 @@ export interface WrittenRevision {
   kind: 'revision' | 'autosave';
 }
 
-// The stored fields are named for the code; the entries name them as the REST API does.
-const WIRE_NAMES: Readonly<Record<string, string>> = {
-  dateGmt: 'date_gmt',
-  modifiedGmt: 'modified_gmt',
-  trashedFrom: 'trashed_from',
-  menuOrder: 'menu_order',
-  attrTitle: 'attr_title',
-  objectId: 'object_id',
-  menu: 'menus',
-};
+/**
+ * What the change log's events hold, as every history type records them: a creation its
+ * `fields`, a change the `changes` it made and the revision that records it, an autosave the
+ * fields it kept, or, saved in place, the changes it made.
+ */
+interface EventData {
+  fields?: Record<string, unknown> | readonly string[];
+  changes?: Record<string, unknown>;
+  revisionId?: number;
+  autosaveId?: number;
+  inPlace?: boolean;
+}
+
+/**
+ * How a type names one of its stored fields on the wire where the shared rule (camelCase to
+ * snake_case) does not say: the names, or undefined to take the rule's. Each history type brings
+ * its own (posts: `terms` as its taxonomies' REST bases; menu items: `menu` as `menus`).
+ */
+export type WireNames = (field: string, value: unknown) => readonly string[] | undefined;
+
 // Every change stamps these; listing them on each entry would say nothing.
 const STAMPS = new Set(['modified', 'modifiedGmt']);
 
-/** The wire names of stored fields; `terms` becomes the REST bases of the taxonomies it holds (`categories`, `tags`). */
-function wireNames(record: Record<string, unknown>, skip: ReadonlySet<string> = new Set()): string[] {
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** The wire names of stored fields: the type's own, or snake_case. */
+function wireNamesOf(record: Record<string, unknown>, typeNames: WireNames | undefined, skip: ReadonlySet<string> = new Set()): string[] {
   const names: string[] = [];
   for (const [field, value] of Object.entries(record)) {
     if (skip.has(field)) continue;
-    if (field === 'terms' && value && typeof value === 'object') {
-      names.push(...Object.keys(value).map((taxonomy) => findTaxonomy(taxonomy)?.rest_base ?? taxonomy));
-    } else {
-      names.push(WIRE_NAMES[field] ?? field);
-    }
+    names.push(...(typeNames?.(field, value) ?? [snakeCase(field)]));
   }
   return [...new Set(names)];
 }
 
-function changedFields(event: StoredEvent): string[] {
+const asRecord = (fields: EventData['fields']): Record<string, unknown> =>
+  Array.isArray(fields) ? Object.fromEntries(fields.map((field: string) => [field, true])) : ((fields ?? {}) as Record<string, unknown>);
+
+function changedFields(event: StoredEvent, typeNames: WireNames | undefined): string[] {
+  const data = event.data as EventData;
   switch (event.type) {
     case 'created':
-      return wireNames((event.data as unknown as PostCreated).fields as unknown as Record<string, unknown>);
+      return wireNamesOf(asRecord(data.fields), typeNames);
     case 'updated':
     case 'trashed':
     case 'untrashed':
     case 'restored':
-      return wireNames((event.data as unknown as PostChanged).changes as Record<string, unknown>, STAMPS);
-    case 'autosaved': {
-      const data = event.data as unknown as PostAutosaved;
-      return data.inPlace ? wireNames(data.changes as Record<string, unknown>, STAMPS) : wireNames(data.fields);
-    }
+      return wireNamesOf(data.changes ?? {}, typeNames, STAMPS);
+    case 'autosaved':
+      return data.inPlace ? wireNamesOf(data.changes ?? {}, typeNames, STAMPS) : wireNamesOf(asRecord(data.fields), typeNames);
     default:
       return [];
   }
 }
 
 export function writtenRevision(event: StoredEvent): WrittenRevision | null {
-  if (event.type === 'autosaved') {
-    const data = event.data as unknown as PostAutosaved;
-    return data.inPlace ? null : { id: data.autosaveId, kind: 'autosave' };
-  }
-  const { revisionId } = event.data as unknown as PostChanged;
+  const data = event.data as EventData;
+  if (event.type === 'autosaved') return data.inPlace || data.autosaveId === undefined ? null : { id: data.autosaveId, kind: 'autosave' };
+  const { revisionId } = data;
   if (event.type === 'revision_deleted' || typeof revisionId !== 'number') return null;
   return { id: revisionId, kind: 'revision' };
 }
 
-/** The entry of one event: who, when, what kind, which fields; never the content itself. */
-export function timelineEntry(event: StoredEvent): TimelineEntry {
+/** The entry of one event: who, when, what kind, which fields (named as its type names them); never the content itself. */
+export function timelineEntry(event: StoredEvent, typeNames?: WireNames): TimelineEntry {
   return {
     seq: event.seq,
     type: event.type,
     date_gmt: formatRestDate(event.at)!,
     author: event.actor,
-    fields: changedFields(event),
+    fields: changedFields(event, typeNames),
     revision: writtenRevision(event)?.id ?? null,
-    redacted: event.redacted ? wireNames(Object.fromEntries(event.redacted.map((field) => [field, true]))) : [],
+    redacted: event.redacted ? wireNamesOf(asRecord(event.redacted), typeNames) : [],
     // Every event holds one once start-up has upgraded the log (`upgradePositions`).
     position: event.position!,
   };
@@ -97,23 +102,23 @@ export function timelineEntry(event: StoredEvent): TimelineEntry {
 
 export type HistoryJson = TimelineEntry & { _links?: Links };
 
+/** The item whose entries are prepared: its route (`/cms/v2/posts/5`) and its type's wire names. */
+export interface ItemOfEntry {
+  readonly route: string;
+  readonly wireNames?: WireNames;
+}
+
 /**
  * An entry with its links: `up` to the item and, while it still exists, the revision or autosave
  * the event wrote (as WordPress links a revision to its parent).
  */
-export function prepareHistoryEntry(
-  event: StoredEvent,
-  postType: Pick<PostTypeDef, 'rest_namespace' | 'rest_base'>,
-  liveRevisions: ReadonlySet<number>,
-  req: RestRequest,
-): HistoryJson {
-  const entry: HistoryJson = timelineEntry(event);
+export function prepareHistoryEntry(event: StoredEvent, item: ItemOfEntry, liveRevisions: ReadonlySet<number>, req: RestRequest): HistoryJson {
+  const entry: HistoryJson = timelineEntry(event, item.wireNames);
   if (!req.wants('_links')) return entry;
-  const item = `/${postType.rest_namespace}/${postType.rest_base}/${event.stream}`;
-  const links: Links = { up: [{ href: req.url(item), embeddable: true }] };
+  const links: Links = { up: [{ href: req.url(item.route), embeddable: true }] };
   const revision = writtenRevision(event);
   if (revision && liveRevisions.has(revision.id)) {
-    links['https://api.w.org/revision'] = [{ href: req.url(`${item}/${revision.kind === 'autosave' ? 'autosaves' : 'revisions'}/${revision.id}`) }];
+    links['https://api.w.org/revision'] = [{ href: req.url(`${item.route}/${revision.kind === 'autosave' ? 'autosaves' : 'revisions'}/${revision.id}`) }];
   }
   entry._links = links;
   return entry;

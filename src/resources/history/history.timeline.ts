@@ -1,8 +1,6 @@
 import { type Db, type Filter } from 'mongodb';
 import { changeLog, type ScanOptions, type StoredEvent } from '../../store/change-log.js';
-import { type PostCreated } from '../posts/post.events.js';
-import { postsCollection } from '../posts/post.model.js';
-import { timelineEntry, type TimelineEntry } from './history.serializer.js';
+import { timelineEntry, type TimelineEntry, type WireNames } from './history.serializer.js';
 
 /** A timeline entry of the export: the history entry, with the item it belongs to. */
 export type ExportEntry = { item: number; item_type: string } & TimelineEntry;
@@ -65,30 +63,33 @@ export async function countTimelineEvents(db: Db, query: TimelineQuery): Promise
 // Remembered item types, bounded so that a timeline of any length keeps constant memory.
 const TYPE_CACHE_SIZE = 10_000;
 
+/** What the timeline needs of the history types, which their resources declare. */
+export interface TimelineTypes {
+  /** The type of a stream stored before events recorded it, named by its first event. */
+  legacyTypeOf(first: StoredEvent): string | undefined;
+  /** How a type names its stored fields. */
+  wireNamesOf(type: string): WireNames | undefined;
+}
+
 /**
  * The type of each stream's item: recorded on its events. For events stored before that, a
  * stream opens with `created`, which names it, so a scan in stream order asks nothing; in time
- * order (`since`) an item's creation may be earlier, and its type comes from the item or, if it
- * was deleted, from its first event.
+ * order (`since`) an item's creation may be earlier, and its first event is read by its key.
  */
-function itemTypes(db: Db) {
+function itemTypes(db: Db, types: TimelineTypes) {
   const known = new Map<number, string>();
   const remember = (stream: number, type: string) => {
     if (known.size >= TYPE_CACHE_SIZE) known.delete(known.keys().next().value!);
     known.set(stream, type);
     return type;
   };
-  // Events stored before they recorded their stream's type: a post's `created` event names it.
-  const createdType = (event: StoredEvent) => event.streamType ?? (event.data as unknown as PostCreated).fields.type;
   return async (event: StoredEvent): Promise<string> => {
     if (event.streamType !== undefined) return event.streamType;
-    if (event.type === 'created') return remember(event.stream, createdType(event));
+    if (event.seq === 1) return remember(event.stream, types.legacyTypeOf(event) ?? '');
     const cached = known.get(event.stream);
     if (cached !== undefined) return cached;
-    const doc = await postsCollection(db).findOne({ _id: event.stream }, { projection: { type: 1 } });
-    if (doc) return remember(event.stream, doc.type);
     const [first] = await changeLog(db).readSeqs(event.stream, 1, 1);
-    return remember(event.stream, first?.type === 'created' ? createdType(first) : '');
+    return remember(event.stream, (first && types.legacyTypeOf(first)) ?? '');
   };
 }
 
@@ -96,12 +97,12 @@ function itemTypes(db: Db) {
  * Every event of the query as an export entry, read from one cursor (constant memory). `onRead`
  * is told of each event read, kept or not, for progress.
  */
-export async function* timeline(db: Db, query: TimelineQuery, onRead: () => void = () => {}): AsyncGenerator<ExportEntry> {
-  const typeOf = itemTypes(db);
+export async function* timeline(db: Db, types: TimelineTypes, query: TimelineQuery, onRead: () => void = () => {}): AsyncGenerator<ExportEntry> {
+  const typeOf = itemTypes(db, types);
   for await (const event of changeLog(db).scan(scanOptions(query))) {
     onRead();
     const itemType = await typeOf(event);
     if (query.type !== undefined && itemType !== query.type) continue;
-    yield { item: event.stream, item_type: itemType, ...timelineEntry(event) };
+    yield { item: event.stream, item_type: itemType, ...timelineEntry(event, types.wireNamesOf(itemType)) };
   }
 }

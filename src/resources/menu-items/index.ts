@@ -19,11 +19,16 @@ export { createMenuItem, deleteItemsOfMenu, itemsOfMenu, menuHasItems, taggedMen
 export { prepareMenuItems, restoreMenuAt } from './menu-item.as-of.js';
 export { menuItemSchema } from './menu-item.schema.js';
 
-const menuItemHistorySubject: HistorySubject = {
+/** A menu item's stored `menu` is its `menus` on the wire. */
+const menuItemWireNames = (field: string) => (field === 'menu' ? ['menus'] : undefined);
+
+const menuItemHistorySubject: HistorySubject<MenuItemDoc> = {
   rest_namespace: 'cms/v2',
   rest_base: 'menu-items',
   find: (deps, id) => findMenuItem(deps, Number.isSafeInteger(id) ? id : 0),
   mayRead: (req) => can(req.user, 'edit_theme_options'),
+  route: (item) => `/cms/v2/menu-items/${item._id}`,
+  wireNames: menuItemWireNames,
 };
 
 const mayManageMenus = (user: Parameters<typeof can>[0]) => can(user, 'edit_theme_options');
@@ -36,6 +41,7 @@ const menuItemChangeSource: ChangeSource<MenuItemDoc> = {
   mayRead: mayManageMenus,
   isPublic: () => false,
   diffFields: menuItemRevisions.diffFields,
+  wireNames: menuItemWireNames,
   // A revision keeps every field of the item it was made from: its text is read the same way.
   fieldText: (doc, field) => menuItemRevisions.fieldText({ title: doc.title, item: { ...doc } } as unknown as RevisionDoc, field),
   async prepare(docs, req, deps) {

@@ -5,6 +5,11 @@ import { backfillAutosaveKeys, backfillRevisionBlocks, postsProjection } from '.
 import { handOverPostsOf } from './post.authors.js';
 import { publishedAuthorIds } from './post.lookups.js';
 import { postTypeRoutes } from './post.routes.js';
+import { autosaveRoutes } from '../autosaves/index.js';
+import { historyRoutes } from '../history/index.js';
+import { revisionRoutes } from '../revisions/index.js';
+import { postChangeSource, postHistorySubject } from './post.changes.js';
+import { postAutosaves, postRevisions } from './post.revisions.js';
 
 // What other resources take of posts: media (attachments are posts), menu items (which link to
 // posts and keep revisions beside theirs), and the lookups and reads of the collection it owns.
@@ -19,9 +24,19 @@ export { dateBounds, PostInvalidPage, postListQuery, searchColumnsFilter } from 
 export { POST_LIST_FILTER_ARGS, postListArgs, postWriteArgs, postTypeSchema } from './post.schema.js';
 export { permalink, prepareMany, prepareOne, preparePost } from './post.serializer.js';
 
-/** Posts and pages (the types the posts controller serves): their routes, indexes and projection. */
+/**
+ * Posts and pages (the types the posts controller serves): their routes, indexes and projection;
+ * for the types that support them, as WordPress registers them, their revisions, autosaves and
+ * history over the shared routes, and their changes in the feed.
+ */
 export const postsResource: ResourceManifest = {
-  routes: postTypesSupporting('posts').flatMap(postTypeRoutes),
+  routes: [
+    ...postTypesSupporting('posts').flatMap(postTypeRoutes),
+    ...postTypesSupporting('posts', 'revisions').flatMap((type) => revisionRoutes(postRevisions(type))),
+    ...postTypesSupporting('posts', 'autosave').flatMap((type) => autosaveRoutes(postAutosaves(type))),
+    ...postTypesSupporting('posts', 'revisions').flatMap((type) => historyRoutes(postHistorySubject(type))),
+  ],
+  changeSources: [postChangeSource(postTypesSupporting('posts', 'revisions'))],
   indexes: postIndexes,
   projections: [postsProjection],
   seed: async (deps) => {

@@ -1,15 +1,11 @@
 import { type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
-import { filterSaved } from '../../registry/saved-fields.js';
-import { ifMatchOf } from '../../rest/conditional.js';
 import { type RestErrorClass } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { RestResponse } from '../../rest/rest-response.js';
+import { type RestResponse } from '../../rest/rest-response.js';
 import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
-import { deleteRevision, findPostOfType, postEtag, postTypeSchema, prepareOne, restoreRevision } from '../posts/index.js';
-import { REVISIONED_FIELDS, type PostDoc, type RevisionDoc, type RevisionedField } from '../posts/post.model.js';
-import { canDeletePost, canEditPost } from '../posts/post.permissions.js';
+import { type RevisionDoc } from '../posts/post.model.js';
 import { rolesOfUser } from '../users/index.js';
 
 /** What the revision routes need of an item: its id, how many revisions and autosaves it has, and its version. */
@@ -21,8 +17,8 @@ export interface RevisionedItem {
 }
 
 /**
- * A type whose items keep revisions, as the revision and autosave routes see it: posts and pages
- * through the posts controller, menu items through their own. Each brings its item lookup, who
+ * A type whose items keep revisions, as the revision and autosave routes see it; each type brings
+ * its own (posts and pages, menu items, templates). Each brings its item lookup, who
  * may edit and delete its items, how a revision is made current again or deleted, and what a
  * revision row shows beyond the shared shape.
  */
@@ -55,26 +51,4 @@ export interface RevisionedType<Item extends RevisionedItem = RevisionedItem> {
 export async function restoringWriters(deps: Deps, req: RestRequest, revision: RevisionDoc): Promise<Principal[]> {
   const roles = await rolesOfUser(deps.store.db, revision.author);
   return [req.user, roles ? { id: revision.author, roles } : { id: 0 }];
-}
-
-/** Posts and pages: the items of one post type of the posts controller. */
-export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
-  return {
-    postType: type,
-    itemSchema: postTypeSchema(type),
-    findItem: (deps, id, NotFound) => findPostOfType(deps, type, id, NotFound),
-    canEdit: canEditPost,
-    canDelete: canDeletePost,
-    async restore(deps, item, revision, req) {
-      const fields: Record<string, unknown> = { title: revision.title, content: revision.content, excerpt: revision.excerpt };
-      filterSaved(type.rest_base, fields, await restoringWriters(deps, req, revision));
-      const restored = { ...revision, ...(fields as Pick<RevisionDoc, RevisionedField>) };
-      const doc = await restoreRevision(deps, item._id, restored, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
-      req.context = 'edit';
-      return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
-    },
-    deleteRevision: (deps, item, revision, actor) => deleteRevision(deps, item._id, revision, actor),
-    diffFields: REVISIONED_FIELDS,
-    fieldText: (revision, field) => revision[field as RevisionedField],
-  };
 }

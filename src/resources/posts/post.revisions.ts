@@ -1,0 +1,50 @@
+import { type PostTypeDef } from '../../registry/post-types.js';
+import { filterSaved } from '../../registry/saved-fields.js';
+import { ifMatchOf } from '../../rest/conditional.js';
+import { RestResponse } from '../../rest/rest-response.js';
+import { type AutosavingType } from '../autosaves/index.js';
+import { itemAsRevisionRecord, restoringWriters, revisionRecord, type RevisionedType } from '../revisions/index.js';
+import { autosavePost, deleteRevision, restoreRevision } from './post.commands.js';
+import { findPostOfType, postEtag } from './post.history.js';
+import { changesFromRequest } from './post.input.js';
+import { REVISIONED_FIELDS, type PostDoc, type RevisionDoc, type RevisionedField } from './post.model.js';
+import { canDeletePost, canEditPost } from './post.permissions.js';
+import { postTypeSchema, postWriteArgs } from './post.schema.js';
+import { prepareOne } from './post.serializer.js';
+import { afterPostWrite } from './post.side-effects.js';
+
+/** Posts and pages as a revisioned type: the items of one post type of the posts controller. */
+export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
+  return {
+    postType: type,
+    itemSchema: postTypeSchema(type),
+    findItem: (deps, id, NotFound) => findPostOfType(deps, type, id, NotFound),
+    canEdit: canEditPost,
+    canDelete: canDeletePost,
+    async restore(deps, item, revision, req) {
+      const fields: Record<string, unknown> = { title: revision.title, content: revision.content, excerpt: revision.excerpt };
+      filterSaved(type.rest_base, fields, await restoringWriters(deps, req, revision));
+      const restored = { ...revision, ...(fields as Pick<RevisionDoc, RevisionedField>) };
+      const doc = await restoreRevision(deps, item._id, restored, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
+      req.context = 'edit';
+      return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
+    },
+    deleteRevision: (deps, item, revision, actor) => deleteRevision(deps, item._id, revision, actor),
+    diffFields: REVISIONED_FIELDS,
+    fieldText: (revision, field) => revision[field as RevisionedField],
+  };
+}
+
+/** Posts and pages: WordPress's autosave through the posts controller. */
+export function postAutosaves(type: PostTypeDef): AutosavingType<PostDoc> {
+  return {
+    ...postRevisions(type),
+    updateArgs: postWriteArgs(type, 'update'),
+    async autosave(deps, item, req) {
+      const result = await autosavePost(deps, item._id, await changesFromRequest(req, deps, type, item), req.user.id, item);
+      if (!result.inPlace) return { record: revisionRecord(result.autosave, deps.siteUrl), inPlace: false };
+      await afterPostWrite(deps, item, result.doc);
+      return { record: itemAsRevisionRecord(result.doc), inPlace: true };
+    },
+  };
+}
