@@ -9,7 +9,6 @@ import {
   autosavesOf,
   canReadRevisions,
   newestAutosave,
-  parentArg,
   parentOf,
   revisionRecord,
   type RevisionedItem,
@@ -22,7 +21,6 @@ import { savesOf } from '../../registry/saved-fields.js';
 
 const CannotReadAutosaves = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view autosaves of this post.');
 const InvalidItemId = defineRestError('rest_post_invalid_id', 'Invalid item ID.', 404);
-const InvalidParentId = defineRestError('rest_post_invalid_id', 'Invalid post parent ID.', 404);
 const NoAutosave = defineRestError('rest_post_no_autosave', 'There is no autosave revision for this post.', 404);
 
 /** A revisioned type whose items take autosaves: what it accepts, and how it saves one. */
@@ -43,17 +41,18 @@ export interface AutosavingType<Item extends RevisionedItem = RevisionedItem> ex
  */
 export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType<Item>): RouteSpec<Deps>[] {
   const schema = autosaveSchema(type);
-  const base = `/${type.postType.rest_base}`;
-  const autosaveParent = parentArg('The ID for the parent of the autosave.');
-  const prepare = (req: RestRequest, deps: Deps, record: RevisionRecord, itemId: number, inPlace: boolean) =>
-    prepareAutosave(record, req, type, schema, { itemId, inPlace }, deps);
+  const { route } = type;
+  const base = `/${route.base}`;
+  const autosaveParent = route.idArg('The ID for the parent of the autosave.');
+  const prepare = (req: RestRequest, deps: Deps, record: RevisionRecord, item: Item, inPlace: boolean) =>
+    prepareAutosave(record, req, type, schema, { item, inPlace }, deps);
 
   /** The item an autosave is made of, read once for the permission check and the handler. */
   const autosavedItem = (req: RestRequest, deps: Deps) => req.memo('autosaved-item', () => type.findItem(deps, req.params.id, PostInvalidId));
 
-  return defineRoutes<Deps>(type.postType.rest_namespace, [
+  return defineRoutes<Deps>(route.namespace, [
     {
-      path: `${base}/(?P<id>[\\d]+)/autosaves`,
+      path: `${base}/(?P<id>${route.idPattern})/autosaves`,
       schema,
       endpoints: [
         {
@@ -65,7 +64,7 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
           handler: async (req, deps) => {
             const item = await parentOf(req, deps, type, 'id');
             const items: Record<string, unknown>[] = [];
-            for await (const doc of autosavesOf(deps, item._id)) items.push(prepare(req, deps, revisionRecord(doc, deps.siteUrl), item._id, false));
+            for await (const doc of autosavesOf(deps, item._id)) items.push(prepare(req, deps, revisionRecord(doc, deps.siteUrl), item, false));
             return items;
           },
         },
@@ -76,7 +75,7 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
           args: { parent: autosaveParent, ...type.updateArgs },
           saves: savesOf(type.postType.rest_base),
           permission: async (req, deps) => {
-            if (!Number(req.params.id)) throw new InvalidItemId();
+            if (!route.names(req.params.id)) throw new InvalidItemId();
             const item = await autosavedItem(req, deps);
             if (!type.canEdit(req.user, item)) throw new CannotEditPost(req);
             return true;
@@ -86,13 +85,13 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
             const { record, inPlace } = await type.autosave(deps, current, req);
             req.context = 'edit';
             // WordPress answers 200, not 201: an autosave is saved over, never created as a resource.
-            return prepare(req, deps, record, current._id, inPlace);
+            return prepare(req, deps, record, current, inPlace);
           },
         },
       ],
     },
     {
-      path: `${base}/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)`,
+      path: `${base}/(?P<parent>${route.idPattern})/autosaves/(?P<id>[\\d]+)`,
       schema,
       endpoints: [
         {
@@ -101,11 +100,10 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
           args: { parent: autosaveParent, id: { description: 'The ID for the autosave.', type: 'integer' }, context: contextArg(schema) },
           permission: canReadRevisions(type),
           handler: async (req, deps) => {
-            const itemId = Number(req.params.parent);
-            if (!(itemId > 0)) throw new InvalidParentId();
-            const autosave = await newestAutosave(deps, itemId);
+            const item = await parentOf(req, deps, type);
+            const autosave = await newestAutosave(deps, item._id);
             if (!autosave) throw new NoAutosave();
-            return prepare(req, deps, revisionRecord(autosave, deps.siteUrl), itemId, false);
+            return prepare(req, deps, revisionRecord(autosave, deps.siteUrl), item, false);
           },
         },
       ],

@@ -3,11 +3,11 @@ import { type PostTypeDef } from '../../registry/post-types.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { permalink } from '../posts/post.serializer.js';
-import { prepareRevision, type RevisionedType, type RevisionRecord } from '../revisions/index.js';
+import { prepareRevision, type RevisionedItem, type RevisionedType, type RevisionRecord } from '../revisions/index.js';
 
 /** What `preview_link` is built from: the item, and whether the record is the item itself (a draft saved in place). */
-export interface PreviewOf {
-  itemId: number;
+export interface PreviewOf<Item extends RevisionedItem = RevisionedItem> {
+  item: Item;
   inPlace: boolean;
 }
 
@@ -30,21 +30,22 @@ function previewNonce(itemId: number, userId: number, now: Date): string {
  */
 export function previewLink(type: PostTypeDef, preview: PreviewOf, req: RestRequest, siteUrl: string, now: Date): string {
   if (!type.viewable) return '';
-  const link = permalink(siteUrl, { _id: preview.itemId, type: type.slug });
-  const args = preview.inPlace ? [] : [`preview_id=${preview.itemId}`, `preview_nonce=${previewNonce(preview.itemId, req.user.id, now)}`];
+  const itemId = preview.item._id;
+  const link = permalink(siteUrl, { _id: itemId, type: type.slug });
+  const args = preview.inPlace ? [] : [`preview_id=${itemId}`, `preview_nonce=${previewNonce(itemId, req.user.id, now)}`];
   return `${link}${link.includes('?') ? '&' : '?'}${[...args, 'preview=true'].join('&')}`;
 }
 
 /** An autosave as the REST API shows it: the revision shape plus `preview_link` (edit context only). */
-export function prepareAutosave(
+export function prepareAutosave<Item extends RevisionedItem>(
   record: RevisionRecord,
   req: RestRequest,
-  type: RevisionedType,
+  type: RevisionedType<Item>,
   schema: ItemSchema,
-  preview: PreviewOf,
+  preview: PreviewOf<Item>,
   deps: { siteUrl: string; clock: () => Date },
 ): Record<string, unknown> {
-  const data = prepareRevision(record, req, type, schema);
+  const data = prepareRevision(record, req, type, schema, preview.item);
   if (req.context === 'edit' && req.wants('preview_link')) {
     const { _links: links, ...fields } = data;
     return { ...fields, preview_link: previewLink(type.postType, preview, req, deps.siteUrl, deps.clock()), ...(links ? { _links: links } : {}) };

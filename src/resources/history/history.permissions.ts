@@ -12,7 +12,7 @@ export const CannotReadHistory = defineAuthError('rest_cannot_read', 'Sorry, you
 export const canViewHistory =
   <Item extends HistoryItem>(subject: HistorySubject<Item>): Permission<Deps> =>
   async (req, deps) => {
-    const item = await subject.find(deps, Number(req.params.id));
+    const item = await subject.find(deps, req.params.id);
     if (!subject.mayRead(req, item)) throw new CannotReadHistory(req);
     return true;
   };

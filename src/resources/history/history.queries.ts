@@ -4,6 +4,7 @@ import { changeLog, type StoredEvent } from '../../store/change-log.js';
 import { findByIds } from '../../store/filters.js';
 import { writtenRevision, type WireNames } from './history.serializer.js';
 import { REVISION_BLOCK, revisionBlock, revisionsCollection } from '../posts/post.model.js';
+import { type ItemRoute } from '../../rest/item-route.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 
 /**
@@ -11,14 +12,12 @@ import { type RestRequest } from '../../rest/rest-request.js';
  * how one is found, who may read it, its route and how its stored fields are named.
  */
 export interface HistorySubject<Item extends HistoryItem = HistoryItem> {
-  readonly rest_namespace: string;
-  readonly rest_base: string;
-  /** The item, or its type's 404 (unknown ids and items of another type alike). */
-  find(deps: Deps, id: number): Promise<Item>;
+  /** How its items are named in URLs: `/history` sits under it, and its entries link to it. */
+  readonly route: ItemRoute<Item>;
+  /** The item the URL's id names, or its type's 404 (unknown ids and items of another type alike). */
+  find(deps: Deps, id: unknown): Promise<Item>;
   /** History is for those who may edit the item. */
   mayRead(req: RestRequest, item: Item): boolean;
-  /** The item's route, which its entries link to (`/cms/v2/posts/5`). */
-  route(item: Item): string;
   readonly wireNames?: WireNames;
 }
 

@@ -3,6 +3,7 @@ import { PostInvalidPage } from '../posts/index.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestStream, type RestResponse } from '../../rest/rest-response.js';
+import { itemPath } from '../../rest/item-route.js';
 import { defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
 import { changeLog } from '../../store/change-log.js';
 import { canViewHistory } from './history.permissions.js';
@@ -19,14 +20,15 @@ const STREAM_BATCH = 500;
  * with `Accept: application/x-ndjson`, every event, one object a line, read from a cursor.
  */
 export function historyRoutes<Item extends HistoryItem>(subject: HistorySubject<Item>): RouteSpec<Deps>[] {
-  return defineRoutes<Deps>(subject.rest_namespace, [
+  const { route } = subject;
+  return defineRoutes<Deps>(route.namespace, [
     {
-      path: `/${subject.rest_base}/(?P<id>[\\d]+)/history`,
+      path: `/${route.base}/(?P<id>${route.idPattern})/history`,
       schema: historySchema,
       endpoints: [
         {
           methods: READABLE,
-          args: historyArgs,
+          args: { id: route.idArg('Unique identifier for the item.'), ...historyArgs },
           permission: canViewHistory(subject),
           response: { body: 'items', ndjson: true },
           handler: (req, deps) => (wantsStream(req) ? streamHistory(subject, req, deps) : listHistory(subject, req, deps)),
@@ -41,19 +43,19 @@ function wantsStream(req: RestRequest): boolean {
 }
 
 async function listHistory<Item extends HistoryItem>(subject: HistorySubject<Item>, req: RestRequest, deps: Deps): Promise<RestResponse> {
-  const doc = await subject.find(deps, Number(req.params.id));
+  const doc = await subject.find(deps, req.params.id);
   const window = pageWindow(req.params);
   const { events, total } = await historyPage(deps, doc, window);
   const live = req.wants('_links') ? await liveRevisions(deps, doc._id, events) : new Set<number>();
-  const item = { route: subject.route(doc), wireNames: subject.wireNames };
+  const item = { route: itemPath(subject.route, doc), wireNames: subject.wireNames };
   const entries = events.map((event) => prepareHistoryEntry(event, item, live, req));
   return pageOf(entries, total, window, PostInvalidPage);
 }
 
 async function streamHistory<Item extends HistoryItem>(subject: HistorySubject<Item>, req: RestRequest, deps: Deps): Promise<RestStream> {
-  const doc = await subject.find(deps, Number(req.params.id));
+  const doc = await subject.find(deps, req.params.id);
   const events = changeLog(deps.store.db).scan({ streams: [doc._id] });
-  const item = { route: subject.route(doc), wireNames: subject.wireNames };
+  const item = { route: itemPath(subject.route, doc), wireNames: subject.wireNames };
   async function* entries(): AsyncGenerator<HistoryJson> {
     for await (const batch of inBatches(events, STREAM_BATCH)) {
       const live = await liveRevisions(deps, doc._id, batch);

@@ -54,7 +54,6 @@ export const historySchema: ItemSchema = {
 export const HISTORY_PER_PAGE = 100;
 
 export const historyArgs: ArgSpecs = {
-  id: { description: 'Unique identifier for the item.', type: 'integer' },
   context: contextArg(historySchema),
   ...collectionArgs(HISTORY_PER_PAGE),
 };

@@ -23,11 +23,9 @@ export { menuItemSchema } from './menu-item.schema.js';
 const menuItemWireNames = (field: string) => (field === 'menu' ? ['menus'] : undefined);
 
 const menuItemHistorySubject: HistorySubject<MenuItemDoc> = {
-  rest_namespace: 'cms/v2',
-  rest_base: 'menu-items',
-  find: (deps, id) => findMenuItem(deps, Number.isSafeInteger(id) ? id : 0),
+  route: menuItemRevisions.route,
+  find: (deps, id) => findMenuItem(deps, Number.isSafeInteger(Number(id)) ? Number(id) : 0),
   mayRead: (req) => can(req.user, 'edit_theme_options'),
-  route: (item) => `/cms/v2/menu-items/${item._id}`,
   wireNames: menuItemWireNames,
 };
 

@@ -4,6 +4,7 @@ import { type Deps } from '../../deps.js';
 import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { findPostType } from '../../registry/post-types.js';
 import { ifMatchOf } from '../../rest/conditional.js';
+import { integerItemRoute } from '../../rest/item-route.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { type FieldSchema } from '../../rest/schema.js';
 import { type AutosavingType } from '../autosaves/index.js';
@@ -80,6 +81,7 @@ async function itemAsRecord(deps: Deps, doc: MenuItemDoc): Promise<RevisionRecor
  */
 export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
   postType: findPostType('nav_menu_item')!,
+  route: integerItemRoute('cms/v2', 'menu-items'),
   itemSchema: menuItemSchema,
   extraProperties: keptProperties,
   async findItem(deps, id, NotFound) {

@@ -1,6 +1,7 @@
 import { findPostStatus } from '../../registry/post-statuses.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { findTaxonomy } from '../../registry/taxonomies.js';
+import { integerItemRoute } from '../../rest/item-route.js';
 import { filterByContext } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type HistorySubject } from '../history/index.js';
@@ -20,11 +21,9 @@ function postWireNames(field: string, value: unknown): readonly string[] | undef
 /** `/history` of one post type of the posts controller: for those who may edit the item. */
 export function postHistorySubject(postType: PostTypeDef): HistorySubject<PostDoc> {
   return {
-    rest_namespace: postType.rest_namespace,
-    rest_base: postType.rest_base,
-    find: (deps, id) => findPostOfType(deps, postType, Number.isSafeInteger(id) ? id : 0),
+    route: integerItemRoute(postType.rest_namespace, postType.rest_base),
+    find: (deps, id) => findPostOfType(deps, postType, Number.isSafeInteger(Number(id)) ? Number(id) : 0),
     mayRead: (req: RestRequest, item) => canEditPost(req.user, item),
-    route: (item) => `/${postType.rest_namespace}/${postType.rest_base}/${item._id}`,
     wireNames: postWireNames,
   };
 }

@@ -1,6 +1,7 @@
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { filterSaved } from '../../registry/saved-fields.js';
 import { ifMatchOf } from '../../rest/conditional.js';
+import { integerItemRoute } from '../../rest/item-route.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { type AutosavingType } from '../autosaves/index.js';
 import { itemAsRevisionRecord, restoringWriters, revisionRecord, type RevisionedType } from '../revisions/index.js';
@@ -17,6 +18,7 @@ import { afterPostWrite } from './post.side-effects.js';
 export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
   return {
     postType: type,
+    route: integerItemRoute(type.rest_namespace, type.rest_base),
     itemSchema: postTypeSchema(type),
     findItem: (deps, id, NotFound) => findPostOfType(deps, type, id, NotFound),
     canEdit: canEditPost,

@@ -9,7 +9,7 @@ import { REVISIONED_FIELDS, revisionsCollection, type RevisionDoc } from '../pos
 import { diffRevisions } from './revision.diff.js';
 import { canDeleteRevision, canReadRevisions, canRestoreRevision } from './revision.permissions.js';
 import { parentOf, findRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
-import { parentArg, revisionDiffSchema, revisionIdArg, revisionListArgs, revisionSchema } from './revision.schema.js';
+import { revisionDiffSchema, revisionIdArg, revisionListArgs, revisionSchema } from './revision.schema.js';
 import { prepareRevision, revisionRecord, wantsField } from './revision.serializer.js';
 import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 
@@ -51,12 +51,12 @@ function listParams(req: RestRequest): RevisionListParams {
   };
 }
 
-async function listRevisions(type: RevisionedType, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<RestResponse> {
+async function listRevisions<Item extends RevisionedItem>(type: RevisionedType<Item>, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const parent = await parentOf(req, deps, type);
   const params = listParams(req);
   const { docs, total, totalPages } = await revisionPage(deps, parent, params, projectionFor(req, schema));
   const items: Record<string, unknown>[] = [];
-  for await (const doc of docs) items.push(prepareRevision(revisionRecord(doc, deps.siteUrl), req, type, schema));
+  for await (const doc of docs) items.push(prepareRevision(revisionRecord(doc, deps.siteUrl), req, type, schema, parent));
   const headers = { 'X-WP-Total': String(total), 'X-WP-TotalPages': String(totalPages) };
   return new RestResponse(items, 200, headers, { total, totalPages, page: params.page });
 }
@@ -66,14 +66,14 @@ async function listRevisions(type: RevisionedType, schema: ItemSchema, req: Rest
  * parameter names, `view` by default. Unlike WordPress, a revision of another item is refused
  * (404), so deleting through one item's URL cannot reach another item's history.
  */
-async function deleteOne(type: RevisionedType, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
+async function deleteOne<Item extends RevisionedItem>(type: RevisionedType<Item>, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
   const parent = await parentOf(req, deps, type);
   const revision = await findRevision(deps, req.params.id);
   if (req.params.force !== true) throw new TrashNotSupported();
   if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
   const asked = req.params.context;
   req.context = CONTEXTS.includes(asked as Context) ? (asked as Context) : 'view';
-  const { _links: _ignored, ...previous } = prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema);
+  const { _links: _ignored, ...previous } = prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema, parent);
   await type.deleteRevision(deps, parent, revision, req.user.id);
   return { deleted: true, previous: filterByContext(schema, previous, req.context) };
 }
@@ -85,7 +85,7 @@ async function restoreOne<Item extends RevisionedItem>(type: RevisionedType<Item
 }
 
 /** Compares a revision with `against` (a revision of the same item) or, by default, with the one before it. */
-async function diffOne(req: RestRequest, type: RevisionedType, deps: Deps): Promise<unknown> {
+async function diffOne<Item extends RevisionedItem>(req: RestRequest, type: RevisionedType<Item>, deps: Deps): Promise<unknown> {
   const { parent, revision } = await parentAndRevision(deps, type, req);
   let from: RevisionDoc | null;
   if (req.params.against !== undefined) {
@@ -103,16 +103,16 @@ async function diffOne(req: RestRequest, type: RevisionedType, deps: Deps): Prom
  */
 export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType<Item>): RouteSpec<Deps>[] {
   const schema = revisionSchema(type);
-  const base = `/${type.postType.rest_base}/(?P<parent>[\\d]+)/revisions`;
-  const parent = parentArg('The ID for the parent of the revision.');
+  const base = `/${type.route.base}/(?P<parent>${type.route.idPattern})/revisions`;
+  const parent = type.route.idArg('The ID for the parent of the revision.');
   const read = canReadRevisions(type);
 
-  return defineRoutes<Deps>(type.postType.rest_namespace, [
+  return defineRoutes<Deps>(type.route.namespace, [
     {
       path: base,
       schema,
       endpoints: [
-        { methods: READABLE, args: revisionListArgs(schema), permission: read, handler: (req, deps) => listRevisions(type, schema, req, deps), response: { body: 'items' } },
+        { methods: READABLE, args: revisionListArgs(type, schema), permission: read, handler: (req, deps) => listRevisions(type, schema, req, deps), response: { body: 'items' } },
       ],
     },
     {
@@ -124,8 +124,8 @@ export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType
           args: { parent, id: revisionIdArg, context: contextArg(schema) },
           permission: read,
           handler: async (req, deps) => {
-            const { revision } = await parentAndRevision(deps, type, req);
-            return prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema);
+            const { parent, revision } = await parentAndRevision(deps, type, req);
+            return prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema, parent);
           },
         },
         {

@@ -35,7 +35,7 @@ export function revisionSchema(type: RevisionedType): ItemSchema {
     id: { description: 'Unique identifier for the revision.', type: 'integer', context: [...ALL] },
     modified: { description: "The date the revision was last modified, in the site's timezone.", type: 'string', format: 'date-time', context: [...VIEW_EDIT] },
     modified_gmt: { description: 'The date the revision was last modified, as GMT.', type: 'string', format: 'date-time', context: [...VIEW_EDIT] },
-    parent: { description: 'The ID for the parent of the revision.', type: 'integer', context: [...ALL] },
+    parent: { ...type.route.idArg('The ID for the parent of the revision.'), context: [...ALL] },
     slug: { description: 'An alphanumeric identifier for the revision unique to its type.', type: 'string', context: [...ALL] },
   };
   for (const field of BORROWED) {
@@ -45,18 +45,16 @@ export function revisionSchema(type: RevisionedType): ItemSchema {
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${type.postType.slug}-revision`, type: 'object', properties };
 }
 
-export const parentArg = (description: string): ArgSpec<RestRequest> => ({ description, type: 'integer' });
-
 export const revisionIdArg: ArgSpec<RestRequest> = { description: 'Unique identifier for the revision.', type: 'integer' };
 
 /**
  * The list's parameters (`get_collection_params`): `per_page` has no default, so a request
  * without it gets every revision; `offset` has no lower bound, as in WordPress.
  */
-export function revisionListArgs(schema: ItemSchema): ArgSpecs<RestRequest> {
+export function revisionListArgs(type: RevisionedType, schema: ItemSchema): ArgSpecs<RestRequest> {
   const ids = (description: string): ArgSpec<RestRequest> => ({ description, type: 'array', items: { type: 'integer' }, default: [] });
   return {
-    parent: parentArg('The ID for the parent of the revision.'),
+    parent: type.route.idArg('The ID for the parent of the revision.'),
     context: contextArg(schema),
     page: { description: 'Current page of the collection.', type: 'integer', default: 1, minimum: 1 },
     per_page: { description: 'Maximum number of items to be returned in result set.', type: 'integer', minimum: 1, maximum: 100 },

@@ -1,9 +1,10 @@
 import { renderContent, renderExcerpt, renderTitle } from '../../lib/content-render.js';
+import { itemPath } from '../../rest/item-route.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { type PostDoc, type RevisionDoc } from '../posts/post.model.js';
-import { type RevisionedType } from './revisioned-type.js';
+import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 
 /**
  * What a revision response is made of. A revision row gives it, and so does a draft saved in
@@ -78,10 +79,18 @@ export function wantsField(req: RestRequest, schema: ItemSchema, field: string):
 /**
  * A revision as the REST API shows it (`WP_REST_Revisions_Controller::prepare_item_for_response`):
  * only `raw` and `rendered` of the text fields the schema has, the excerpt rendered from itself
- * alone (never generated from the content), and a `parent` link as the only link. Fields the
- * request does not want are not computed.
+ * alone (never generated from the content), and a `parent` link as the only link. The parent is
+ * named as its type names it in URLs (a template by `<theme>//<slug>`) when the record belongs to
+ * `parent`, the item the route names. Fields the request does not want are not computed.
  */
-export function prepareRevision(record: RevisionRecord, req: RestRequest, type: RevisionedType, schema: ItemSchema): Record<string, unknown> {
+export function prepareRevision<Item extends RevisionedItem>(
+  record: RevisionRecord,
+  req: RestRequest,
+  type: RevisionedType<Item>,
+  schema: ItemSchema,
+  parent?: Item,
+): Record<string, unknown> {
+  const ofParent = parent !== undefined && record.parent === parent._id;
   const data: Record<string, unknown> = {};
   const want = (field: string) => wantsField(req, schema, field);
   const text = (field: 'title' | 'content' | 'excerpt', render: (raw: string) => string) => {
@@ -97,7 +106,7 @@ export function prepareRevision(record: RevisionRecord, req: RestRequest, type: 
   if (want('id')) data.id = record.id;
   if (want('modified')) data.modified = record.modified;
   if (want('modified_gmt')) data.modified_gmt = record.modifiedGmt;
-  if (want('parent')) data.parent = record.parent;
+  if (want('parent')) data.parent = ofParent ? type.route.idOf(parent) : record.parent;
   if (want('slug')) data.slug = record.slug;
   if (want('guid')) data.guid = { rendered: record.guid, raw: record.guid };
   text('title', renderTitle);
@@ -108,8 +117,9 @@ export function prepareRevision(record: RevisionRecord, req: RestRequest, type: 
     for (const [field, value] of Object.entries(type.extraFields(record.item, req))) if (want(field) && !Object.hasOwn(data, field)) data[field] = value;
   }
   if (want('_links') && record.parent) {
-    const { rest_namespace, rest_base } = type.postType;
-    data._links = { parent: [{ href: req.url(`/${rest_namespace}/${rest_base}/${record.parent}`) }] } satisfies Links;
+    const { namespace, base } = type.route;
+    const route = ofParent ? itemPath(type.route, parent) : `/${namespace}/${base}/${record.parent}`;
+    data._links = { parent: [{ href: req.url(route) }] } satisfies Links;
   }
   return data;
 }

@@ -2,6 +2,7 @@ import { type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { type RestErrorClass } from '../../rest/errors.js';
+import { type ItemRoute } from '../../rest/item-route.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type RestResponse } from '../../rest/rest-response.js';
 import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
@@ -24,6 +25,8 @@ export interface RevisionedItem {
  */
 export interface RevisionedType<Item extends RevisionedItem = RevisionedItem> {
   readonly postType: PostTypeDef;
+  /** How its items are named in URLs: the revision, autosave and diff routes sit under it. */
+  readonly route: ItemRoute<Item>;
   /** The items' own schema, which lends revisions its `guid`, `title`, `content` and `excerpt`. */
   readonly itemSchema: ItemSchema;
   /** Properties a revision shows beyond the shared shape (menu items: every item field, in `edit`). */
