@@ -105,7 +105,7 @@ export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
     const value = field === 'title' ? revision.title : revision.item?.[KEPT[field]];
     return Array.isArray(value) ? value.join(' ') : String(value ?? '');
   },
-  extraFields: (kept) => (kept ? Object.fromEntries(Object.entries(KEPT).map(([name, stored]) => [name, shown(name, kept[stored])])) : {}),
+  extraFields: ({ item: kept }) => (kept ? Object.fromEntries(Object.entries(KEPT).map(([name, stored]) => [name, shown(name, kept[stored])])) : {}),
   updateArgs: menuItemWriteArgs('update'),
   async autosave(deps, item, req) {
     // What is not sent keeps the caller's autosave's value, or else the item's.

@@ -114,7 +114,7 @@ export function prepareRevision<Item extends RevisionedItem>(
   // `the_excerpt` on the raw excerpt: an empty one stays empty.
   text('excerpt', (raw) => renderExcerpt(raw, ''));
   if (type.extraFields) {
-    for (const [field, value] of Object.entries(type.extraFields(record.item, req))) if (want(field) && !Object.hasOwn(data, field)) data[field] = value;
+    for (const [field, value] of Object.entries(type.extraFields(record, req))) if (want(field) && !Object.hasOwn(data, field)) data[field] = value;
   }
   if (want('_links') && record.parent) {
     const { namespace, base } = type.route;

@@ -8,6 +8,7 @@ import { type RestResponse } from '../../rest/rest-response.js';
 import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
 import { type RevisionDoc } from '../posts/post.model.js';
 import { rolesOfUser } from '../users/index.js';
+import { type RevisionRecord } from './revision.serializer.js';
 
 /** What the revision routes need of an item: its id, how many revisions and autosaves it has, and its version. */
 export interface RevisionedItem {
@@ -41,8 +42,8 @@ export interface RevisionedType<Item extends RevisionedItem = RevisionedItem> {
   /** The fields a diff compares, and each one's text in a revision. */
   readonly diffFields: readonly string[];
   fieldText(revision: RevisionDoc, field: string): string;
-  /** What a revision shows of `extraProperties`, from the item's fields it kept (`RevisionDoc.item`). */
-  extraFields?(kept: Record<string, unknown> | undefined, req: RestRequest): Record<string, unknown>;
+  /** What a revision shows of `extraProperties`, from what its record kept (menu items: the item's fields, `item`). */
+  extraFields?(record: RevisionRecord, req: RestRequest): Record<string, unknown>;
 }
 
 /**

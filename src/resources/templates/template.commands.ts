@@ -1,12 +1,18 @@
 import { type Deps } from '../../deps.js';
 import { suffixedSlug } from '../../lib/slugs.js';
+import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { ItemTooLarge } from '../../rest/errors.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { createItem, runCommand, type Decision } from '../../store/kernel.js';
 import { templatePartArea } from '../../themes/template-types.js';
 import { type TemplateKind } from '../../themes/themes.js';
+import { siteNow } from '../posts/post.commands.js';
 import { InvalidAuthor } from '../post-errors.js';
 import { userExists } from '../users/index.js';
-import { templatesCollection, type TemplateDoc } from './template.model.js';
+import { autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
+import { type TemplateAutosaved, type TemplateChanged, type TemplateCreated, type TemplateRevisionDeleted } from './template.events.js';
+import { loadTemplate, templateHistory } from './template.history.js';
+import { claimTemplateKey, releaseTemplateKey, templateKey } from './template.keys.js';
+import { TEMPLATE_REVISIONED_FIELDS, templateFingerprint, type TemplateDoc, type TemplateFields } from './template.model.js';
 import { type TemplateView } from './template.view.js';
 
 /** What a create or update sends, as its arguments validated it. */
@@ -40,30 +46,35 @@ function checkSize(doc: Pick<TemplateDoc, 'content' | 'title' | 'description'>):
   if (doc.content.length + doc.title.length + doc.description.length > MAX_TEXT_CHARS) throw new ItemTooLarge();
 }
 
+/** Runs the kernel's command cycle on a template, with the client's `If-Match` when it sent one. */
+function commit<D>(deps: Deps, doc: TemplateDoc, actor: number, decide: (state: TemplateDoc) => Promise<Decision<D>>, ifMatch?: IfMatch) {
+  return runCommand(deps, templateHistory, doc._id, actor, decide, { current: doc, ...(ifMatch ? { precondition: (etag: string) => ifMatchPasses(ifMatch, etag) } : {}) });
+}
+
 /**
- * Inserts a record, taking the next free slug (`-2`, `-3`, ...) when `dedupe` is set and the theme
- * has one by that name already, as `wp_unique_post_slug` does per theme, with no limit on the
- * suffix (a limit turned the next create into a server error); the unique index decides races.
+ * Appends a new template's creation once its key is claimed, taking the next free slug (`-2`,
+ * `-3`, ...) when `dedupe` is set and the theme has one by that name already, as
+ * `wp_unique_post_slug` does per theme, with no limit on the suffix. Without `dedupe`, answers the
+ * id of the template holding the key instead.
  */
-async function insertTemplate(deps: Deps, fields: Omit<TemplateDoc, '_id'>, dedupe: boolean): Promise<TemplateDoc> {
-  const templates = templatesCollection(deps.store.db);
+async function createWithKey(deps: Deps, fields: TemplateFields, actor: number, dedupe: boolean): Promise<TemplateDoc | number> {
   const id = await deps.ids.next('content');
   for (let attempt = 1; ; attempt++) {
     const slug = attempt === 1 ? fields.slug : suffixedSlug(fields.slug, attempt);
-    const doc: TemplateDoc = { ...fields, _id: id, slug };
-    try {
-      await templates.insertOne(doc);
-      return doc;
-    } catch (error) {
-      if (!isDuplicateKey(error) || !dedupe) throw error;
+    const holder = await claimTemplateKey(deps.store.db, templateKey({ ...fields, slug }), id, deps.clock());
+    if (holder !== null) {
+      if (!dedupe) return holder;
+      continue;
     }
+    const created: TemplateCreated = { fields: { ...fields, slug } };
+    return createItem(deps, templateHistory, fields.type, id, actor, { type: 'created', data: created });
   }
 }
 
-/** `create_item`: a record of the site's own, for the theme sent or the active one. */
+/** `create_item`: a template of the site's own, for the theme sent or the active one. */
 export async function createTemplate(deps: Deps, kind: TemplateKind, input: TemplateInput, userId: number): Promise<TemplateDoc> {
   const author = (await checkedAuthor(deps, input.author)) ?? userId;
-  const fields: Omit<TemplateDoc, '_id'> = {
+  const fields: TemplateFields = {
     theme: input.theme ?? deps.themes.active.stylesheet,
     type: kind,
     slug: input.slug!,
@@ -77,16 +88,32 @@ export async function createTemplate(deps: Deps, kind: TemplateKind, input: Temp
     ...(kind === 'cms_template_part' ? { area: templatePartArea(input.area) } : {}),
   };
   checkSize(fields);
-  return insertTemplate(deps, fields, true);
+  return (await createWithKey(deps, fields, userId, true)) as TemplateDoc;
+}
+
+// How long an update waits for a theme file's customized copy that another request is creating.
+const CUSTOMIZED_WAIT_MS = 2_000;
+
+/** The template holding a key another request claimed: read once its creation is projected. */
+async function claimedTemplate(deps: Deps, id: number): Promise<TemplateDoc> {
+  const until = Date.now() + CUSTOMIZED_WAIT_MS;
+  for (;;) {
+    try {
+      return await loadTemplate(deps, id);
+    } catch (error) {
+      if (Date.now() >= until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }
 
 /**
- * `update_item`: a record is updated in place (only the fields sent); a theme file gets its
- * customized copy, with the same id, pre-filled from the file for the fields not sent.
+ * `update_item`: a template is updated (only the fields sent); a theme file gets its customized
+ * copy, with the same id, pre-filled from the file for the fields not sent.
  */
 export async function updateTemplate(deps: Deps, current: TemplateView, input: TemplateInput, userId: number): Promise<TemplateDoc> {
   const author = await checkedAuthor(deps, input.author);
-  const changes: Partial<TemplateDoc> = { modified: deps.clock() };
+  const changes: Partial<TemplateFields> = {};
   const content = rawOf(input.content);
   const title = rawOf(input.title);
   if (content !== undefined) changes.content = content;
@@ -97,7 +124,7 @@ export async function updateTemplate(deps: Deps, current: TemplateView, input: T
   if (input.area !== undefined && current.type === 'cms_template_part') changes.area = templatePartArea(input.area);
 
   if (!current.doc) {
-    const fields: Omit<TemplateDoc, '_id'> = {
+    const fields: TemplateFields = {
       theme: current.theme,
       type: current.type,
       slug: current.slug,
@@ -109,38 +136,108 @@ export async function updateTemplate(deps: Deps, current: TemplateView, input: T
       origin: 'theme',
       ...(current.area !== undefined ? { area: current.area } : {}),
       ...changes,
-      modified: changes.modified!,
+      modified: deps.clock(),
     };
     checkSize(fields);
-    try {
-      return await insertTemplate(deps, fields, false);
-    } catch (error) {
-      // Another request customized it first: this update applies to that copy.
-      if (!isDuplicateKey(error)) throw error;
-      const winner = await templatesCollection(deps.store.db).findOne({ theme: current.theme, type: current.type, slug: current.slug });
-      if (!winner) throw error;
-      return applyChanges(deps, winner, changes);
-    }
+    const created = await createWithKey(deps, fields, userId, false);
+    if (typeof created !== 'number') return created;
+    // Another request customized it first: this update applies to that copy.
+    return applyChanges(deps, await claimedTemplate(deps, created), changes, userId);
   }
-  return applyChanges(deps, current.doc, changes);
+  return applyChanges(deps, current.doc, changes, userId);
 }
 
-async function applyChanges(deps: Deps, doc: TemplateDoc, changes: Partial<TemplateDoc>): Promise<TemplateDoc> {
-  const next = { ...doc, ...changes };
+/**
+ * An update's event: the fields it changes, stamped, and a revision when WordPress would save one
+ * (the first update always; later ones when the title, content or description differ from the
+ * newest revision).
+ */
+async function changedEvent(deps: Deps, state: TemplateDoc, changes: Partial<TemplateFields>, type: 'updated' | 'restored', fromRevision?: number): Promise<Decision<TemplateChanged>> {
+  const changed: Partial<TemplateFields> = Object.fromEntries(Object.entries(changes).filter(([field, value]) => state[field as keyof TemplateFields] !== value));
+  changed.modified = deps.clock();
+  const next = { ...state, ...changed };
   checkSize(next);
-  if (changes.status !== undefined && changes.status !== 'trash') delete next.trashedFrom;
-  const unset = doc.trashedFrom !== undefined && next.trashedFrom === undefined ? { $unset: { trashedFrom: '' as const } } : {};
-  await templatesCollection(deps.store.db).updateOne({ _id: doc._id }, { $set: changes, ...unset });
-  return next;
+  const data: TemplateChanged = { changes: changed };
+  // A status other than trash sent to a trashed template untrashes it.
+  if (state.trashedFrom !== undefined && changed.status !== undefined && changed.status !== 'trash') data.unset = ['trashedFrom'];
+  if (type === 'restored' || state.headFingerprint === null || templateFingerprint(next) !== state.headFingerprint) {
+    const [revisionId, savedAt] = await Promise.all([deps.ids.next('content'), siteNow(deps)]);
+    data.revisionId = revisionId;
+    data.savedAt = savedAt;
+  }
+  if (fromRevision !== undefined) data.fromRevision = fromRevision;
+  return { type, data };
 }
 
-export async function trashTemplate(deps: Deps, doc: TemplateDoc): Promise<TemplateDoc> {
-  const changes: Partial<TemplateDoc> = { status: 'trash', trashedFrom: doc.status, modified: deps.clock() };
-  await templatesCollection(deps.store.db).updateOne({ _id: doc._id }, { $set: changes });
-  return { ...doc, ...changes };
+async function applyChanges(deps: Deps, doc: TemplateDoc, changes: Partial<TemplateFields>, actor: number, ifMatch?: IfMatch): Promise<TemplateDoc> {
+  const { state } = await commit(deps, doc, actor, (state) => changedEvent(deps, state, changes, 'updated'), ifMatch);
+  return state!;
 }
 
-/** Deletes a record; a customization's theme file is what the id names again. */
-export async function deleteTemplate(deps: Deps, doc: TemplateDoc): Promise<void> {
-  await templatesCollection(deps.store.db).deleteOne({ _id: doc._id });
+export async function trashTemplate(deps: Deps, doc: TemplateDoc, actor: number): Promise<TemplateDoc> {
+  const { state } = await commit<TemplateChanged>(deps, doc, actor, async (state) => ({
+    type: 'trashed',
+    data: { changes: { status: 'trash', trashedFrom: state.status, modified: deps.clock() } },
+  }));
+  return state!;
+}
+
+/**
+ * Deletes a template for good, erasing its content from the log; a customization's theme file is
+ * what the id names again, and the key is free for a new template.
+ */
+export async function deleteTemplate(deps: Deps, doc: TemplateDoc, actor: number): Promise<void> {
+  await commit(deps, doc, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' as const }));
+  await releaseTemplateKey(deps.store.db, templateKey(doc), doc._id);
+}
+
+/** The fields an autosave or a restore takes, by the names a template has them. */
+export type TemplateText = Pick<TemplateFields, (typeof TEMPLATE_REVISIONED_FIELDS)[number]>;
+
+/**
+ * The caller's one autosave of the template: the title, content and description sent, the rest as
+ * the template has them, written when it is new or differs from the caller's last one. A
+ * template's autosave is never saved into the template itself.
+ */
+export async function autosaveTemplate(deps: Deps, doc: TemplateDoc, input: TemplateInput, actor: number): Promise<RevisionDoc> {
+  let autosaveId = 0;
+  const { event, documents } = await commit<TemplateAutosaved>(deps, doc, actor, async (state) => {
+    const fields: TemplateText = {
+      title: rawOf(input.title) ?? state.title,
+      content: rawOf(input.content) ?? state.content,
+      description: input.description ?? state.description,
+    };
+    checkSize(fields);
+    const existing = await autosaveOf(deps.store.db, state._id, actor);
+    if (existing && existing.title === fields.title && existing.content === fields.content && existing.excerpt === fields.description) {
+      autosaveId = existing._id;
+      return null;
+    }
+    autosaveId = existing?._id ?? (await deps.ids.next('content'));
+    return { type: 'autosaved', data: { autosaveId, isNew: !existing, fields, savedAt: await siteNow(deps) } };
+  });
+  const written = event ? (documents as RevisionDoc[]).find((row) => row._id === autosaveId) : undefined;
+  return written ?? (await revisionsCollection(deps.store.db).findOne({ _id: autosaveId }))!;
+}
+
+/** Makes a revision's title, content and description current again; a new revision records it. */
+export async function restoreTemplateRevision(deps: Deps, doc: TemplateDoc, revisionId: number, text: TemplateText, actor: number, ifMatch?: IfMatch): Promise<TemplateDoc> {
+  const { state } = await commit(deps, doc, actor, (state) => changedEvent(deps, state, text, 'restored', revisionId), ifMatch);
+  return state!;
+}
+
+/** Deletes a revision or autosave and erases from the log the words only it held. */
+export async function deleteTemplateRevision(deps: Deps, doc: TemplateDoc, revision: RevisionDoc, actor: number): Promise<void> {
+  const revisions = revisionsCollection(deps.store.db);
+  await commit<TemplateRevisionDeleted>(deps, doc, actor, async (state) => {
+    const gone: Record<string, unknown[]> = {};
+    const held: [field: keyof TemplateText, row: 'title' | 'content' | 'excerpt'][] = [['title', 'title'], ['content', 'content'], ['description', 'excerpt']];
+    for (const [field, row] of held) {
+      const value = revision[row];
+      if (!value || state[field] === value) continue;
+      if (await revisions.findOne({ parent: state._id, _id: { $ne: revision._id }, [row]: value }, { projection: { _id: 1 } })) continue;
+      gone[field] = [value];
+    }
+    return { type: 'revision_deleted', data: { revisionId: revision._id }, erase: gone };
+  });
 }

@@ -1,13 +1,11 @@
+import { createHash } from 'node:crypto';
 import { type Collection, type Db } from 'mongodb';
+import { type Positioned } from '../../store/as-of.js';
 import { type IndexSpec } from '../../store/mongo.js';
 import { type TemplateKind } from '../../themes/themes.js';
 
-/**
- * A template or template part kept in the database: a customization of a theme file (`origin`
- * `theme`) or a template of the site's own (`origin` null). One per theme, type and slug.
- */
-export interface TemplateDoc {
-  _id: number;
+/** What a template holds, as its events record it. */
+export interface TemplateFields {
   theme: string;
   type: TemplateKind;
   slug: string;
@@ -24,9 +22,57 @@ export interface TemplateDoc {
   area?: string;
 }
 
+/**
+ * A template or template part kept in the database: a customization of a theme file (`origin`
+ * `theme`) or a template of the site's own (`origin` null). One per theme, type and slug. Kept
+ * from the change log like posts: its place in the log, and what deciding a revision needs.
+ */
+export interface TemplateDoc extends TemplateFields, Positioned {
+  _id: number;
+  /** The seq of the last event applied (the projection's guard, and the `ETag`). */
+  version: number;
+  /** Revisions and autosaves. */
+  revisionCount: number;
+  /** The newest revision, and a fingerprint of its revisioned fields; null when there is none (or it was deleted). */
+  headRevision: number | null;
+  headFingerprint: string | null;
+}
+
+/** The fields a revision keeps: a template's title, content and description (WordPress's excerpt). */
+export const TEMPLATE_REVISIONED_FIELDS = ['title', 'content', 'description'] as const;
+
+/** What a force delete, or a deleted revision, erases from the log. */
+export const TEMPLATE_CONTENT_FIELDS: readonly string[] = TEMPLATE_REVISIONED_FIELDS;
+
+/** Whitespace-insensitive identity of the revisioned fields, as WordPress compares them before saving a revision. */
+export function templateFingerprint(fields: Pick<TemplateFields, (typeof TEMPLATE_REVISIONED_FIELDS)[number]>): string {
+  const normalized = TEMPLATE_REVISIONED_FIELDS.map((field) => fields[field].replace(/\r\n?/g, '\n').trim());
+  return createHash('sha256').update(JSON.stringify(normalized)).digest('base64');
+}
+
+/** A template's fields, without its place in the log. */
+export function templateFields(doc: TemplateDoc | TemplateFields): TemplateFields {
+  const { theme, type, slug, status, trashedFrom, author, modified, title, description, content, origin, area } = doc;
+  return {
+    theme,
+    type,
+    slug,
+    status,
+    ...(trashedFrom !== undefined ? { trashedFrom } : {}),
+    author,
+    modified,
+    title,
+    description,
+    content,
+    origin,
+    ...(area !== undefined ? { area } : {}),
+  };
+}
+
 export const templatesCollection = (db: Db): Collection<TemplateDoc> => db.collection<TemplateDoc>('templates');
 
-// The unique index decides between two requests customizing one template at once.
+// The read model keeps the key unique; which item takes a key is decided before its creation is
+// appended, by its claim (`template.keys.ts`).
 export const templateIndexes: IndexSpec[] = [
   { collection: 'templates', key: { theme: 1, type: 1, slug: 1 }, name: 'theme_type_slug_unique', unique: true },
 ];

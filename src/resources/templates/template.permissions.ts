@@ -1,4 +1,4 @@
-import { can } from '../../auth/capabilities.js';
+import { can, type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { defineAuthError, defineRestError } from '../../rest/errors.js';
 import { type Permission } from '../../rest/route.js';
@@ -20,7 +20,11 @@ export const canManageTemplates: Permission<Deps> = (req) => {
  * `get_items_permissions_check`), so the post editor can show the templates a post uses.
  */
 export const canReadTemplates: Permission<Deps> = (req) => {
-  const editsPosts = can(req.user, 'edit_posts') || POST_TYPES.some((type) => type.show_in_rest && can(req.user, type.caps.edit_posts));
-  if (!editsPosts) throw new CannotManageTemplates(req);
+  if (!canReadTemplateDoc(req.user)) throw new CannotManageTemplates(req);
   return true;
 };
+
+/** Whether `user` may read templates: whoever may edit posts of some type. */
+export function canReadTemplateDoc(user: Principal): boolean {
+  return can(user, 'edit_posts') || POST_TYPES.some((type) => type.show_in_rest && can(user, type.caps.edit_posts));
+}

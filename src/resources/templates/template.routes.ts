@@ -80,7 +80,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
             req.context = 'edit';
             // `source: "theme"` reverts: the record goes and the theme file answers again.
             if (req.params.source === 'theme') {
-              if (current.doc) await deleteTemplate(deps, current.doc);
+              if (current.doc) await deleteTemplate(deps, current.doc, req.user.id);
               return prepareTemplate(await requestedTemplate(kind, req, deps), req, deps);
             }
             const doc = await updateTemplate(deps, current, templateInput(req), req.user.id);
@@ -98,11 +98,11 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
             req.context = 'edit';
             if (req.params.force === true) {
               const { _links: _omitted, ...previous } = await prepareTemplate(current, req, deps);
-              await deleteTemplate(deps, current.doc);
+              await deleteTemplate(deps, current.doc, req.user.id);
               return { deleted: true, previous };
             }
             if (current.status === 'trash') throw new TemplateAlreadyTrashed();
-            return prepareTemplate(viewOfDoc(deps, await trashTemplate(deps, current.doc)), req, deps);
+            return prepareTemplate(viewOfDoc(deps, await trashTemplate(deps, current.doc, req.user.id)), req, deps);
           },
         },
       ],

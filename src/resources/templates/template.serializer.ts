@@ -3,13 +3,17 @@ import { formatSiteDate } from '../../lib/site-dates.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/settings.queries.js';
+import { type TemplateKind } from '../../themes/themes.js';
 import { type TemplateView } from './template.view.js';
 
 /** `block_version`: 1 when the content holds blocks. */
 const blockVersion = (content: string) => (content.includes('<!-- wp:') ? 1 : 0);
 
+/** The route base of a kind: `templates` or `template-parts`. */
+export const templateBase = (kind: TemplateKind) => (kind === 'cms_template' ? 'templates' : 'template-parts');
+
 /** The base route of a kind: `/cms/v2/templates` or `/cms/v2/template-parts`. */
-export const templateRoute = (view: Pick<TemplateView, 'type'>) => `/cms/v2/${view.type === 'cms_template' ? 'templates' : 'template-parts'}`;
+export const templateRoute = (view: Pick<TemplateView, 'type'>) => `/cms/v2/${templateBase(view.type)}`;
 
 /** `prepare_item_for_response` of WordPress's templates controller. Content has no `rendered`. */
 export async function prepareTemplate(view: TemplateView, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
