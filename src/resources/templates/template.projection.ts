@@ -39,6 +39,8 @@ function revisionRow(parent: number, id: number, kind: RevisionDoc['kind'], acto
 /** The pure fold: the template before `event` (null before `created`) to its effects. */
 export function evolveTemplate(doc: TemplateDoc | null, event: StoredEvent): TemplateEffects {
   const effects = effectsOf(doc, event);
+  // The log keeps event data as JSON: a date comes back from it as its ISO string.
+  if (effects.item && !(effects.item.modified instanceof Date)) effects.item = { ...effects.item, modified: new Date(effects.item.modified) };
   if (effects.item && effects.item.version === event.seq) effects.item = atPosition(effects.item, event, event.type === 'created');
   return effects;
 }
