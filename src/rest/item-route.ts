@@ -16,6 +16,8 @@ export interface ItemRoute<Item> {
   idArg(description: string): ArgSpec;
   /** Whether a value from the path can name an item at all (an integer id: above 0). */
   names(raw: unknown): boolean;
+  /** Whether an id may hold a `/` (`<theme>//<slug>`): its argument is then declared wherever a path holds it, with examples. */
+  readonly idsHoldSlashes?: boolean;
   /** The id an item is named by in URLs and answers. */
   idOf(item: Item): number | string;
 }

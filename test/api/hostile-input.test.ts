@@ -42,8 +42,10 @@ interface Fixtures {
   menu: number;
   menuItem: number;
   user: number;
-  revision: Record<'posts' | 'pages' | 'menu-items', number>;
-  autosave: Record<'posts' | 'pages' | 'menu-items', number>;
+  revision: Record<'posts' | 'pages' | 'menu-items' | 'templates' | 'template-parts', number>;
+  autosave: Record<'posts' | 'pages' | 'menu-items' | 'templates' | 'template-parts', number>;
+  /** Templates of the site's own, with a revision and an autosave, by their `<theme>//<slug>` ids. */
+  template: Record<'templates' | 'template-parts', string>;
   appPassword: string;
   plugin: string;
   globalStyles: number;
@@ -126,6 +128,15 @@ async function createFixtures(label: string): Promise<Fixtures> {
   await created(`/cms/v2/menu-items/${menuItem.id}`, { title: `${label} item, renamed` }, 200);
   const menuItemRevision = (await send('GET', `/cms/v2/menu-items/${menuItem.id}/revisions`, { headers: app.admin })).body[0];
   const menuItemAutosave = await created(`/cms/v2/menu-items/${menuItem.id}/autosaves`, { title: `${label} item, autosaved` }, 200);
+  const withTemplateHistory = async (base: 'templates' | 'template-parts') => {
+    const template = await created(`/cms/v2/${base}`, { slug: `${label}-hostile`, content: 'First' });
+    await created(`/cms/v2/${base}/${template.id}`, { content: 'Second' }, 200);
+    const revision = (await send('GET', `/cms/v2/${base}/${template.id}/revisions`, { headers: app.admin })).body[0];
+    const autosave = await created(`/cms/v2/${base}/${template.id}/autosaves`, { content: 'Autosaved' }, 200);
+    return { id: template.id as string, revision: revision.id as number, autosave: autosave.id as number };
+  };
+  const template = await withTemplateHistory('templates');
+  const templatePart = await withTemplateHistory('template-parts');
   const user = await app.asRole('subscriber');
   const appPassword = await created(`/cms/v2/users/${user.id}/application-passwords`, { name: `${label} app` });
   const plugin = await created('/cms/v2/plugins', { slug: label === 'keep' ? 'hello-blocks' : 'reading-time' });
@@ -148,8 +159,9 @@ async function createFixtures(label: string): Promise<Fixtures> {
     menu: menu.id,
     menuItem: menuItem.id,
     user: user.id,
-    revision: { posts: post.revision, pages: page.revision, 'menu-items': menuItemRevision.id },
-    autosave: { posts: post.autosave, pages: page.autosave, 'menu-items': menuItemAutosave.id },
+    revision: { posts: post.revision, pages: page.revision, 'menu-items': menuItemRevision.id, templates: template.revision, 'template-parts': templatePart.revision },
+    autosave: { posts: post.autosave, pages: page.autosave, 'menu-items': menuItemAutosave.id, templates: template.autosave, 'template-parts': templatePart.autosave },
+    template: { templates: template.id, 'template-parts': templatePart.id },
     appPassword: appPassword.uuid,
     plugin: plugin.plugin,
     globalStyles,
@@ -179,6 +191,9 @@ function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
   const path = fillPattern(pattern, (name, before) => {
     if (name === 'id' && before.endsWith('/revisions/')) return fixtures.revision[resource as keyof Fixtures['revision']];
     if (name === 'id' && before.endsWith('/autosaves/')) return fixtures.autosave[resource as keyof Fixtures['autosave']];
+    // Under a template (its revisions, autosaves, history): one of the site's own, which has them.
+    const templateBase = resource === 'templates' || resource === 'template-parts' ? resource : undefined;
+    if (templateBase && (name === 'parent' || (name === 'id' && /\/(autosaves|history)$/.test(pattern)))) return fixtures.template[templateBase];
     if (name === 'id' && resource === 'templates') return 'cornerstone//index';
     if (name === 'id' && resource === 'template-parts') return 'cornerstone//header';
     if (name === 'id' && resource === 'global-styles') return fixtures.globalStyles;

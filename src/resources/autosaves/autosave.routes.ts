@@ -58,7 +58,9 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
         {
           // Every user's autosaves, newest first, in one list without paging headers.
           methods: READABLE,
-          args: { parent: autosaveParent, context: contextArg(schema) },
+          // WordPress lists only `parent`, though the path names the item `id`: an id a client
+          // cannot guess (`<theme>//<slug>`) is declared too, with its examples.
+          args: { ...(route.idsHoldSlashes ? { id: route.idArg('The ID of the item whose autosaves are listed.') } : {}), parent: autosaveParent, context: contextArg(schema) },
           permission: canReadRevisions(type, 'id', CannotReadAutosaves),
           response: { body: 'items' },
           handler: async (req, deps) => {

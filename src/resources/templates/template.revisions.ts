@@ -32,6 +32,7 @@ export function templateItemRoute(kind: TemplateKind): ItemRoute<TemplateDoc> {
     namespace: 'cms/v2',
     base: templateBase(kind),
     idPattern: TEMPLATE_ID_PATTERN,
+    idsHoldSlashes: true,
     // `<theme>//<slug>`: the default theme's own templates and parts (`index`, `header`) are examples.
     idArg: (description) => ({ description, type: 'string', examples: kind === 'cms_template' ? ['cornerstone//index'] : ['cornerstone//header'] }),
     names: (raw) => parseTemplateId(String(raw)) !== null,
