@@ -168,6 +168,24 @@ describe('template history', () => {
     expect(events.map((event) => event.streamType)).toEqual(['cms_template', 'cms_template', 'cms_template', 'cms_template']);
   });
 
+  it('shows a template’s changes in the change feed to those who manage templates, with its diff, and to no one else', async () => {
+    const since = (await get('/changes', { since: 0, limit: 1 })).headers.get('x-cms-last-position') ?? '0';
+    const { id, cmsId } = await templateWithRevisions('templates', 'in-the-feed');
+    const feed = await get('/changes', { since: 0, types: ['cms_template'], include: 'diff', limit: 500 });
+    expect(feed.status, feed.text).toBe(200);
+    const ofTemplate = feed.body.changes.filter((change: Json) => change.item === cmsId);
+    expect(ofTemplate.map((change: Json) => [change.item_type, change.type])).toEqual([
+      ['cms_template', 'created'],
+      ['cms_template', 'updated'],
+      ['cms_template', 'updated'],
+    ]);
+    expect(ofTemplate[1].diff.content.changed).toBe(true);
+    const withItem = await get('/changes', { since: 0, types: ['cms_template'], include: 'item', limit: 500 });
+    expect(withItem.body.changes.find((change: Json) => change.item === cmsId).object).toMatchObject({ id, content: { raw: 'third content' } });
+    const anonymous = await app.api('GET', '/cms/v2/changes', { query: { since, types: ['cms_template'] } });
+    expect(anonymous.body.changes.filter((change: Json) => change.item === cmsId)).toEqual([]);
+  });
+
   it('rebuilds the same templates and revisions from the log', async () => {
     await templateWithRevisions('template-parts', 'rebuilt-part');
     const { id } = await templateWithRevisions('templates', 'rebuilt');
