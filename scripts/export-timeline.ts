@@ -1,5 +1,5 @@
 // Writes the change log's timelines, one line per event, oldest first:
-//   npm run export:timeline -- [--type post|page|nav_menu_item] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]
+//   npm run export:timeline -- [--type post|page|nav_menu_item|cms_template|cms_template_part] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]
 // Without --since, item by item; with it, every item's events after that instant in time order.
 import fs from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
@@ -16,7 +16,7 @@ import { startDatabaseServer } from '../src/store/database-server.js';
 import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
 import { commandLine } from './command-line.js';
 
-const USAGE = 'Usage: npm run export:timeline -- [--type post|page|nav_menu_item] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]';
+const USAGE = 'Usage: npm run export:timeline -- [--type post|page|nav_menu_item|cms_template|cms_template_part] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]';
 
 const cli = commandLine(USAGE, {
   type: { type: 'string' },
