@@ -16,3 +16,8 @@ export const CannotDeletePost = defineAuthError('rest_cannot_delete', 'Sorry, yo
 export const ForbiddenPostTypeContext = defineAuthError('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.');
 /** An item's revisions (and its past, read as of a point) are for those who may edit it. */
 export const CannotReadPostRevisions = defineAuthError('rest_cannot_read', 'Sorry, you are not allowed to view revisions of this post.');
+
+// The posts controller's list errors, which the revision and history lists answer too.
+export const PostInvalidPage = defineRestError('rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
+export const NoSearchTerm = defineRestError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+export const OrderbyIncludeMissing = defineRestError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type PostTypeDef } from '../../registry/post-types.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type ItemSchema } from '../../rest/schema.js';
-import { permalink } from '../posts/post.serializer.js';
 import { prepareRevision, type RevisionedItem, type RevisionedType, type RevisionRecord } from '../revisions/index.js';
 
 /** What `preview_link` is built from: the item, and whether the record is the item itself (a draft saved in place). */
@@ -26,12 +24,12 @@ function previewNonce(itemId: number, userId: number, now: Date): string {
 
 /**
  * `get_preview_post_link`: the item's permalink with `preview=true`, and for an autosave record
- * also `preview_id` and `preview_nonce`; empty for types that cannot be viewed.
+ * also `preview_id` and `preview_nonce`; empty for types whose items cannot be viewed.
  */
-export function previewLink(type: PostTypeDef, preview: PreviewOf, req: RestRequest, siteUrl: string, now: Date): string {
-  if (!type.viewable) return '';
+export function previewLink<Item extends RevisionedItem>(type: RevisionedType<Item>, preview: PreviewOf<Item>, req: RestRequest, siteUrl: string, now: Date): string {
+  if (!type.permalink) return '';
   const itemId = preview.item._id;
-  const link = permalink(siteUrl, { _id: itemId, type: type.slug });
+  const link = type.permalink(siteUrl, preview.item);
   const args = preview.inPlace ? [] : [`preview_id=${itemId}`, `preview_nonce=${previewNonce(itemId, req.user.id, now)}`];
   return `${link}${link.includes('?') ? '&' : '?'}${[...args, 'preview=true'].join('&')}`;
 }
@@ -48,7 +46,7 @@ export function prepareAutosave<Item extends RevisionedItem>(
   const data = prepareRevision(record, req, type, schema, preview.item);
   if (req.context === 'edit' && req.wants('preview_link')) {
     const { _links: links, ...fields } = data;
-    return { ...fields, preview_link: previewLink(type.postType, preview, req, deps.siteUrl, deps.clock()), ...(links ? { _links: links } : {}) };
+    return { ...fields, preview_link: previewLink(type, preview, req, deps.siteUrl, deps.clock()), ...(links ? { _links: links } : {}) };
   }
   return data;
 }

@@ -3,7 +3,7 @@ import { type PageWindow } from '../../rest/pagination.js';
 import { changeLog, type StoredEvent } from '../../store/change-log.js';
 import { findByIds } from '../../store/filters.js';
 import { writtenRevision, type WireNames } from './history.serializer.js';
-import { REVISION_BLOCK, revisionBlock, revisionsCollection } from '../posts/post.model.js';
+import { REVISION_BLOCK, revisionBlock, revisionsCollection } from '../revisions/index.js';
 import { type ItemRoute } from '../../rest/item-route.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 

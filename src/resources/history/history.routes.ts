@@ -1,5 +1,5 @@
 import { type Deps } from '../../deps.js';
-import { defineRestError } from '../../rest/errors.js';
+import { PostInvalidPage } from '../post-errors.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestStream, type RestResponse } from '../../rest/rest-response.js';
@@ -10,9 +10,6 @@ import { canViewHistory } from './history.permissions.js';
 import { historyPage, inBatches, liveRevisions, type HistoryItem, type HistorySubject } from './history.queries.js';
 import { historyArgs, historySchema } from './history.schema.js';
 import { compactEntry, prepareHistoryEntry, type HistoryJson } from './history.serializer.js';
-
-// WordPress's code for a page past the last, as its posts controller answers it.
-const InvalidPage = defineRestError('rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
 
 const NDJSON = 'application/x-ndjson';
 // Revision links are checked once per this many streamed events: one indexed query, bounded memory.
@@ -52,7 +49,7 @@ async function listHistory<Item extends HistoryItem>(subject: HistorySubject<Ite
   const live = req.wants('_links') ? await liveRevisions(deps, doc._id, events) : new Set<number>();
   const item = { route: itemPath(subject.route, doc), wireNames: subject.wireNames };
   const entries = events.map((event) => prepareHistoryEntry(event, item, live, req));
-  return pageOf(entries, total, window, InvalidPage);
+  return pageOf(entries, total, window, PostInvalidPage);
 }
 
 async function streamHistory<Item extends HistoryItem>(subject: HistorySubject<Item>, req: RestRequest, deps: Deps): Promise<RestStream> {

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { type Db } from 'mongodb';
 import { type Positioned } from '../../store/as-of.js';
+
+// The revision rows every history type shares: posts and pages made them first.
+export { autosaveKey, autosaveOf, REVISION_BLOCK, revisionBlock, revisionsCollection, storedRevision, type RevisionDoc, type RevisionKind } from '../revisions/index.js';
 import { type IndexSpec } from '../../store/mongo.js';
 
 /** The revisioned fields: a change to one of them after the first revision makes a new one. */
@@ -70,61 +73,7 @@ export function revisionFingerprint(fields: Pick<PostFields, RevisionedField>): 
   return createHash('sha256').update(JSON.stringify(normalized)).digest('base64');
 }
 
-export type RevisionKind = 'revision' | 'autosave';
-
-/** A revision or an autosave in `revisions`. */
-export interface RevisionDoc {
-  _id: number;
-  parent: number;
-  kind: RevisionKind;
-  author: number;
-  title: string;
-  content: string;
-  excerpt: string;
-  date: string;
-  dateGmt: string;
-  modified: string;
-  modifiedGmt: string;
-  slug: string;
-  /** The seq of the event that last wrote it. */
-  version: number;
-  /** Every field of the item as the revision kept it, for types that revision more than text (menu items). */
-  item?: Record<string, unknown>;
-  /** The block of the item's log it was last written in (`revisionBlock`), by which pages of revisions are read. */
-  block?: string;
-  /** An autosave's item and author (`autosaveKey`), by which a user's autosave of an item is found. */
-  autosaveOf?: string;
-}
-
-/**
- * Seqs per block of an item's log. A page of revisions, newest (or oldest) first, is read block by
- * block from the item's version down (or from its start up), each by equality on `block`, which the
- * embedded database serves from an index: a page costs the blocks it spans, whatever the item's age.
- */
-export const REVISION_BLOCK = 16;
-
-export const revisionBlock = (parent: number, seq: number) => `${parent}:${Math.floor(seq / REVISION_BLOCK)}`;
-
-/**
- * The key of a user's autosave of an item: one value that selects the row, which the embedded
- * database serves from an index (where item, kind and author each select many rows, an author's
- * every revision, and cost it an intersection that grows with the site).
- */
-export const autosaveKey = (parent: number, author: number) => `${parent}:${author}`;
-
-/** A revision row as stored: with the block of the event that last wrote it, and an autosave with its key. */
-export const storedRevision = (revision: RevisionDoc): RevisionDoc => ({
-  ...revision,
-  block: revisionBlock(revision.parent, revision.version),
-  ...(revision.kind === 'autosave' ? { autosaveOf: autosaveKey(revision.parent, revision.author) } : {}),
-});
-
-/** A user's autosave of an item, by its key. */
-export const autosaveOf = (db: Db, parent: number, author: number) =>
-  revisionsCollection(db).findOne({ autosaveOf: autosaveKey(parent, author) }, { sort: { date: -1, _id: -1 } });
-
 export const postsCollection = (db: Db) => db.collection<PostDoc>('posts');
-export const revisionsCollection = (db: Db) => db.collection<RevisionDoc>('revisions');
 
 export const postIndexes: IndexSpec[] = [
   { collection: 'posts', key: { type: 1, status: 1, date: -1, _id: -1 }, name: 'type_status_date' },

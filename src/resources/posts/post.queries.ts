@@ -1,3 +1,6 @@
+import { NoSearchTerm, OrderbyIncludeMissing } from '../post-errors.js';
+
+export { NoSearchTerm, OrderbyIncludeMissing, PostInvalidPage } from '../post-errors.js';
 import { type Filter, type Sort } from 'mongodb';
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
@@ -7,14 +10,11 @@ import { POST_STATUSES } from '../../registry/post-statuses.js';
 import { plainFilter } from '../../store/filters.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
-import { defineRestError, InvalidDate } from '../../rest/errors.js';
+import { InvalidDate } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
 import { type PostDoc } from './post.model.js';
 
-export const PostInvalidPage = defineRestError('rest_post_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
-export const NoSearchTerm = defineRestError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
-export const OrderbyIncludeMissing = defineRestError('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
 
 const DATE_BOUNDS = [
   ['after', 'date', '$gt'],

@@ -4,21 +4,40 @@ import { ifMatchOf } from '../../rest/conditional.js';
 import { integerItemRoute } from '../../rest/item-route.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { type AutosavingType } from '../autosaves/index.js';
-import { itemAsRevisionRecord, restoringWriters, revisionRecord, type RevisionedType } from '../revisions/index.js';
+import { restoringWriters, revisionRecord, type RevisionedType, type RevisionRecord } from '../revisions/index.js';
 import { autosavePost, deleteRevision, restoreRevision } from './post.commands.js';
 import { findPostOfType, postEtag } from './post.history.js';
 import { changesFromRequest } from './post.input.js';
 import { REVISIONED_FIELDS, type PostDoc, type RevisionDoc, type RevisionedField } from './post.model.js';
 import { canDeletePost, canEditPost } from './post.permissions.js';
 import { postTypeSchema, postWriteArgs } from './post.schema.js';
-import { prepareOne } from './post.serializer.js';
+import { permalink, prepareOne } from './post.serializer.js';
 import { afterPostWrite } from './post.side-effects.js';
+
+/** An item as its own autosave (the author's draft saved in place): its id, parent and dates. */
+export function itemAsRevisionRecord(doc: PostDoc): RevisionRecord {
+  return {
+    id: doc._id,
+    parent: doc.parent ?? 0,
+    author: doc.author,
+    date: doc.dateGmt === null ? null : doc.date,
+    dateGmt: doc.dateGmt,
+    modified: doc.modified,
+    modifiedGmt: doc.modifiedGmt,
+    slug: doc.slug,
+    guid: doc.guid,
+    title: doc.title,
+    content: doc.content,
+    excerpt: doc.excerpt,
+  };
+}
 
 /** Posts and pages as a revisioned type: the items of one post type of the posts controller. */
 export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
   return {
     postType: type,
     route: integerItemRoute(type.rest_namespace, type.rest_base),
+    ...(type.viewable ? { permalink: (siteUrl: string, item: PostDoc) => permalink(siteUrl, { _id: item._id, type: type.slug }) } : {}),
     itemSchema: postTypeSchema(type),
     findItem: (deps, id, NotFound) => findPostOfType(deps, type, id, NotFound),
     canEdit: canEditPost,

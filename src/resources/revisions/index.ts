@@ -1,6 +1,7 @@
 export { revisionRoutes } from './revision.routes.js';
-export { restoringWriters, type RevisionedItem, type RevisionedType } from './revisioned-type.js';
+export { autosaveKey, autosaveOf, REVISION_BLOCK, revisionBlock, revisionsCollection, storedRevision, type RevisionDoc, type RevisionKind } from './revision.model.js';
+export { restoringWriters, type RevisionedItem, type RevisionedType, type RevisionRecord } from './revisioned-type.js';
 export { revisionSchema } from './revision.schema.js';
-export { prepareRevision, itemAsRevisionRecord, revisionRecord, type RevisionRecord } from './revision.serializer.js';
+export { prepareRevision, revisionRecord } from './revision.serializer.js';
 export { canReadRevisions } from './revision.permissions.js';
 export { autosavesOf, newestAutosave, parentOf } from './revision.queries.js';

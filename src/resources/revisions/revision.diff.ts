@@ -1,4 +1,4 @@
-import { type RevisionDoc } from '../posts/post.model.js';
+import { type RevisionDoc } from './revision.model.js';
 import { diffText, type FieldDiff } from '../../lib/text-diff.js';
 import { type RevisionedType } from './revisioned-type.js';
 

@@ -4,8 +4,8 @@ import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { defineRestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { REVISION_BLOCK, revisionBlock, revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
-import { NoSearchTerm, OrderbyIncludeMissing } from '../posts/post.queries.js';
+import { NoSearchTerm, OrderbyIncludeMissing } from '../post-errors.js';
+import { REVISION_BLOCK, revisionBlock, revisionsCollection, type RevisionDoc } from './revision.model.js';
 import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 
 export const InvalidParent = defineRestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);

@@ -5,7 +5,7 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
 import { CONTEXTS, type Context, type ItemSchema } from '../../rest/schema.js';
-import { REVISIONED_FIELDS, revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
+import { REVISION_TEXT_FIELDS, revisionsCollection, type RevisionDoc } from './revision.model.js';
 import { diffRevisions } from './revision.diff.js';
 import { canDeleteRevision, canReadRevisions, canRestoreRevision } from './revision.permissions.js';
 import { parentOf, findRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
@@ -33,7 +33,7 @@ async function parentAndRevision<Item extends RevisionedItem>(deps: Deps, type: 
 /** Rows are read without the text fields the response does not show. */
 function projectionFor(req: RestRequest, schema: ItemSchema): Record<string, 0> {
   const projection: Record<string, 0> = {};
-  for (const field of REVISIONED_FIELDS) if (!wantsField(req, schema, field)) projection[field] = 0;
+  for (const field of REVISION_TEXT_FIELDS) if (!wantsField(req, schema, field)) projection[field] = 0;
   return projection;
 }
 

@@ -3,32 +3,8 @@ import { itemPath } from '../../rest/item-route.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type ItemSchema } from '../../rest/schema.js';
-import { type PostDoc, type RevisionDoc } from '../posts/post.model.js';
-import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
-
-/**
- * What a revision response is made of. A revision row gives it, and so does a draft saved in
- * place by its author's autosave: WordPress then renders the post itself through this shape.
- */
-export interface RevisionRecord {
-  id: number;
-  /** The item the revision belongs to; for an item shown as its own autosave, the item's parent. */
-  parent: number;
-  author: number;
-  /** Null while the item's date floats (a draft's zero `post_date_gmt`), as WordPress prints it. */
-  date: string | null;
-  dateGmt: string | null;
-  modified: string;
-  modifiedGmt: string;
-  slug: string;
-  guid: string;
-  /** Absent when the row was read without it (a `_fields` request that does not need it). */
-  title?: string;
-  content?: string;
-  excerpt?: string;
-  /** The item's fields the revision kept, for types that revision more than text (menu items). */
-  item?: Record<string, unknown>;
-}
+import { type RevisionDoc } from './revision.model.js';
+import { type RevisionedItem, type RevisionedType, type RevisionRecord } from './revisioned-type.js';
 
 /**
  * A revision row as a record. WordPress gives a revision the permalink of the time it was
@@ -49,24 +25,6 @@ export function revisionRecord(doc: RevisionDoc, siteUrl: string): RevisionRecor
     content: doc.content,
     excerpt: doc.excerpt,
     ...(doc.item ? { item: doc.item } : {}),
-  };
-}
-
-/** An item as its own autosave (the author's draft saved in place): its id, parent and dates. */
-export function itemAsRevisionRecord(doc: PostDoc): RevisionRecord {
-  return {
-    id: doc._id,
-    parent: doc.parent ?? 0,
-    author: doc.author,
-    date: doc.dateGmt === null ? null : doc.date,
-    dateGmt: doc.dateGmt,
-    modified: doc.modified,
-    modifiedGmt: doc.modifiedGmt,
-    slug: doc.slug,
-    guid: doc.guid,
-    title: doc.title,
-    content: doc.content,
-    excerpt: doc.excerpt,
   };
 }
 

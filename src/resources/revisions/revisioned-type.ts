@@ -6,9 +6,32 @@ import { type ItemRoute } from '../../rest/item-route.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type RestResponse } from '../../rest/rest-response.js';
 import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
-import { type RevisionDoc } from '../posts/post.model.js';
+import { type RevisionDoc } from './revision.model.js';
 import { rolesOfUser } from '../users/index.js';
-import { type RevisionRecord } from './revision.serializer.js';
+
+/**
+ * What a revision response is made of. A revision row gives it, and so does a draft saved in
+ * place by its author's autosave: WordPress then renders the post itself through this shape.
+ */
+export interface RevisionRecord {
+  id: number;
+  /** The item the revision belongs to; for an item shown as its own autosave, the item's parent. */
+  parent: number;
+  author: number;
+  /** Null while the item's date floats (a draft's zero `post_date_gmt`), as WordPress prints it. */
+  date: string | null;
+  dateGmt: string | null;
+  modified: string;
+  modifiedGmt: string;
+  slug: string;
+  guid: string;
+  /** Absent when the row was read without it (a `_fields` request that does not need it). */
+  title?: string;
+  content?: string;
+  excerpt?: string;
+  /** The item's fields the revision kept, for types that revision more than text (menu items). */
+  item?: Record<string, unknown>;
+}
 
 /** What the revision routes need of an item: its id, how many revisions and autosaves it has, and its version. */
 export interface RevisionedItem {
@@ -42,6 +65,8 @@ export interface RevisionedType<Item extends RevisionedItem = RevisionedItem> {
   /** The fields a diff compares, and each one's text in a revision. */
   readonly diffFields: readonly string[];
   fieldText(revision: RevisionDoc, field: string): string;
+  /** Where an item is viewed (its permalink), for its autosaves' preview links; absent for items that cannot be viewed. */
+  permalink?(siteUrl: string, item: Item): string;
   /** What a revision shows of `extraProperties`, from what its record kept (menu items: the item's fields, `item`). */
   extraFields?(record: RevisionRecord, req: RestRequest): Record<string, unknown>;
 }

@@ -1,14 +1,15 @@
 import { type Deps } from '../../deps.js';
+import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { suffixedSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { ItemTooLarge } from '../../rest/errors.js';
 import { createItem, runCommand, type Decision } from '../../store/kernel.js';
 import { templatePartArea } from '../../themes/template-types.js';
 import { type TemplateKind } from '../../themes/themes.js';
-import { siteNow } from '../posts/post.commands.js';
+import { siteTimezone } from '../settings/index.js';
 import { InvalidAuthor } from '../post-errors.js';
 import { userExists } from '../users/index.js';
-import { autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/post.model.js';
+import { autosaveOf, revisionsCollection, type RevisionDoc } from '../revisions/index.js';
 import { type TemplateAutosaved, type TemplateChanged, type TemplateCreated, type TemplateRevisionDeleted } from './template.events.js';
 import { loadTemplate, templateHistory } from './template.history.js';
 import { claimTemplateKey, releaseTemplateKey, templateKey } from './template.keys.js';
@@ -44,6 +45,12 @@ async function checkedAuthor(deps: Deps, author: number | undefined): Promise<nu
 
 function checkSize(doc: Pick<TemplateDoc, 'content' | 'title' | 'description'>): void {
   if (doc.content.length + doc.title.length + doc.description.length > MAX_TEXT_CHARS) throw new ItemTooLarge();
+}
+
+/** When a revision or autosave is saved: now, in the site's timezone and in GMT. */
+async function siteNow(deps: Deps): Promise<{ local: string; gmt: string }> {
+  const now = deps.clock();
+  return { local: formatSiteDate(now, await siteTimezone(deps))!, gmt: formatRestDate(now)! };
 }
 
 /** Runs the kernel's command cycle on a template, with the client's `If-Match` when it sent one. */

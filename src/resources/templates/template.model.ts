@@ -75,6 +75,9 @@ export const templatesCollection = (db: Db): Collection<TemplateDoc> => db.colle
 // appended, by its claim (`template.keys.ts`).
 export const templateIndexes: IndexSpec[] = [
   { collection: 'templates', key: { theme: 1, type: 1, slug: 1 }, name: 'theme_type_slug_unique', unique: true },
+  // Claims are read and written by their `_id`; a declared index is what has the embedded
+  // database bridge a collection's `_id` (and a claim's template is what a delete checks).
+  { collection: 'template_keys', key: { template: 1 }, name: 'template' },
 ];
 
 /** A template id, `<theme>//<slug>`, taken apart. */

@@ -2,7 +2,7 @@ import { type StoredEvent } from '../../store/change-log.js';
 import { atPosition } from '../../store/as-of.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { documentProjection } from '../../store/document-projection.js';
-import { revisionsCollection, storedRevision, type RevisionDoc } from '../posts/post.model.js';
+import { revisionsCollection, storedRevision, type RevisionDoc } from '../revisions/index.js';
 import { TEMPLATE_EVENT_TYPES, type SavedAt, type TemplateAutosaved, type TemplateChanged, type TemplateCreated, type TemplateRevisionDeleted } from './template.events.js';
 import { templateFingerprint, templateFields, templatesCollection, type TemplateDoc, type TemplateFields } from './template.model.js';
 
