@@ -252,6 +252,20 @@ const CHECKPOINT_MARGIN_MS = 10 * 60_000;
 const checkpoints = (db: Db) => db.collection<{ _id: string; at: Date }>('checkpoints');
 
 /**
+ * Runs `work` once per database: skipped when the checkpoint `name` is on record, which is recorded
+ * once it finished (two processes finishing it at once record it once). Returns what `work`
+ * counted, 0 when it had been done before. For rewrites of rows stored before a field existed.
+ */
+export async function oncePerDatabase(db: Db, name: string, work: () => Promise<number>): Promise<number> {
+  if (await checkpoints(db).findOne({ _id: name })) return 0;
+  const count = await work();
+  await checkpoints(db).replaceOne({ _id: name }, { at: new Date() }, { upsert: true }).catch((error: unknown) => {
+    if (!isDuplicateKey(error)) throw error;
+  });
+  return count;
+}
+
+/**
  * Start-up healing that does not grow with the log: only streams appended to since the last heal
  * began (less a margin) are looked at, through the events' `at` index. The first start, or one
  * with projection faults on record, looks at every stream.

@@ -20,7 +20,7 @@ import {
   type PostDoc,
   type RevisionDoc,
 } from './post.model.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { oncePerDatabase } from '../../store/projections.js';
 import { atPosition } from '../../store/as-of.js';
 
 /** What one event does to the read models: the next item (null: gone) and the revision rows to write. */
@@ -145,19 +145,16 @@ async function backfillRevisionRows(
   why: string,
   fields: (row: RevisionDoc) => { keyed: Filter<RevisionDoc>; set: Partial<RevisionDoc> },
 ): Promise<number> {
-  const checkpoints = db.collection<{ _id: string; at: Date }>('checkpoints');
-  if (await checkpoints.findOne({ _id: checkpoint })) return 0;
-  const revisions = revisionsCollection(db);
-  let count = 0;
-  for await (const row of revisions.find(filter, { projection: { _id: 1, parent: 1, version: 1, author: 1 }, comment: `${FULL_SCAN_COMMENT} once per database: ${why}` })) {
-    const { keyed, set } = fields(row);
-    await revisions.updateOne(keyed, { $set: set });
-    count++;
-  }
-  await checkpoints.replaceOne({ _id: checkpoint }, { at: new Date() }, { upsert: true }).catch((error: unknown) => {
-    if (!isDuplicateKey(error)) throw error;
+  return oncePerDatabase(db, checkpoint, async () => {
+    const revisions = revisionsCollection(db);
+    let count = 0;
+    for await (const row of revisions.find(filter, { projection: { _id: 1, parent: 1, version: 1, author: 1 }, comment: `${FULL_SCAN_COMMENT} once per database: ${why}` })) {
+      const { keyed, set } = fields(row);
+      await revisions.updateOne(keyed, { $set: set });
+      count++;
+    }
+    return count;
   });
-  return count;
 }
 
 /** Gives revision rows stored before rows kept their block that block: pages of revisions are read by block. */
