@@ -1,7 +1,8 @@
 // The import graph of src/ against its layers (README, Layout): every import goes to the
-// importer's own layer or one below it, and no two folders import each other, directly or round
-// a longer circle. `test/contract/import-layers.test.ts` holds `npm test` to it;
-// `npm run imports:report` prints the graph's upward imports and folder cycles.
+// importer's own layer or one below it, no two folders import each other, directly or round a
+// longer circle, and a resource folder is entered only through its index.ts.
+// `test/contract/import-layers.test.ts` holds `npm test` to it; `npm run imports:report` prints
+// the graph's upward imports, cycles and imports of a resource folder's other files.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,18 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['resources'],
   ['admin', 'admin-page'],
   ['app.ts', 'service.ts', 'workers.ts', 'event-loop-report.ts', 'main.ts'],
+];
+
+/**
+ * Resource folders still reaching into another's files other than its index.ts (`from -> to`):
+ * the revision, autosave and history routes, whose posts adapters are moving into posts. The one
+ * place such imports are allowed; it may only shrink.
+ */
+export const KNOWN_PRIVATE_IMPORTS: readonly string[] = [
+  'resources/autosaves -> resources/posts',
+  'resources/autosaves -> resources/revisions',
+  'resources/history -> resources/posts',
+  'resources/revisions -> resources/posts',
 ];
 
 export interface SourceImport {
@@ -47,6 +60,8 @@ export interface LayerReport {
   readonly fileCycles: readonly (readonly string[])[];
   /** Imports of a resource folder's files other than its `index.ts` from outside the folder. */
   readonly privateImports: readonly SourceImport[];
+  /** Those not between the folders KNOWN_PRIVATE_IMPORTS names. */
+  readonly newPrivateImports: readonly SourceImport[];
   /** Collections named by a string in more than one folder: a slice reading or writing another's. */
   readonly sharedCollections: readonly (readonly [string, readonly string[]])[];
 }
@@ -181,7 +196,11 @@ export function cyclesOf(imports: readonly SourceImport[], nodeOf: (file: string
   return sets.sort((a, b) => b.length - a.length || a[0].localeCompare(b[0]));
 }
 
-/** Whether `to` is a file inside a resource folder other than its `index.ts`, imported from outside that folder. */
+/**
+ * Whether `to` is a file inside a resource folder other than its `index.ts`, imported from outside
+ * that folder: what a folder shares is what its index exports. Files directly under `resources/`
+ * (the manifest type, the errors several resources answer with) are shared by all.
+ */
 export function isPrivateImport({ from, to }: SourceImport): boolean {
   const parts = to.split('/');
   if (parts[0] !== 'resources' || parts.length < 3) return false;
@@ -195,7 +214,8 @@ export function checkLayers(graph: ImportGraph): LayerReport {
   const fileCycles = cyclesOf(graph.imports, (file) => file);
   const privateImports = graph.imports.filter(isPrivateImport);
   const sharedCollections = [...(graph.collections ?? new Map<string, readonly string[]>())].filter(([, folders]) => folders.length > 1);
-  return { unplaced, upward, cycles, fileCycles, privateImports, sharedCollections };
+  const newPrivateImports = privateImports.filter((edge) => !KNOWN_PRIVATE_IMPORTS.includes(`${folderOf(edge.from)} -> ${folderOf(edge.to)}`));
+  return { unplaced, upward, cycles, fileCycles, privateImports, newPrivateImports, sharedCollections };
 }
 
 /** Imports by pair of folders: `from -> to`, with their count of statements and names. */

@@ -1,6 +1,7 @@
-// src/ imports only downward through its layers (README, Layout) and no two folders import each
-// other: an import from a lower layer to a higher one, a folder cycle or a file cycle fails here.
-// `npm run imports:report` prints the graph.
+// src/ imports only downward through its layers (README, Layout), no two folders import each
+// other, and a resource folder is entered only through its index.ts: an import from a lower layer
+// to a higher one, a folder cycle, a file cycle or a new import of another resource folder's other
+// files fails here. `npm run imports:report` prints the graph.
 import { describe, expect, it } from 'vitest';
 import { checkLayers, describeReport, readImportGraph, type ImportGraph } from '../../scripts/import-layers.js';
 
@@ -10,10 +11,26 @@ function graphOf(...edges: [string, string][]): ImportGraph {
 }
 
 describe('the import graph of src/', () => {
-  it('places every file in a layer, imports nothing from a higher one and has no cycle', () => {
+  it('places every file in a layer, imports nothing from a higher one, has no cycle and enters resource folders through their index.ts', () => {
     const report = checkLayers(readImportGraph('src'));
-    const problems = { unplaced: report.unplaced, upward: report.upward, cycles: report.cycles, fileCycles: report.fileCycles };
-    expect(problems, describeReport(report)).toEqual({ unplaced: [], upward: [], cycles: [], fileCycles: [] });
+    const problems = { unplaced: report.unplaced, upward: report.upward, cycles: report.cycles, fileCycles: report.fileCycles, newPrivateImports: report.newPrivateImports };
+    expect(problems, describeReport(report)).toEqual({ unplaced: [], upward: [], cycles: [], fileCycles: [], newPrivateImports: [] });
+  });
+
+  it("reports an import of a resource folder's file other than its index.ts from outside the folder, not one from inside it nor of a shared file", () => {
+    const report = checkLayers(
+      graphOf(
+        ['resources/media/media.commands.ts', 'resources/posts/post.commands.ts'],
+        ['resources/media/media.routes.ts', 'resources/posts/index.ts'],
+        ['resources/posts/index.ts', 'resources/posts/post.commands.ts'],
+        ['resources/posts/post.input.ts', 'resources/post-errors.ts'],
+        ['service.ts', 'resources/users/user.accounts.ts'],
+      ),
+    );
+    expect(report.newPrivateImports).toEqual([
+      { from: 'resources/media/media.commands.ts', to: 'resources/posts/post.commands.ts' },
+      { from: 'service.ts', to: 'resources/users/user.accounts.ts' },
+    ]);
   });
 
   it('reports an import from a lower layer to a higher one', () => {

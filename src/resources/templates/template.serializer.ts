@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { formatSiteDate } from '../../lib/site-dates.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { siteTimezone } from '../settings/settings.queries.js';
+import { siteTimezone } from '../settings/index.js';
 import { type TemplateKind } from '../../themes/themes.js';
 import { type TemplateView } from './template.view.js';
 
