@@ -1,5 +1,5 @@
-import { type Db, type Filter } from 'mongodb';
-import { changeLog, type ScanOptions, type StoredEvent } from '../../store/change-log.js';
+import { type Db } from 'mongodb';
+import { changeLog, countEvents, type ScanOptions, type StoredEvent } from '../../store/change-log.js';
 import { timelineEntry, type TimelineEntry, type WireNames } from './history.serializer.js';
 
 /** A timeline entry of the export: the history entry, with the item it belongs to. */
@@ -40,24 +40,9 @@ const scanOptions = (query: TimelineQuery): ScanOptions => ({
   ...(query.since ? { since: query.since } : {}),
 });
 
-/**
- * How many events the timeline reads (before the type filter), for a progress bar. The whole log's
- * count comes from the collection's statistics: counting by filter decodes every row on the
- * embedded database (FerretDB's `count` too), which doubled an export's cost; there the figure is
- * PostgreSQL's estimate, so the bar is given the true total once the scan ends.
- */
-export async function countTimelineEvents(db: Db, query: TimelineQuery): Promise<number> {
-  const events = db.collection<{ stream: number; at: Date }>('events');
-  if (query.id === undefined && !query.since) {
-    // One document per shard on a sharded cluster.
-    const shards = await events.aggregate<{ count?: number }>([{ $collStats: { count: {} } }]).toArray();
-    return shards.reduce((total, shard) => total + Math.max(0, shard.count ?? 0), 0);
-  }
-  // The change log has no count by filter; this reads the same indexed range `scan` does.
-  const filter: Filter<{ stream: number; at: Date }> = {};
-  if (query.id !== undefined) filter.stream = query.id;
-  if (query.since) filter.at = { $gte: query.since };
-  return events.countDocuments(filter);
+/** How many events the timeline reads (before the type filter), for a progress bar (see `countEvents`). */
+export function countTimelineEvents(db: Db, query: TimelineQuery): Promise<number> {
+  return countEvents(db, { ...(query.id !== undefined ? { stream: query.id } : {}), ...(query.since ? { since: query.since } : {}) });
 }
 
 // Remembered item types, bounded so that a timeline of any length keeps constant memory.

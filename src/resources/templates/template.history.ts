@@ -2,7 +2,7 @@ import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { changeLog, ConcurrencyError, upgradePositions } from '../../store/change-log.js';
 import { loadItem, type HistoryType } from '../../store/kernel.js';
-import { catchUpStream } from '../../store/projections.js';
+import { catchUpStream, oncePerDatabase } from '../../store/projections.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 import { type TemplateCreated } from './template.events.js';
@@ -34,33 +34,30 @@ const STREAMS_CHECKPOINT = 'template_streams';
  * the projection writes it again from that event. Run again after a crash, it finishes what it
  * began (an event appended already is kept). Returns how many.
  */
-export async function giveTemplatesStreams(deps: Pick<Deps, 'store' | 'logger' | 'clock'>): Promise<number> {
+export function giveTemplatesStreams(deps: Pick<Deps, 'store' | 'logger' | 'clock'>): Promise<number> {
   const { db } = deps.store;
-  const checkpoints = db.collection<{ _id: string; at: Date }>('checkpoints');
-  if (await checkpoints.findOne({ _id: STREAMS_CHECKPOINT })) return 0;
-  const templates = templatesCollection(db);
-  const log = changeLog(db);
-  const comment = `${FULL_SCAN_COMMENT} once per database: templates stored before templates kept a change log`;
-  let count = 0;
-  const legacies = await templates.find({ version: { $exists: false } }, { comment }).toArray();
-  // Appended events take positions above those of events stored before positions.
-  if (legacies.length) await upgradePositions(db);
-  for (const legacy of legacies) {
-    const fields = templateFields(legacy);
-    await claimTemplateKey(db, templateKey(fields), legacy._id, deps.clock());
-    const created: TemplateCreated = { fields };
-    try {
-      await log.append({ stream: legacy._id, streamType: fields.type, type: 'created', at: legacy.modified ?? deps.clock(), actor: legacy.author, data: created }, 0);
-    } catch (error) {
-      if (!(error instanceof ConcurrencyError) && !isDuplicateKey(error)) throw error;
+  return oncePerDatabase(db, STREAMS_CHECKPOINT, async () => {
+    const templates = templatesCollection(db);
+    const log = changeLog(db);
+    const comment = `${FULL_SCAN_COMMENT} once per database: templates stored before templates kept a change log`;
+    let count = 0;
+    const legacies = await templates.find({ version: { $exists: false } }, { comment }).toArray();
+    // Appended events take positions above those of events stored before positions.
+    if (legacies.length) await upgradePositions(db);
+    for (const legacy of legacies) {
+      const fields = templateFields(legacy);
+      await claimTemplateKey(db, templateKey(fields), legacy._id, deps.clock());
+      const created: TemplateCreated = { fields };
+      try {
+        await log.append({ stream: legacy._id, streamType: fields.type, type: 'created', at: legacy.modified ?? deps.clock(), actor: legacy.author, data: created }, 0);
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError) && !isDuplicateKey(error)) throw error;
+      }
+      // The projection writes it from its event: the row without a version goes first.
+      await templates.deleteOne({ _id: legacy._id, version: { $exists: false } });
+      await catchUpStream(db, log, templatesProjection, legacy._id);
+      count++;
     }
-    // The projection writes it from its event: the row without a version goes first.
-    await templates.deleteOne({ _id: legacy._id, version: { $exists: false } });
-    await catchUpStream(db, log, templatesProjection, legacy._id);
-    count++;
-  }
-  await checkpoints.replaceOne({ _id: STREAMS_CHECKPOINT }, { at: new Date() }, { upsert: true }).catch((error: unknown) => {
-    if (!isDuplicateKey(error)) throw error;
+    return count;
   });
-  return count;
 }
