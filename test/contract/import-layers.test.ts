@@ -1,7 +1,8 @@
 // src/ imports only downward through its layers (README, Layout), no two folders import each
-// other, and a resource folder is entered only through its index.ts: an import from a lower layer
-// to a higher one, a folder cycle, a file cycle or a new import of another resource folder's other
-// files fails here. `npm run imports:report` prints the graph.
+// other, a resource folder is entered only through its index.ts, and a collection is named only by
+// its owner: an import from a lower layer to a higher one, a folder or file cycle, an import of
+// another resource folder's other files, or a collection named in a second folder fails here.
+// `npm run imports:report` prints the graph.
 import { describe, expect, it } from 'vitest';
 import { checkLayers, describeReport, readImportGraph, type ImportGraph } from '../../scripts/import-layers.js';
 
@@ -11,10 +12,17 @@ function graphOf(...edges: [string, string][]): ImportGraph {
 }
 
 describe('the import graph of src/', () => {
-  it('places every file in a layer, imports nothing from a higher one, has no cycle and enters resource folders through their index.ts', () => {
+  it('places every file in a layer, imports nothing from a higher one, has no cycle, enters resource folders through their index.ts and names each collection in one folder', () => {
     const report = checkLayers(readImportGraph('src'));
-    const problems = { unplaced: report.unplaced, upward: report.upward, cycles: report.cycles, fileCycles: report.fileCycles, newPrivateImports: report.newPrivateImports };
-    expect(problems, describeReport(report)).toEqual({ unplaced: [], upward: [], cycles: [], fileCycles: [], newPrivateImports: [] });
+    const { unplaced, upward, cycles, fileCycles, privateImports, newSharedCollections } = report;
+    expect({ unplaced, upward, cycles, fileCycles, privateImports, newSharedCollections }, describeReport(report)).toEqual({
+      unplaced: [],
+      upward: [],
+      cycles: [],
+      fileCycles: [],
+      privateImports: [],
+      newSharedCollections: [],
+    });
   });
 
   it("reports an import of a resource folder's file other than its index.ts from outside the folder, not one from inside it nor of a shared file", () => {
@@ -27,7 +35,7 @@ describe('the import graph of src/', () => {
         ['service.ts', 'resources/users/user.accounts.ts'],
       ),
     );
-    expect(report.newPrivateImports).toEqual([
+    expect(report.privateImports).toEqual([
       { from: 'resources/media/media.commands.ts', to: 'resources/posts/post.commands.ts' },
       { from: 'service.ts', to: 'resources/users/user.accounts.ts' },
     ]);
@@ -49,6 +57,11 @@ describe('the import graph of src/', () => {
     const report = checkLayers(graphOf(['registry/a.ts', 'themes/b.ts'], ['themes/c.ts', 'registry/d.ts'], ['rest/x.ts', 'rest/y.ts'], ['rest/y.ts', 'rest/x.ts']));
     expect(report.cycles).toEqual([['registry', 'themes']]);
     expect(report.fileCycles).toEqual([['rest/x.ts', 'rest/y.ts']]);
+  });
+
+  it('reports a collection named in a second folder', () => {
+    const graph = { ...graphOf(['resources/users/user.queries.ts', 'store/mongo.ts']), collections: new Map([['posts', ['resources/posts', 'resources/users']], ['users', ['resources/users']]]) };
+    expect(checkLayers(graph).newSharedCollections).toEqual([['posts', ['resources/posts', 'resources/users']]]);
   });
 
   it('reports resource folders importing each other round a circle, each folder counting as its own', () => {
