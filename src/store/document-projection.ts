@@ -13,10 +13,18 @@ export interface ProjectedDocument {
 /** What one event does to a history type's read models: the item after it (null: gone), and its rows (revisions). */
 export interface DocumentEffects<S, R> {
   item: S | null;
-  upsertRows: R[];
-  deleteRows: number[];
+  upsertRevisions: R[];
+  deleteRevisions: number[];
   /** A force delete removes every row of the item. */
-  deleteAllRows: boolean;
+  deleteAllRevisions: boolean;
+}
+
+/** What the kernel checks before an append, from a type's pure fold: the item after the event, and every document its projection would write. */
+export function documentFold<S, R>(evolve: (item: S | null, event: StoredEvent) => DocumentEffects<S, R>) {
+  return (item: S | null, event: StoredEvent): { state: S | null; documents: object[] } => {
+    const effects = evolve(item, event);
+    return { state: effects.item, documents: [...(effects.item ? [effects.item] : []), ...(effects.upsertRevisions as object[])] };
+  };
 }
 
 export interface DocumentProjectionSpec<S extends ProjectedDocument, R extends ProjectedDocument & { parent: number }> {
@@ -68,9 +76,9 @@ export function documentProjection<S extends ProjectedDocument, R extends Projec
     const current = before !== undefined ? (before as S | null) : ((await items.findOne(byId(event.stream))) as S | null);
     if (current && current.version >= event.seq) return;
     const effects = spec.evolve(current, event);
-    for (const row of effects.upsertRows) await writeRow(db, row);
-    if (effects.deleteRows.length) await rows.deleteMany({ _id: { $in: effects.deleteRows } } as Filter<R>);
-    if (effects.deleteAllRows) await rows.deleteMany({ parent: event.stream } as Filter<R>);
+    for (const row of effects.upsertRevisions) await writeRow(db, row);
+    if (effects.deleteRevisions.length) await rows.deleteMany({ _id: { $in: effects.deleteRevisions } } as Filter<R>);
+    if (effects.deleteAllRevisions) await rows.deleteMany({ parent: event.stream } as Filter<R>);
     if (effects.item === null) {
       await items.deleteOne(byId(event.stream));
     } else if (!current) {
@@ -113,15 +121,15 @@ export function documentProjection<S extends ProjectedDocument, R extends Projec
     for (const event of run) {
       const effects = spec.evolve(item, event);
       // A force delete ends the stream: it is applied on its own, never in a run.
-      if (effects.deleteAllRows) {
+      if (effects.deleteAllRevisions) {
         for (const [offset, each] of run.entries()) await apply(db, each, offset === 0 ? current : undefined);
         return;
       }
-      for (const id of effects.deleteRows) {
+      for (const id of effects.deleteRevisions) {
         upserts.delete(id);
         deletes.add(id);
       }
-      for (const row of effects.upsertRows) {
+      for (const row of effects.upsertRevisions) {
         deletes.delete(row._id);
         upserts.set(row._id, row);
       }
@@ -163,9 +171,9 @@ export function documentProjection<S extends ProjectedDocument, R extends Projec
       const rows = new Map<number, R>();
       for (const event of events) {
         const effects = spec.evolve(item, event);
-        if (effects.deleteAllRows) rows.clear();
-        for (const id of effects.deleteRows) rows.delete(id);
-        for (const row of effects.upsertRows) rows.set(row._id, row);
+        if (effects.deleteAllRevisions) rows.clear();
+        for (const id of effects.deleteRevisions) rows.delete(id);
+        for (const row of effects.upsertRevisions) rows.set(row._id, row);
         item = effects.item;
       }
       if (item) await spec.items(db).insertOne(item as OptionalUnlessRequiredId<S>);

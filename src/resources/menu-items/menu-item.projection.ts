@@ -1,6 +1,6 @@
 import { type StoredEvent } from '../../store/change-log.js';
 import { atPosition } from '../../store/as-of.js';
-import { documentProjection } from '../../store/document-projection.js';
+import { documentFold, documentProjection, type DocumentEffects } from '../../store/document-projection.js';
 import { keptIndex } from '../../store/kept-index.js';
 import { revisionsCollection, storedRevision, type RevisionDoc } from '../posts/index.js';
 import {
@@ -16,12 +16,7 @@ import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './me
 export const MENU_ITEM_STREAM_TYPE = 'nav_menu_item';
 
 /** What one event does to the read models: the next item (null: gone) and the revision rows it writes or removes. */
-export interface MenuItemEffects {
-  item: MenuItemDoc | null;
-  upsertRevisions: RevisionDoc[];
-  deleteRevisions: number[];
-  deleteAllRevisions: boolean;
-}
+export type MenuItemEffects = DocumentEffects<MenuItemDoc, RevisionDoc>;
 
 /**
  * A revision or autosave row of a menu item: the shared revision columns (a menu item's
@@ -105,10 +100,7 @@ function effectsOf(doc: MenuItemDoc | null, event: StoredEvent): MenuItemEffects
   return effects;
 }
 
-export function foldMenuItem(doc: MenuItemDoc | null, event: StoredEvent): { state: MenuItemDoc | null; documents: object[] } {
-  const effects = evolveMenuItem(doc, event);
-  return { state: effects.item, documents: [...(effects.item ? [effects.item] : []), ...effects.upsertRevisions] };
-}
+export const foldMenuItem = documentFold(evolveMenuItem);
 
 /**
  * The fields menu item lists filter and sort on, kept in each process for every item: what lists
@@ -129,10 +121,7 @@ export const menuItemsProjection = documentProjection<MenuItemDoc, RevisionDoc>(
   endsStream: ['deleted'],
   items: menuItemsCollection,
   rows: revisionsCollection,
-  evolve: (doc, event) => {
-    const effects = evolveMenuItem(doc, event);
-    return { item: effects.item, upsertRows: effects.upsertRevisions, deleteRows: effects.deleteRevisions, deleteAllRows: effects.deleteAllRevisions };
-  },
+  evolve: evolveMenuItem,
   stored: storedRevision,
   async clear(db) {
     const ids = (await menuItemsCollection(db).find({}, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id);

@@ -23,7 +23,7 @@ const updated = (changes: Partial<PostFields>, revisionId?: number) =>
 
 /** The item after `events`, folded from nothing. */
 function given(...events: StoredEvent[]): PostDoc | null {
-  return events.reduce<PostDoc | null>((doc, next) => evolvePost(doc, next).post, null);
+  return events.reduce<PostDoc | null>((doc, next) => evolvePost(doc, next).item, null);
 }
 const when = (doc: PostDoc | null, next: StoredEvent): PostEffects => evolvePost(doc, next);
 
@@ -31,7 +31,7 @@ describe('evolvePost', () => {
   it('given nothing, when created: the item at version 1, meta stored as JSON, no revision', () => {
     seq = 0;
     const then = when(null, created());
-    expect(then.post).toMatchObject({ _id: ID, title: 'First title', meta: '{"color":"blue"}', version: 1, changeSeq: 1, revisionCount: 0, headRevision: null });
+    expect(then.item).toMatchObject({ _id: ID, title: 'First title', meta: '{"color":"blue"}', version: 1, changeSeq: 1, revisionCount: 0, headRevision: null });
     expect(then.upsertRevisions).toEqual([]);
   });
 
@@ -39,8 +39,8 @@ describe('evolvePost', () => {
     seq = 0;
     const doc = given(created());
     const then = when(doc, updated({ title: 'Second title' }, 41));
-    expect(then.post).toMatchObject({ title: 'Second title', content: 'First content', version: 2, changeSeq: 2, revisionCount: 1, headRevision: 41, latestRevision: 41 });
-    expect(then.post!.headFingerprint).toEqual(expect.any(String));
+    expect(then.item).toMatchObject({ title: 'Second title', content: 'First content', version: 2, changeSeq: 2, revisionCount: 1, headRevision: 41, latestRevision: 41 });
+    expect(then.item!.headFingerprint).toEqual(expect.any(String));
     expect(then.upsertRevisions).toEqual([
       expect.objectContaining({ _id: 41, parent: ID, kind: 'revision', author: 2, title: 'Second title', date: '2024-05-07T00:00:00', slug: '40-revision-v1', version: 2 }),
     ]);
@@ -50,7 +50,7 @@ describe('evolvePost', () => {
     seq = 0;
     const doc = given(created(), updated({ title: 'Second' }, 41));
     const then = when(doc, updated({ sticky: true }));
-    expect(then.post).toMatchObject({ sticky: true, version: 3, changeSeq: 3, revisionCount: 1, headRevision: 41 });
+    expect(then.item).toMatchObject({ sticky: true, version: 3, changeSeq: 3, revisionCount: 1, headRevision: 41 });
     expect(then.upsertRevisions).toEqual([]);
   });
 
@@ -58,7 +58,7 @@ describe('evolvePost', () => {
     seq = 0;
     const doc = given(created());
     const then = when(doc, event('autosaved', { inPlace: true, changes: { content: 'Saved in place' } }));
-    expect(then.post).toMatchObject({ content: 'Saved in place', version: 2, changeSeq: 2 });
+    expect(then.item).toMatchObject({ content: 'Saved in place', version: 2, changeSeq: 2 });
     expect(then.upsertRevisions).toEqual([]);
   });
 
@@ -67,10 +67,10 @@ describe('evolvePost', () => {
     const doc = given(created());
     const autosave = { inPlace: false, autosaveId: 50, isNew: true, fields: { title: 'T', content: 'C', excerpt: 'E' }, date: '2024-05-08T00:00:00', dateGmt: '2024-05-08T00:00:00' };
     const then = when(doc, event('autosaved', autosave, 3));
-    expect(then.post).toMatchObject({ version: 2, changeSeq: 1, revisionCount: 1, latestRevision: 50 });
+    expect(then.item).toMatchObject({ version: 2, changeSeq: 1, revisionCount: 1, latestRevision: 50 });
     expect(then.upsertRevisions).toEqual([expect.objectContaining({ _id: 50, kind: 'autosave', author: 3, title: 'T', slug: '40-autosave-v1' })]);
-    const again = when(then.post, event('autosaved', { ...autosave, isNew: false, fields: { title: 'T2', content: 'C', excerpt: 'E' } }, 3));
-    expect(again.post).toMatchObject({ revisionCount: 1, version: 3 });
+    const again = when(then.item, event('autosaved', { ...autosave, isNew: false, fields: { title: 'T2', content: 'C', excerpt: 'E' } }, 3));
+    expect(again.item).toMatchObject({ revisionCount: 1, version: 3 });
   });
 
   it('given a revision, when it is deleted: the row goes and the head revision must be looked up', () => {
@@ -78,28 +78,28 @@ describe('evolvePost', () => {
     const doc = given(created(), updated({ title: 'Second' }, 41));
     const then = when(doc, event('revision_deleted', { revisionId: 41 }));
     expect(then.deleteRevisions).toEqual([41]);
-    expect(then.post).toMatchObject({ revisionCount: 0, headRevision: UNKNOWN, headFingerprint: null, latestRevision: UNKNOWN, changeSeq: 2, version: 3 });
+    expect(then.item).toMatchObject({ revisionCount: 0, headRevision: UNKNOWN, headFingerprint: null, latestRevision: UNKNOWN, changeSeq: 2, version: 3 });
   });
 
   it('given an item, when trashed and untrashed: status and slug follow the changes', () => {
     seq = 0;
     const doc = given(created());
-    const trashed = when(doc, event('trashed', { changes: { status: 'trash', trashedFrom: 'draft', slug: 'first__trashed' } })).post;
+    const trashed = when(doc, event('trashed', { changes: { status: 'trash', trashedFrom: 'draft', slug: 'first__trashed' } })).item;
     expect(trashed).toMatchObject({ status: 'trash', trashedFrom: 'draft', slug: 'first__trashed', version: 2 });
-    const untrashed = when(trashed, event('untrashed', { changes: { status: 'draft', slug: 'first' } })).post;
+    const untrashed = when(trashed, event('untrashed', { changes: { status: 'draft', slug: 'first' } })).item;
     expect(untrashed).toMatchObject({ status: 'draft', slug: 'first', version: 3 });
   });
 
   it('given an item, when deleted: no item, and every revision row goes', () => {
     seq = 0;
     const then = when(given(created(), updated({ title: 'Second' }, 41)), event('deleted', {}));
-    expect(then.post).toBeNull();
+    expect(then.item).toBeNull();
     expect(then.deleteAllRevisions).toBe(true);
   });
 
   it('given nothing, when an update arrives (its item never created): nothing', () => {
     seq = 1;
-    expect(when(null, updated({ title: 'Orphan' }, 41))).toEqual({ post: null, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false });
+    expect(when(null, updated({ title: 'Orphan' }, 41))).toEqual({ item: null, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false });
   });
 
   it('folds to every document the projection writes, for the size check before an append', () => {

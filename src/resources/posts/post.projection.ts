@@ -1,6 +1,6 @@
 import { type Db, type Filter } from 'mongodb';
 import { POST_TYPES } from '../../registry/post-types.js';
-import { documentProjection } from '../../store/document-projection.js';
+import { documentFold, documentProjection, type DocumentEffects } from '../../store/document-projection.js';
 import { keptIndex } from '../../store/kept-index.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { type StoredEvent } from '../../store/change-log.js';
@@ -24,13 +24,7 @@ import { oncePerDatabase } from '../../store/projections.js';
 import { atPosition } from '../../store/as-of.js';
 
 /** What one event does to the read models: the next item (null: gone) and the revision rows to write. */
-export interface PostEffects {
-  post: PostDoc | null;
-  upsertRevisions: RevisionDoc[];
-  deleteRevisions: number[];
-  /** A force delete removes every revision and autosave of the item. */
-  deleteAllRevisions: boolean;
-}
+export type PostEffects = DocumentEffects<PostDoc, RevisionDoc>;
 
 /**
  * The pure fold of the change log: the item before `event` (null before `created`) to its
@@ -38,13 +32,13 @@ export interface PostEffects {
  * revision after the post.
  */
 export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects {
-  const effects: PostEffects = { post: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
+  const effects: PostEffects = { item: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
   const stamp = (next: PostDoc, changed: boolean): PostDoc => atPosition({ ...next, version: event.seq, changeSeq: changed ? event.seq : next.changeSeq }, event);
 
   switch (event.type) {
     case 'created': {
       const { fields } = event.data as unknown as PostCreated;
-      effects.post = atPosition(toPostDoc(event.stream, fields, { version: event.seq, changeSeq: event.seq, ...NEW_LOG_STATE }), event, true);
+      effects.item = atPosition(toPostDoc(event.stream, fields, { version: event.seq, changeSeq: event.seq, ...NEW_LOG_STATE }), event, true);
       return effects;
     }
     case 'updated':
@@ -80,17 +74,17 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
           version: event.seq,
         });
       }
-      effects.post = next;
+      effects.item = next;
       return effects;
     }
     case 'autosaved': {
       if (!doc) return effects;
       const data = event.data as unknown as PostAutosaved;
       if (data.inPlace) {
-        effects.post = stamp(toPostDoc(doc._id, { ...fieldsOf(doc), ...data.changes }, logStateOf(doc)), true);
+        effects.item = stamp(toPostDoc(doc._id, { ...fieldsOf(doc), ...data.changes }, logStateOf(doc)), true);
         return effects;
       }
-      effects.post = stamp({ ...doc, revisionCount: doc.revisionCount + (data.isNew ? 1 : 0), latestRevision: data.autosaveId }, false);
+      effects.item = stamp({ ...doc, revisionCount: doc.revisionCount + (data.isNew ? 1 : 0), latestRevision: data.autosaveId }, false);
       effects.upsertRevisions.push({
         _id: data.autosaveId,
         parent: doc._id,
@@ -110,7 +104,7 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
       const { revisionId } = event.data as unknown as RevisionDeleted;
       effects.deleteRevisions.push(revisionId);
       if (doc) {
-        effects.post = stamp({
+        effects.item = stamp({
           ...doc,
           revisionCount: Math.max(0, doc.revisionCount - 1),
           headRevision: doc.headRevision === revisionId ? UNKNOWN : doc.headRevision,
@@ -121,7 +115,7 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
       return effects;
     }
     case 'deleted':
-      effects.post = null;
+      effects.item = null;
       effects.deleteAllRevisions = true;
       return effects;
   }
@@ -129,10 +123,7 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
 }
 
 /** The item after `event` and every document its projection writes: what the kernel checks before an append. */
-export function foldPost(doc: PostDoc | null, event: StoredEvent): { state: PostDoc | null; documents: object[] } {
-  const effects = evolvePost(doc, event);
-  return { state: effects.post, documents: [...(effects.post ? [effects.post] : []), ...effects.upsertRevisions] };
-}
+export const foldPost = documentFold(evolvePost);
 
 /**
  * Rewrites, once per database (the checkpoint records it), the revision rows stored before a
@@ -209,10 +200,7 @@ export const postsProjection = documentProjection<PostDoc, RevisionDoc>({
   endsStream: ['deleted'],
   items: postsCollection,
   rows: revisionsCollection,
-  evolve: (doc, event) => {
-    const effects = evolvePost(doc, event);
-    return { item: effects.post, upsertRows: effects.upsertRevisions, deleteRows: effects.deleteRevisions, deleteAllRows: effects.deleteAllRevisions };
-  },
+  evolve: evolvePost,
   stored: storedRevision,
   async clear(db) {
     await postsCollection(db).deleteMany({ type: { $in: [...POSTS_CONTROLLER_TYPES] } });

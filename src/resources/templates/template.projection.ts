@@ -1,7 +1,7 @@
 import { type StoredEvent } from '../../store/change-log.js';
 import { atPosition } from '../../store/as-of.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
-import { documentProjection } from '../../store/document-projection.js';
+import { documentFold, documentProjection, type DocumentEffects } from '../../store/document-projection.js';
 import { revisionsCollection, storedRevision, type RevisionDoc } from '../revisions/index.js';
 import { TEMPLATE_EVENT_TYPES, type SavedAt, type TemplateAutosaved, type TemplateChanged, type TemplateCreated, type TemplateRevisionDeleted } from './template.events.js';
 import { templateFingerprint, templateFields, templatesCollection, type TemplateDoc, type TemplateFields } from './template.model.js';
@@ -10,12 +10,7 @@ import { templateFingerprint, templateFields, templatesCollection, type Template
 export const TEMPLATE_STREAM_TYPES = ['cms_template', 'cms_template_part'] as const;
 
 /** What one event does to the read models: the next template (null: gone) and the revision rows it writes or removes. */
-export interface TemplateEffects {
-  item: TemplateDoc | null;
-  upsertRevisions: RevisionDoc[];
-  deleteRevisions: number[];
-  deleteAllRevisions: boolean;
-}
+export type TemplateEffects = DocumentEffects<TemplateDoc, RevisionDoc>;
 
 /** A revision or autosave row of a template: its title, content, and description as WordPress's excerpt. */
 function revisionRow(parent: number, id: number, kind: RevisionDoc['kind'], actor: number, fields: Pick<TemplateFields, 'title' | 'content' | 'description'>, savedAt: SavedAt, version: number): RevisionDoc {
@@ -96,10 +91,7 @@ function effectsOf(doc: TemplateDoc | null, event: StoredEvent): TemplateEffects
 }
 
 /** The template after `event` and every document its projection writes: what the kernel checks before an append. */
-export function foldTemplate(doc: TemplateDoc | null, event: StoredEvent): { state: TemplateDoc | null; documents: object[] } {
-  const effects = evolveTemplate(doc, event);
-  return { state: effects.item, documents: [...(effects.item ? [effects.item] : []), ...effects.upsertRevisions] };
-}
+export const foldTemplate = documentFold(evolveTemplate);
 
 export const templatesProjection = documentProjection<TemplateDoc, RevisionDoc>({
   name: 'templates',
@@ -108,10 +100,7 @@ export const templatesProjection = documentProjection<TemplateDoc, RevisionDoc>(
   endsStream: ['deleted'],
   items: templatesCollection,
   rows: revisionsCollection,
-  evolve: (doc, event) => {
-    const effects = evolveTemplate(doc, event);
-    return { item: effects.item, upsertRows: effects.upsertRevisions, deleteRows: effects.deleteRevisions, deleteAllRows: effects.deleteAllRevisions };
-  },
+  evolve: evolveTemplate,
   stored: storedRevision,
   // Templates stored before they kept a change log (no `version`) are not the log's to clear: they
   // are given their stream at start-up (`giveTemplatesStreams`).
