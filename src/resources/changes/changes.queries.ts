@@ -122,8 +122,12 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       looks.set(stream, { source, current: await source.history.load(db, stream) });
     }),
   );
-  const lastSeqOf = new Map<number, number>();
-  for (const event of wanted) lastSeqOf.set(event.stream, Math.max(lastSeqOf.get(event.stream) ?? 0, event.seq));
+  // The first and last seq of each item's events on the page.
+  const seqsOf = new Map<number, { first: number; last: number }>();
+  for (const { stream, seq } of wanted) {
+    const seen = seqsOf.get(stream);
+    seqsOf.set(stream, seen ? { first: Math.min(seen.first, seq), last: Math.max(seen.last, seq) } : { first: seq, last: seq });
+  }
 
   const endedLater = (look: ItemLook, stream: number): Promise<boolean> =>
     (look.ended ??= (async () => {
@@ -132,8 +136,6 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       return last !== undefined && look.source.history.projection.endsStream.includes(last.type);
     })());
   const folded = foldedStatesOf(db);
-  const firstSeqOf = new Map<number, number>();
-  for (const event of wanted) firstSeqOf.set(event.stream, Math.min(firstSeqOf.get(event.stream) ?? Infinity, event.seq));
   /**
    * The item's states through the page's last event of it (`states[seq]`; holes below what was
    * needed). Folded on from the state this process last folded it to, when that is not past the
@@ -144,9 +146,9 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
    */
   const statesOf = (look: ItemLook, stream: number): Promise<(Versioned | null)[]> =>
     (look.states ??= (async () => {
-      const lastSeq = lastSeqOf.get(stream)!;
+      const { first: firstSeq, last: lastSeq } = seqsOf.get(stream)!;
       const kept = folded.get(stream);
-      let start = kept && kept.state !== null && kept.seq < firstSeqOf.get(stream)! ? kept : { seq: 0, state: null };
+      let start = kept && kept.state !== null && kept.seq < firstSeq ? kept : { seq: 0, state: null };
       let events = await log.readSeqs(stream, start.seq + 1, start.seq > 0 ? lastSeq + 1 : lastSeq);
       if (start.seq > 0 && events.some((event) => event.erasure !== undefined || event.seq > lastSeq)) {
         start = { seq: 0, state: null };
