@@ -13,6 +13,7 @@ import { resources } from '../src/resources/index.js';
 import { projectionsOf } from '../src/resources/manifest.js';
 import { countTimelineEvents, CSV_COLUMNS, csvRow, timeline, type ExportEntry, type TimelineQuery, type TimelineTypes } from '../src/resources/history/history.timeline.js';
 import { startDatabaseServer } from '../src/store/database-server.js';
+import { embeddedPostgresOf } from '../src/store/postgresql.js';
 import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
 import { commandLine } from './command-line.js';
 
@@ -61,6 +62,8 @@ const config = loadConfig(process.env);
 const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
 const database = await startDatabaseServer({ ...config, logger });
 const store = await openStore(database.uri, { timeoutMs: SCRIPT_DATABASE_TIMEOUT_MS });
+// FerretDB's PostgreSQL, when the log is kept there: read directly, the export is ten times as fast.
+const postgres = database.postgres ?? embeddedPostgresOf(process.env);
 try {
   const bar = values.out
     ? new cliProgress.SingleBar(
@@ -76,7 +79,7 @@ try {
       read++;
       bar?.increment();
     };
-    for await (const entry of timeline(store.db, historyTypes, query, onRead)) {
+    for await (const entry of timeline(store.db, historyTypes, query, { onRead, postgres })) {
       written++;
       yield entry;
     }

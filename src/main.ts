@@ -8,7 +8,7 @@ import { type ServiceOptions } from './service.js';
 import { shutdownOnStopSignals, whenRequested, type Shutdown } from './shutdown.js';
 import { DataDirInUseError } from './store/data-lock.js';
 import { NoDatabaseError, startDatabaseServer } from './store/database-server.js';
-import { type PostgresConnection } from './store/postgresql.js';
+import { EMBEDDED_POSTGRES_ENV, embeddedPostgresOf } from './store/postgresql.js';
 import { announceReady, startWorkers, WorkerStartFailed } from './workers.js';
 import { loadThemes, ThemeError, type Themes } from './themes/themes.js';
 
@@ -95,9 +95,6 @@ function welcome(siteUrl: string, administrator: GeneratedAdministrator | undefi
   return lines.join('\n');
 }
 
-/** How the primary tells its workers where the embedded PostgreSQL is, for the index bridge. */
-const EMBEDDED_POSTGRES_ENV = 'CMS_EMBEDDED_POSTGRES';
-
 /**
  * The service itself, loaded only by a process that serves: the primary of several workers only
  * starts the database and forks, and the resources' modules would more than double its memory.
@@ -109,7 +106,7 @@ async function startServing(options: Omit<ServiceOptions, 'resources'>) {
 
 /** A process forked by `startWorkers`: the database is the primary's, given as MONGODB_URI. */
 async function serveAsWorker(config: Config, logger: Logger, themes: Themes, shutdown: Shutdown, serving: () => void): Promise<void> {
-  const postgres = process.env[EMBEDDED_POSTGRES_ENV] ? (JSON.parse(process.env[EMBEDDED_POSTGRES_ENV]) as PostgresConnection) : undefined;
+  const postgres = embeddedPostgresOf(process.env);
   const service = await startServing({ config, logger, databaseUri: config.mongodbUri!, themes, postgres });
   serving();
   announceReady(service.siteUrl, service.generatedAdministrator);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
-import { basic, BENCH_ADMIN_PASSWORD, benchDatabase, startBenchService } from './service.js';
+import { basic, BENCH_ADMIN_PASSWORD, benchDatabase, scriptEnv, startBenchService } from './service.js';
 
 const { values } = parseArgs({
   options: {
@@ -109,7 +109,7 @@ try {
 
   const out = path.join(os.tmpdir(), `timeline-${process.pid}.ndjson`);
   const run = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, 'dist/scripts/export-timeline.js', '--format', 'ndjson', '--out', out], {
-    env: { ...process.env, MONGODB_URI: uri, LOG_LEVEL: 'warn' },
+    env: scriptEnv(database, uri),
     encoding: 'utf8',
   });
   const [elapsed, maxKb] = (run.stderr.trim().split('\n').pop() ?? '0 0').split(' ').map(Number);

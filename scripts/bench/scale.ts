@@ -27,7 +27,8 @@ import { loadHotPost, type LoadRow } from './scale-load.js';
 import { printReport, type Latency, type SiteResult, type TimelineExport } from './scale-report.js';
 import { benchSites, MENU_ITEMS, seedSite, SITE_SIZE_OPTIONS, SMALL_POSTS, type SeededSite, type SiteSize } from './scale-seed.js';
 import { psql } from '../../src/store/postgresql.js';
-import { BENCH_ADMIN_JSON as ADMIN_JSON, benchDatabase, median, send, settle, startCountedService, type CountedService } from './service.js';
+import { BENCH_ADMIN_JSON as ADMIN_JSON, benchDatabase, median, scriptEnv, send, settle, startCountedService, type CountedService } from './service.js';
+import { type DatabaseServer } from '../../src/store/wire-server.js';
 
 if (process.env.MONGODB_URI) {
   console.error('bench:scale seeds two fresh embedded databases, one a site: unset MONGODB_URI.');
@@ -139,11 +140,11 @@ async function measure(service: CountedService, workload: Workload): Promise<Pic
 }
 
 /** `export:timeline` over the whole log, as its own process: events written per second. */
-async function measureExport(uri: string): Promise<TimelineExport> {
+async function measureExport(database: DatabaseServer, uri: string): Promise<TimelineExport> {
   const out = path.join(os.tmpdir(), `scale-timeline-${process.pid}.ndjson`);
   const started = performance.now();
   const run = spawnSync(process.execPath, ['dist/scripts/export-timeline.js', '--format', 'ndjson', '--out', out], {
-    env: { ...process.env, MONGODB_URI: uri, LOG_LEVEL: 'warn' },
+    env: scriptEnv(database, uri),
     encoding: 'utf8',
   });
   const elapsed = (performance.now() - started) / 1000;
@@ -187,7 +188,7 @@ async function runSite(size: SiteSize): Promise<SiteResult> {
       const { peakRssMiB } = await service.count();
       await service.stop();
       stopped = true;
-      const timelineExport = size.label === 'grown' && runs('export') ? await measureExport(uri) : undefined;
+      const timelineExport = size.label === 'grown' && runs('export') ? await measureExport(database, uri) : undefined;
       return { size, seeded, startSeconds, latencies, load, peakRssMiB, peakRssByPhase, timelineExport };
     } finally {
       if (!stopped) await service.stop();

@@ -8,6 +8,7 @@ import { startDatabaseServer } from '../../src/store/database-server.js';
 import { freePort, type DatabaseServer } from '../../src/store/wire-server.js';
 import { ensureDeclaredIndexes } from '../../src/store/index-bridge.js';
 import { openStore } from '../../src/store/mongo.js';
+import { EMBEDDED_POSTGRES_ENV } from '../../src/store/postgresql.js';
 import { indexesOf } from '../../src/resources/manifest.js';
 import { resources } from '../../src/resources/index.js';
 
@@ -50,6 +51,14 @@ export async function benchDatabase(): Promise<{ database: DatabaseServer; uri: 
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The environment a script (`export:timeline`) is run in against a bench database: its URI, and
+ * the embedded PostgreSQL behind it, which the script reads directly as it would on its own.
+ */
+export function scriptEnv(database: DatabaseServer, uri: string): NodeJS.ProcessEnv {
+  return { ...process.env, MONGODB_URI: uri, LOG_LEVEL: 'warn', ...(database.postgres ? { [EMBEDDED_POSTGRES_ENV]: JSON.stringify(database.postgres) } : {}) };
 }
 
 /** Runs the built service as its own process, so the load generator does not share its event loop. */

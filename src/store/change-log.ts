@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type AnyBulkWriteOperation, BSON, type Db, type Filter, type Sort } from 'mongodb';
+import { readTable, storedField, storedValue } from './ferretdb-tables.js';
 import { type IndexSpec, isDuplicateKey } from './mongo.js';
+import { type PostgresConnection } from './postgresql.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
 import { StoreError } from './store-errors.js';
 
@@ -194,10 +196,37 @@ export async function countEvents(db: Db, range: { stream?: number; since?: Date
   return events.countDocuments(filter);
 }
 
+export interface ChangeLogOptions {
+  /**
+   * The embedded PostgreSQL FerretDB keeps `db` in: a whole scan (`scan`) then reads the rows
+   * from it directly, ten times as fast as through FerretDB (`ferretdb-tables.ts`).
+   */
+  postgres?: PostgresConnection;
+}
+
 /** The append-only `events` collection. Nothing but `append` writes it, except `redact`. */
-export function changeLog(db: Db) {
+export function changeLog(db: Db, options: ChangeLogOptions = {}) {
   const events = db.collection<EventRow>('events');
   const clock = clockOf(db);
+
+  /** `scan`'s rows, through the driver, or from PostgreSQL in the same order. */
+  function scannedRows(scan: ScanOptions): AsyncIterable<EventRow> {
+    const byTime = scan.since !== undefined;
+    if (options.postgres) {
+      const where: string[] = [];
+      if (scan.streams) where.push(`${storedField('stream')} IN (${scan.streams.map(storedValue).join(', ')})`);
+      if (scan.since) where.push(`${storedField('at')} >= ${storedValue(scan.since.getTime())}`);
+      // The orders of the `(at, stream, seq)` and `(stream, seq)` indexes.
+      const orderBy = (byTime ? ['at', 'stream', 'seq'] : ['stream', 'seq']).map(storedField);
+      return readTable<EventRow>(options.postgres, db.databaseName, 'events', { where, orderBy });
+    }
+    const filter: Filter<EventRow> = {};
+    if (scan.streams) filter.stream = scan.streams.length === 1 ? scan.streams[0] : { $in: scan.streams };
+    if (scan.since) filter.at = { $gte: scan.since };
+    const sort: Sort = byTime ? { at: 1, stream: 1, seq: 1 } : { stream: 1, seq: 1 };
+    const cursor = events.find(filter).sort(sort).batchSize(SCAN_BATCH);
+    return Readable.from(cursor, { objectMode: true, highWaterMark: SCAN_BATCH });
+  }
 
   /** The last event of each stream appended to since `since`, from the `at` index: what a checkpointed heal reads. */
   async function lastEventsSince(since: Date): Promise<Map<number, LastEvent>> {
@@ -479,15 +508,10 @@ export function changeLog(db: Db) {
      * memory. Up to one batch is read ahead, so the database prepares the next batch while the
      * caller works through this one (the driver alone asks only once its batch is used up).
      */
-    async *scan<D = Record<string, unknown>>(options: ScanOptions = {}): AsyncGenerator<StoredEvent<D>> {
-      const filter: Filter<EventRow> = {};
-      if (options.streams) filter.stream = options.streams.length === 1 ? options.streams[0] : { $in: options.streams };
-      if (options.since) filter.at = { $gte: options.since };
-      const sort: Sort = options.since ? { at: 1, stream: 1, seq: 1 } : { stream: 1, seq: 1 };
-      const cursor = events.find(filter).sort(sort).batchSize(SCAN_BATCH);
-      for await (const row of Readable.from(cursor, { objectMode: true, highWaterMark: SCAN_BATCH })) {
+    async *scan<D = Record<string, unknown>>(scan: ScanOptions = {}): AsyncGenerator<StoredEvent<D>> {
+      for await (const row of scannedRows(scan)) {
         // Voided positions (stream 0) are no item's events.
-        if ((row as EventRow).stream > 0) yield toEvent<D>(row as EventRow);
+        if (row.stream > 0) yield toEvent<D>(row);
       }
     },
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MongoServerError, type Db } from 'mongodb';
 import { ensureIndexes, type IndexSpec } from './mongo.js';
-import { psql, type PostgresConnection } from './postgresql.js';
+import { ferretDbTables } from './ferretdb-tables.js';
+import { psql, sqlIdentifier as identifier, sqlLiteral as literal, type PostgresConnection } from './postgresql.js';
 
 /**
  * The index bridge: indexes FerretDB 1.24 cannot make use of, made for it in its PostgreSQL.
@@ -16,8 +17,6 @@ import { psql, type PostgresConnection } from './postgresql.js';
 
 /** Every bridge index's name starts so, and the bridge drops no other. */
 export const BRIDGE_INDEX_PREFIX = 'cms_gin_';
-/** Where FerretDB names each collection's table, in the schema named like the database. */
-const METADATA_TABLE = '_ferretdb_database_metadata';
 /** PostgreSQL's longest identifier (NAMEDATALEN - 1). */
 const MAX_NAME_LENGTH = 63;
 /** MongoDB's NamespaceExists: another process created the collection first. */
@@ -117,17 +116,8 @@ async function tablesOf(postgres: PostgresConnection, db: Db, collections: reado
       if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
     });
   }
-  const rows = await psql(postgres, `SELECT _jsonb->>'_id', _jsonb->>'table' FROM ${identifier(db.databaseName)}.${identifier(METADATA_TABLE)};`);
-  const tables = new Map(rows.map(([collection, table]) => [collection!, table!]));
+  const tables = await ferretDbTables(postgres, db.databaseName);
   const missing = collections.filter((name) => !tables.has(name));
   if (missing.length) throw new Error(`FerretDB names no table for ${missing.join(', ')} in ${db.databaseName}`);
   return tables;
-}
-
-function identifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-function literal(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

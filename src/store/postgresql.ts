@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { type Logger } from '../logger.js';
 import { type Shutdown } from '../shutdown.js';
 import { isRunning } from './data-lock.js';
@@ -43,6 +44,18 @@ export interface PostgresConnection {
   readonly socketDir: string;
   readonly role: string;
   readonly database: string;
+}
+
+/**
+ * How a process given `MONGODB_URI` learns that FerretDB keeps that database in an embedded
+ * PostgreSQL, and where (a `PostgresConnection` as JSON): the primary tells its workers so, for
+ * the index bridge, and a script told so reads whole collections from it directly.
+ */
+export const EMBEDDED_POSTGRES_ENV = 'CMS_EMBEDDED_POSTGRES';
+
+export function embeddedPostgresOf(env: NodeJS.ProcessEnv): PostgresConnection | undefined {
+  const value = env[EMBEDDED_POSTGRES_ENV];
+  return value ? (JSON.parse(value) as PostgresConnection) : undefined;
 }
 
 export interface EmbeddedPostgres {
@@ -217,6 +230,47 @@ export async function psql(connection: PostgresConnection, sql: string): Promise
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => line.split(FIELD_SEPARATOR));
+}
+
+/** Rows `psqlLines` asks its cursor for at once. */
+const FETCH_COUNT = 1000;
+
+/**
+ * The rows of one query of a single column, each on its own line (what a row of `jsonb` prints
+ * never holds a line break), as they come: `psql` reads them through a cursor (`FETCH_COUNT`), so
+ * neither it nor this process holds the whole answer. A reader that stops early stops `psql`.
+ */
+export async function* psqlLines(connection: PostgresConnection, sql: string): AsyncGenerator<string> {
+  const { binDir, socketDir, role, database } = connection;
+  const args = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-v', `FETCH_COUNT=${FETCH_COUNT}`, '-tA', '-h', socketDir, '-U', role, '-d', database, '-c', sql];
+  const child = spawn(path.join(binDir, 'psql'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  // Awaited once the lines end; a failure to start shows there, not as an unhandled rejection.
+  exited.catch(() => {});
+  let ended = false;
+  try {
+    for await (const line of readline.createInterface({ input: child.stdout, crlfDelay: Infinity })) if (line !== '') yield line;
+    ended = true;
+  } finally {
+    if (!ended) child.kill();
+  }
+  const code = await exited;
+  if (code !== 0) throw new Error(`psql failed: ${stderr.trim()}`);
+}
+
+/** A name in SQL, quoted. */
+export function sqlIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A string constant in SQL, quoted. */
+export function sqlLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 function run(command: string, args: string[], account?: Account): string {

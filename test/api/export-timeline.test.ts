@@ -6,6 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { autosavePost, deletePost, trashPost, updatePost } from '../../src/resources/posts/post.commands.js';
+import { EMBEDDED_POSTGRES_ENV } from '../../src/store/postgresql.js';
 import { baseEnv } from '../support/service-process.js';
 import { givenPost, givenTitleChanges } from '../support/post-fixtures.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -23,11 +24,11 @@ let since = '';
 
 type Entry = TimelineEntry & { item: number; item_type: string };
 
-function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
+function run(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
   const uri = new ConnectionString(inject('mongodbUri'));
   uri.pathname = `/${app.databaseName}`;
   const result = spawnSync(process.execPath, [SCRIPT, ...args], {
-    env: baseEnv({ MONGODB_URI: uri.toString() }),
+    env: baseEnv({ MONGODB_URI: uri.toString(), ...env }),
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -197,5 +198,30 @@ describe('npm run export:timeline', () => {
       expect(result.status, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('Usage: npm run export:timeline --');
     }
+  });
+});
+
+const postgres = inject('postgres');
+
+describe.skipIf(!postgres)('npm run export:timeline on the embedded PostgreSQL (skipped on any other database)', () => {
+  const direct = () => ({ [EMBEDDED_POSTGRES_ENV]: JSON.stringify(postgres) });
+
+  it('reads the log from PostgreSQL directly and writes exactly what it writes through FerretDB', () => {
+    for (const args of [[], ['--format', 'csv'], ['--id', String(ids.deleted)], ['--type', 'page'], ['--since', since], ['--since', since, '--format', 'csv']]) {
+      const throughFerretDb = run(args);
+      const fromPostgres = run(args, direct());
+      expect(fromPostgres.stderr, args.join(' ')).toBe('');
+      expect(fromPostgres.status, args.join(' ')).toBe(0);
+      expect(fromPostgres.stdout, args.join(' ')).toBe(throughFerretDb.stdout);
+    }
+    // Erased content is listed by field name: arrays decoded as FerretDB stores them.
+    expect(ndjson(run(['--id', String(ids.deleted)], direct()).stdout).some((entry) => entry.redacted.length > 0)).toBe(true);
+  });
+
+  it('fails, rather than reading through FerretDB, when the PostgreSQL it is told of cannot be reached', () => {
+    const result = run([], { [EMBEDDED_POSTGRES_ENV]: JSON.stringify({ ...postgres!, socketDir: path.join(tempDir, 'no-socket') }) });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('psql failed');
+    expect(result.stdout).toBe('');
   });
 });

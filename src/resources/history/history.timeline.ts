@@ -1,5 +1,6 @@
 import { type Db } from 'mongodb';
 import { changeLog, countEvents, type ScanOptions, type StoredEvent } from '../../store/change-log.js';
+import { type PostgresConnection } from '../../store/postgresql.js';
 import { timelineEntry, type TimelineEntry, type WireNames } from './history.serializer.js';
 
 /** A timeline entry of the export: the history entry, with the item it belongs to. */
@@ -78,14 +79,18 @@ function itemTypes(db: Db, types: TimelineTypes) {
   };
 }
 
-/**
- * Every event of the query as an export entry, read from one cursor (constant memory). `onRead`
- * is told of each event read, kept or not, for progress.
- */
-export async function* timeline(db: Db, types: TimelineTypes, query: TimelineQuery, onRead: () => void = () => {}): AsyncGenerator<ExportEntry> {
+export interface TimelineReading {
+  /** Told of each event read, kept or not, for progress. */
+  onRead?: () => void;
+  /** The embedded PostgreSQL behind `db`, read directly (`ChangeLogOptions`). */
+  postgres?: PostgresConnection;
+}
+
+/** Every event of the query as an export entry, read from one cursor (constant memory). */
+export async function* timeline(db: Db, types: TimelineTypes, query: TimelineQuery, reading: TimelineReading = {}): AsyncGenerator<ExportEntry> {
   const typeOf = itemTypes(db, types);
-  for await (const event of changeLog(db).scan(scanOptions(query))) {
-    onRead();
+  for await (const event of changeLog(db, { postgres: reading.postgres }).scan(scanOptions(query))) {
+    reading.onRead?.();
     const itemType = await typeOf(event);
     if (query.type !== undefined && itemType !== query.type) continue;
     yield { item: event.stream, item_type: itemType, ...timelineEntry(event, types.wireNamesOf(itemType)) };
