@@ -71,7 +71,7 @@ try {
         cliProgress.Presets.shades_classic,
       )
     : null;
-  bar?.start(await countTimelineEvents(store.db, query), 0);
+  bar?.start(await countTimelineEvents(store.db, query, postgres), 0);
   let read = 0;
   let written = 0;
   async function* entries(): AsyncGenerator<ExportEntry> {

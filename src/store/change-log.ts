@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type AnyBulkWriteOperation, BSON, type Db, type Filter, type Sort } from 'mongodb';
-import { readTable, storedField, storedValue } from './ferretdb-tables.js';
+import { countTable, readTable, storedField, storedValue } from './ferretdb-tables.js';
 import { type IndexSpec, isDuplicateKey } from './mongo.js';
 import { type PostgresConnection } from './postgresql.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
@@ -178,12 +178,14 @@ const clockOf = (db: Db): Clock => {
 
 /**
  * How many events there are in one stream, or since a time, or in the whole log: a progress bar's
- * total. The whole log's count comes from the collection's statistics: counting by filter decodes
- * every row on the embedded database (FerretDB's `count` too), which doubled an export's cost;
- * there the figure is PostgreSQL's estimate, so a bar is given the true total once its scan ends.
+ * total. With the embedded PostgreSQL at hand, PostgreSQL counts. Otherwise the whole log's count
+ * comes from the collection's statistics: counting by filter through FerretDB decodes every row
+ * (its `count` too), which doubled an export's cost; there the figure is PostgreSQL's estimate, so
+ * a bar is given the true total once its scan ends.
  */
-export async function countEvents(db: Db, range: { stream?: number; since?: Date }): Promise<number> {
+export async function countEvents(db: Db, range: { stream?: number; since?: Date }, options: ChangeLogOptions = {}): Promise<number> {
   const events = db.collection<EventRow>('events');
+  if (options.postgres) return countTable(options.postgres, db.databaseName, 'events', storedRange({ streams: range.stream === undefined ? undefined : [range.stream], since: range.since }));
   if (range.stream === undefined && !range.since) {
     // One document per shard on a sharded cluster.
     const shards = await events.aggregate<{ count?: number }>([{ $collStats: { count: {} } }]).toArray();
@@ -194,6 +196,14 @@ export async function countEvents(db: Db, range: { stream?: number; since?: Date
   if (range.stream !== undefined) filter.stream = range.stream;
   if (range.since) filter.at = { $gte: range.since };
   return events.countDocuments(filter);
+}
+
+/** A scan's range as conditions on FerretDB's stored rows (`readTable`). */
+function storedRange(scan: ScanOptions): string[] {
+  const where: string[] = [];
+  if (scan.streams) where.push(`${storedField('stream')} IN (${scan.streams.map(storedValue).join(', ')})`);
+  if (scan.since) where.push(`${storedField('at')} >= ${storedValue(scan.since.getTime())}`);
+  return where;
 }
 
 export interface ChangeLogOptions {
@@ -213,12 +223,9 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
   function scannedRows(scan: ScanOptions): AsyncIterable<EventRow> {
     const byTime = scan.since !== undefined;
     if (options.postgres) {
-      const where: string[] = [];
-      if (scan.streams) where.push(`${storedField('stream')} IN (${scan.streams.map(storedValue).join(', ')})`);
-      if (scan.since) where.push(`${storedField('at')} >= ${storedValue(scan.since.getTime())}`);
       // The orders of the `(at, stream, seq)` and `(stream, seq)` indexes.
       const orderBy = (byTime ? ['at', 'stream', 'seq'] : ['stream', 'seq']).map(storedField);
-      return readTable<EventRow>(options.postgres, db.databaseName, 'events', { where, orderBy });
+      return readTable<EventRow>(options.postgres, db.databaseName, 'events', { where: storedRange(scan), orderBy });
     }
     const filter: Filter<EventRow> = {};
     if (scan.streams) filter.stream = scan.streams.length === 1 ? scan.streams[0] : { $in: scan.streams };

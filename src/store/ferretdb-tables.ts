@@ -37,10 +37,19 @@ export async function* readTable<T = Record<string, unknown>>(postgres: Postgres
   const table = (await ferretDbTables(postgres, schema)).get(collection);
   // FerretDB makes the table with the collection's first document or index.
   if (table === undefined) return;
-  const where = read.where?.length ? ` WHERE ${read.where.join(' AND ')}` : '';
-  const sql = `SELECT _jsonb FROM ${sqlIdentifier(schema)}.${sqlIdentifier(table)}${where} ORDER BY ${read.orderBy.join(', ')}`;
+  const sql = `SELECT _jsonb FROM ${sqlIdentifier(schema)}.${sqlIdentifier(table)}${whereClause(read.where)} ORDER BY ${read.orderBy.join(', ')}`;
   for await (const line of psqlLines(postgres, sql)) yield decodeStoredDocument(line) as T;
 }
+
+/** How many documents of `collection` in `schema` meet `where`, counted by PostgreSQL. */
+export async function countTable(postgres: PostgresConnection, schema: string, collection: string, where: string[] = []): Promise<number> {
+  const table = (await ferretDbTables(postgres, schema)).get(collection);
+  if (table === undefined) return 0;
+  const [[count]] = await psql(postgres, `SELECT count(*) FROM ${sqlIdentifier(schema)}.${sqlIdentifier(table)}${whereClause(where)};`);
+  return Number(count);
+}
+
+const whereClause = (where: string[] = []) => (where.length ? ` WHERE ${where.join(' AND ')}` : '');
 
 interface StoredSchema {
   p: Record<string, StoredType>;

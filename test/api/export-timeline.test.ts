@@ -218,6 +218,16 @@ describe.skipIf(!postgres)('npm run export:timeline on the embedded PostgreSQL (
     expect(ndjson(run(['--id', String(ids.deleted)], direct()).stdout).some((entry) => entry.redacted.length > 0)).toBe(true);
   });
 
+  it('counts the events for its progress bar in PostgreSQL, exactly', async () => {
+    const file = path.join(tempDir, 'recent.ndjson');
+    const recent = ndjson(run(['--since', since]).stdout).length;
+    const result = run(['--since', since, '--out', file], direct());
+    expect(result.status).toBe(0);
+    // The bar's first line shows the count it started with (its last, the events it read).
+    expect(result.stderr.split('\n')[0]).toContain(`0% | 0/${recent} events`);
+    expect(ndjson(await fs.readFile(file, 'utf8'))).toHaveLength(recent);
+  });
+
   it('fails, rather than reading through FerretDB, when the PostgreSQL it is told of cannot be reached', () => {
     const result = run([], { [EMBEDDED_POSTGRES_ENV]: JSON.stringify({ ...postgres!, socketDir: path.join(tempDir, 'no-socket') }) });
     expect(result.status).not.toBe(0);

@@ -42,8 +42,8 @@ const scanOptions = (query: TimelineQuery): ScanOptions => ({
 });
 
 /** How many events the timeline reads (before the type filter), for a progress bar (see `countEvents`). */
-export function countTimelineEvents(db: Db, query: TimelineQuery): Promise<number> {
-  return countEvents(db, { ...(query.id !== undefined ? { stream: query.id } : {}), ...(query.since ? { since: query.since } : {}) });
+export function countTimelineEvents(db: Db, query: TimelineQuery, postgres?: PostgresConnection): Promise<number> {
+  return countEvents(db, { ...(query.id !== undefined ? { stream: query.id } : {}), ...(query.since ? { since: query.since } : {}) }, { postgres });
 }
 
 // Remembered item types, bounded so that a timeline of any length keeps constant memory.
