@@ -16,7 +16,7 @@ import { type PostAutosaved, type PostChanged, type PostCreated } from '../../sr
 import { postsCollection, revisionsCollection, type PostFields } from '../../src/resources/posts/post.model.js';
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
 import { siteTimezone } from '../../src/resources/settings/index.js';
-import { changeLog, eventBlock, type StoredEvent } from '../../src/store/change-log.js';
+import { atPosition, changeLog, eventBlock, type StoredEvent } from '../../src/store/change-log.js';
 import { rebuildProjections } from '../../src/store/projections.js';
 import { claimKey } from '../../src/store/sequences.js';
 import { basic, BENCH_ADMIN_PASSWORD, startBenchService } from './service.js';
@@ -170,6 +170,7 @@ interface EventRow {
   seq: number;
   block: string;
   position: number;
+  positionBlock: number;
 }
 
 /** Seeds `size` on the database at `uri`: the API first, then everything else in bulk. */
@@ -225,7 +226,7 @@ async function seedInBulk(db: Db, size: SiteSize, probe: number, menu: number): 
   let position = (await log.firstFreePosition()) - 1;
   const append = (stream: StoredEvent[], id: number, type: string, at: Date, data: object) => {
     const seq = stream.length + 1;
-    const row: EventRow = { stream: id, streamType: 'post', type, at, actor: admin, data: JSON.stringify(data), seq, block: eventBlock(id, seq), position: ++position };
+    const row: EventRow = { stream: id, streamType: 'post', type, at, actor: admin, data: JSON.stringify(data), seq, block: eventBlock(id, seq), ...atPosition(++position) };
     // As the log reads it back (`change-log.ts`): the data parsed from its stored JSON.
     stream.push({ stream: row.stream, streamType: row.streamType, seq: row.seq, type, at, actor: admin, data: JSON.parse(row.data) as Record<string, unknown>, position: row.position });
     rows.push(row);

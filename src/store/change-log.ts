@@ -16,6 +16,14 @@ export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
  */
 export const EVENT_BLOCK = 16;
 export const eventBlock = (stream: number, seq: number) => `${stream}:${Math.floor(seq / EVENT_BLOCK)}`;
+/**
+ * Positions per block of the whole log. Each event row keeps its block (`position / 64`), so a run
+ * of positions (a page of the change feed) is read a block at a time, by equality on
+ * `positionBlock`, which the embedded database serves from an index, not position by position.
+ */
+export const POSITION_BLOCK = 64;
+/** A row's place on the log's clock: its position and that position's block. */
+export const atPosition = (position: number) => ({ position, positionBlock: Math.floor(position / POSITION_BLOCK) });
 /** Runs shorter than this are read event by event. */
 const BLOCK_READ_FROM = 8;
 /** Events read by key at once when the end of a stream is not known. */
@@ -62,6 +70,8 @@ interface EventRow {
   /** The block of the stream it falls in (`eventBlock`); absent on events stored before blocks were kept. */
   block?: string;
   position?: number;
+  /** The block of the log its position falls in (`atPosition`); absent on events stored before position blocks were kept. */
+  positionBlock?: number;
 }
 
 export type NewEvent<D = Record<string, unknown>> = Omit<StoredEvent<D>, 'seq' | 'redacted' | 'streamType' | 'position'> & { streamType: string };
@@ -109,6 +119,7 @@ export const changeLogIndexes: IndexSpec[] = [
   // otherwise all hold the one value null. FerretDB ignores the option; its PostgreSQL index
   // keeps missing values apart anyway.
   { collection: 'events', key: { position: 1 }, name: 'position_unique', unique: true, sparse: true },
+  { collection: 'events', key: { positionBlock: 1 }, name: 'position_block' },
 ];
 
 const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
@@ -152,13 +163,14 @@ export interface ScanOptions {
  * Every other reader of the log reads by stream, or leaves stream 0 out.
  */
 export const VOID_EVENT = 'void';
-const voidRow = (position: number, at: Date): EventRow => ({ stream: 0, seq: -position, position, type: VOID_EVENT, at, actor: 0, data: 'null' });
+const voidRow = (position: number, at: Date): EventRow => ({ stream: 0, seq: -position, ...atPosition(position), type: VOID_EVENT, at, actor: 0, data: 'null' });
 /** How long a reader by position waits for a missing one before voiding it: an append in flight takes a few database round trips. */
 export const GAP_WAIT_MS = 5000;
 const GAP_POLL_MS = 20;
-/** Positions a read by position asks for at first, and at most at once, each by key. */
+/** Positions a read by position asks for at first, and at most at once, each by key (past the first run, blocks are read). */
 const FIRST_POSITION_RUN = 8;
 const MAX_POSITION_RUN = 64;
+const positionsFrom = (first: number, last: number): number[] => Array.from({ length: Math.max(0, last - first + 1) }, (_, offset) => first + offset);
 /** Streams whose last position a process remembers, so that its next append there need not read it. */
 const STREAM_CACHE_SIZE = 10_000;
 
@@ -283,6 +295,38 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
     return [...bySeq.values()].sort((a, b) => a.seq - b.seq).map((row) => toEvent<D>(row));
   }
 
+  /** The rows at `positions`, by key, a run at a time, into `found`. */
+  async function readPositionKeys(positions: number[], found: Map<number, EventRow>): Promise<void> {
+    for (let start = 0; start < positions.length; start += MAX_POSITION_RUN) {
+      const rows = await Promise.all(positions.slice(start, start + MAX_POSITION_RUN).map((position) => events.findOne({ position })));
+      for (const row of rows) if (row) found.set(row.position!, row);
+    }
+  }
+
+  /** The rows at positions `start..end` the blocks of those positions hold, into `found`; the highest position found (0: none). */
+  async function readPositionBlocks(start: number, end: number, found: Map<number, EventRow>): Promise<number> {
+    const blocks = Array.from({ length: Math.floor(end / POSITION_BLOCK) - Math.floor(start / POSITION_BLOCK) + 1 }, (_, offset) => Math.floor(start / POSITION_BLOCK) + offset);
+    let highest = 0;
+    for (const rows of await Promise.all(blocks.map((positionBlock) => events.find({ positionBlock }).toArray()))) {
+      for (const row of rows) {
+        if (row.position! < start || row.position! > end) continue;
+        found.set(row.position!, row);
+        highest = Math.max(highest, row.position!);
+      }
+    }
+    return highest;
+  }
+
+  /** Positions `start..end` by key, in doubling runs, until a run comes back with one missing. */
+  async function readPositionRuns(start: number, end: number, found: Map<number, EventRow>): Promise<void> {
+    for (let run = FIRST_POSITION_RUN, next = start; next <= end; run *= 2) {
+      const positions = positionsFrom(next, Math.min(end, next + Math.min(run, MAX_POSITION_RUN) - 1));
+      await readPositionKeys(positions, found);
+      if (positions.some((position) => !found.has(position))) return;
+      next += positions.length;
+    }
+  }
+
   const taken = async (position: number) => (await events.findOne({ position }, { projection: { _id: 1 } })) !== null;
 
   /**
@@ -364,7 +408,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
     const first = await reserve(run.length, await positionOf(stream, expectedVersion, expectedPosition));
     const rows = run.map((event, offset): EventRow => {
       const seq = expectedVersion + 1 + offset;
-      return { ...event, seq, data: serializeData(event.data), block: eventBlock(stream, seq), position: first + offset };
+      return { ...event, seq, data: serializeData(event.data), block: eventBlock(stream, seq), ...atPosition(first + offset) };
     });
     for (const row of rows) assertStorable(row);
     let stored = 0;
@@ -387,7 +431,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
           event !== undefined && event.seq === row.seq && event.type === row.type && event.actor === row.actor && event.at.getTime() === row.at.getTime() && JSON.stringify(event.data) === row.data;
         let count = 0;
         while (count < rest.length && ours(rest[count], found[count])) {
-          rest[count].position = found[count].position;
+          Object.assign(rest[count], atPosition(found[count].position!));
           count++;
         }
         stored += count;
@@ -400,9 +444,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
           break;
         }
         const next = await firstFreeAfter(refused.position!);
-        rows.slice(stored).forEach((row, offset) => {
-          row.position = next + offset;
-        });
+        rows.slice(stored).forEach((row, offset) => Object.assign(row, atPosition(next + offset)));
         clock.last = Math.max(clock.last!, rows.at(-1)!.position!);
       }
     }
@@ -452,33 +494,35 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
      * there. The unique position index lets either the event or the void in, never both; an
      * append refused by the void takes a later position. So no position a reader has gone past
      * is ever free, and a reader that has seen position N never later finds an event below N.
-     * Each position is read by key (the embedded database serves only equality from an index);
-     * a gap that reaches the end of a run read at once is taken for the end of the log until a
-     * later read.
+     * The first few positions are read by key, the rest of the page by block (`POSITION_BLOCK`;
+     * the embedded database serves only equality from an index), and by key again those stored
+     * before blocks were kept. A gap that reaches the end of what was read is taken for the end of
+     * the log until a later read.
      */
     async readPositions<D = Record<string, unknown>>(after: number, limit: number, options: { gapWaitMs?: number } = {}): Promise<{ events: StoredEvent<D>[]; through: number }> {
       const gapWaitMs = options.gapWaitMs ?? GAP_WAIT_MS;
-      // Read in doubling runs, the next only once a run came back whole: a reader at the head (a
-      // waiting feed, woken by every change) asks for a few positions, not for a whole page.
-      const rows: (EventRow | null)[] = [];
-      for (let run = Math.min(limit, FIRST_POSITION_RUN); rows.length < limit; run *= 2) {
-        const start = after + 1 + rows.length;
-        const found = await Promise.all(Array.from({ length: Math.min(run, limit - rows.length, MAX_POSITION_RUN) }, (_, offset) => events.findOne({ position: start + offset })));
-        rows.push(...found);
-        if (found.includes(null)) break;
+      const end = after + limit;
+      const found = new Map<number, EventRow>();
+      // A reader at the head (a waiting feed, woken by every change) asks for a few positions by
+      // key; only once they are all there is the rest of the page read, a block at a time.
+      const firstRunEnd = Math.min(end, after + FIRST_POSITION_RUN);
+      await readPositionKeys(positionsFrom(after + 1, firstRunEnd), found);
+      if (found.size === firstRunEnd - after && firstRunEnd < end) {
+        const start = firstRunEnd + 1;
+        const highest = await readPositionBlocks(start, end, found);
+        // Below the highest found, the rows stored before blocks were kept, and any append in
+        // flight; above it, rows without a block (stored before, or by a process that kept none).
+        await readPositionKeys(positionsFrom(start, highest).filter((position) => !found.has(position)), found);
+        await readPositionRuns(Math.max(start, highest + 1), end, found);
       }
+      let last = after;
+      for (const position of found.keys()) last = Math.max(last, position);
       const read: StoredEvent<D>[] = [];
-      let through = after;
-      for (let index = 0; index < rows.length; index++) {
-        let row: EventRow | null = rows[index];
-        if (!row) {
-          if (!rows.slice(index + 1).some(Boolean)) break;
-          row = await waitOrVoid(after + 1 + index, gapWaitMs);
-        }
-        through = row.position!;
+      for (let position = after + 1; position <= last; position++) {
+        const row = found.get(position) ?? (await waitOrVoid(position, gapWaitMs));
         if (row.stream > 0) read.push(toEvent<D>(row));
       }
-      return { events: read, through };
+      return { events: read, through: last };
     },
 
     async readStream<D = Record<string, unknown>>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {
@@ -622,7 +666,7 @@ export async function upgradePositions(db: Db): Promise<number> {
     if (row.stream <= 0 || (row.position !== undefined && row.position < base)) continue;
     const position = base + rank++;
     if (row.position === position) continue;
-    batch.push({ updateOne: { filter: { _id: row._id, position: { $exists: false } }, update: { $set: { position } } } });
+    batch.push({ updateOne: { filter: { _id: row._id, position: { $exists: false } }, update: { $set: atPosition(position) } } });
     if (batch.length >= UPGRADE_BATCH) await flush();
   }
   await flush();

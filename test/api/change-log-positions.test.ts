@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { changeLog, POSITIONS_CHECKPOINT, upgradePositions } from '../../src/store/change-log.js';
+import { type CommandStartedEvent } from 'mongodb';
+import { describe, expect, inject, it } from 'vitest';
+import { changeLog, POSITION_BLOCK, POSITIONS_CHECKPOINT, upgradePositions } from '../../src/store/change-log.js';
+import { openStore } from '../../src/store/mongo.js';
 import { startServiceOn, twoServicesOnOneDatabase } from '../support/test-app.js';
 
 // One clock: every event holds a position, unique across the log, rising with each stream's
@@ -12,6 +14,7 @@ interface EventRow {
   type: string;
   at: Date;
   position?: number;
+  positionBlock?: number;
   data: string;
 }
 
@@ -202,7 +205,7 @@ describe('the upgrade of a log stored before positions', () => {
     for (const [post, title] of [[second, 'Two, revised'], [first, 'One, revised'], [second, 'Two, again']] as const) {
       expect((await app.api('POST', `/cms/v2/posts/${post}`, { headers: app.admin, json: { title } })).status).toBe(200);
     }
-    await events().updateMany({ stream: { $in: [first, second] } }, { $unset: { position: '' } });
+    await events().updateMany({ stream: { $in: [first, second] } }, { $unset: { position: '', positionBlock: '' } });
     await app.deps.store.db.collection<{ _id: string }>('checkpoints').deleteOne({ _id: POSITIONS_CHECKPOINT });
     const highest = Math.max(...(await events().find({}).toArray()).map((row) => row.position ?? 0));
 
@@ -211,6 +214,7 @@ describe('the upgrade of a log stored before positions', () => {
       const upgraded = (await itemEvents()).filter((row) => row.stream === first || row.stream === second);
       upgraded.sort((a, b) => a.at.getTime() - b.at.getTime() || a.stream - b.stream || a.seq - b.seq);
       expect(upgraded.map((row) => row.position)).toEqual(upgraded.map((_, rank) => highest + 1 + rank));
+      expect(upgraded.every((row) => row.positionBlock === Math.floor(row.position! / POSITION_BLOCK))).toBe(true);
       expect(upgraded.map((row) => row.stream)).not.toEqual([...upgraded].sort((a, b) => a.stream - b.stream || a.seq - b.seq).map((row) => row.stream));
       expectOneClock(await itemEvents());
 
@@ -221,6 +225,57 @@ describe('the upgrade of a log stored before positions', () => {
       expect(await upgradePositions(app.deps.store.db)).toBe(0);
     } finally {
       await Promise.all(started.map((service) => service.stop()));
+    }
+  });
+});
+
+describe('reading a page of positions', () => {
+  /** The change log on a connection of its own, counting the reads of `events` by the field they name. */
+  async function countedLog() {
+    const reads = { byPosition: 0, byBlock: 0 };
+    const store = await openStore(inject('mongodbUri'), {
+      databaseName: services.app.databaseName,
+      onCommand: (event: CommandStartedEvent) => {
+        if (event.commandName !== 'find' || event.command.find !== 'events') return;
+        if ('position' in event.command.filter) reads.byPosition++;
+        if ('positionBlock' in event.command.filter) reads.byBlock++;
+      },
+    });
+    return { log: changeLog(store.db), reads, close: () => store.close() };
+  }
+
+  it('reads past its first few positions a block at a time, and by key the events stored before blocks were kept', async () => {
+    const { app } = services;
+    const post = (await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Paged' } })).body.id as number;
+    for (let n = 1; n <= 150; n++) expect((await app.api('POST', `/cms/v2/posts/${post}`, { headers: app.admin, json: { title: `Paged ${n}` } })).status).toBe(200);
+    const rows = await events().find({ stream: post }).sort({ stream: 1, seq: 1 }).toArray();
+    // Appends kept each position's block.
+    expect(rows.every((row) => row.positionBlock === Math.floor(row.position! / POSITION_BLOCK))).toBe(true);
+    const after = rows[0].position! - 1;
+    const limit = rows.at(-1)!.position! - after;
+    const expected = (await itemEvents()).filter((row) => row.position! > after).map((row) => [row.stream, row.seq, row.position]);
+
+    const { log, reads, close } = await countedLog();
+    try {
+      const read = await log.readPositions(after, limit, { gapWaitMs: 0 });
+      expect(read.through).toBe(after + limit);
+      expect(read.events.map((event) => [event.stream, event.seq, event.position])).toEqual(expected);
+      // Eight by key, then the blocks the rest falls in (and any gap by key).
+      expect(reads.byPosition).toBeLessThan(20);
+      expect(reads.byBlock).toBeLessThanOrEqual(Math.ceil(limit / POSITION_BLOCK) + 1);
+
+      // The first half as a log stored before blocks: read by key, the same events.
+      const stored = rows.slice(0, 75).map((row) => row.position!);
+      await events().updateMany({ position: { $in: stored } }, { $unset: { positionBlock: '' } });
+      const again = await log.readPositions(after, limit, { gapWaitMs: 0 });
+      expect(again.events.map((event) => [event.stream, event.seq, event.position])).toEqual(expected);
+      // And the whole page so: by key, in doubling runs, to its end.
+      await events().updateMany({ position: { $gt: after } }, { $unset: { positionBlock: '' } });
+      const old = await log.readPositions(after, limit, { gapWaitMs: 0 });
+      expect(old.events.map((event) => [event.stream, event.seq, event.position])).toEqual(expected);
+      expect(old.through).toBe(after + limit);
+    } finally {
+      await close();
     }
   });
 });
