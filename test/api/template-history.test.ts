@@ -272,3 +272,51 @@ describe('who may read and change a template’s history', () => {
     expect(posted.status).toBe(404);
   });
 });
+
+describe('template entity tags', () => {
+  const withTag = (tag: string) => ({ ...app.admin, 'If-Match': tag });
+
+  it('tags a customized template with its version, refuses a stale If-Match with 412, and tags no theme file', async () => {
+    const created = await post('/templates', { slug: 'tagged', title: 'Tagged', content: 'first' });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const first = created.headers.get('etag');
+    expect(first).toMatch(/^"\d+"$/);
+    const read = await get(`/templates/${id}`);
+    expect(read.headers.get('etag')).toBe(first);
+
+    const updated = await app.api('POST', `/cms/v2/templates/${id}`, { headers: withTag(first!), json: { content: 'second' } });
+    expect(updated.status, updated.text).toBe(200);
+    const second = updated.headers.get('etag');
+    expect(second).toMatch(/^"\d+"$/);
+    expect(second).not.toBe(first);
+
+    const stale = await app.api('POST', `/cms/v2/templates/${id}`, { headers: withTag(first!), json: { content: 'lost update' } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.code).toBe('rest_precondition_failed');
+    const trashStale = await app.api('DELETE', `/cms/v2/templates/${id}`, { headers: withTag(first!) });
+    expect(trashStale.status).toBe(412);
+    const deleteStale = await app.api('DELETE', `/cms/v2/templates/${id}`, { headers: withTag(first!), query: { force: true } });
+    expect(deleteStale.status).toBe(412);
+    const unchanged = await get(`/templates/${id}`, { context: 'edit' });
+    expect(unchanged.body).toMatchObject({ status: 'publish', content: { raw: 'second' } });
+    expect((await get(`/templates/${id}/history`)).body.map((entry: Json) => entry.type)).toEqual(['created', 'updated']);
+
+    const trashed = await app.api('DELETE', `/cms/v2/templates/${id}`, { headers: withTag(second!) });
+    expect(trashed.status, trashed.text).toBe(200);
+    expect(trashed.headers.get('etag')).not.toBe(second);
+
+    // A theme file has no tag: only `*` names it, and its first customization answers with one.
+    const file = await get('/templates/cornerstone//search');
+    expect(file.status).toBe(200);
+    expect(file.headers.get('etag')).toBeNull();
+    const guessed = await app.api('POST', '/cms/v2/templates/cornerstone//search', { headers: withTag('"1"'), json: { content: 'custom search' } });
+    expect(guessed.status).toBe(412);
+    expect((await get('/templates/cornerstone//search', { context: 'edit' })).body.source).toBe('theme');
+    const customized = await app.api('POST', '/cms/v2/templates/cornerstone//search', { headers: withTag('*'), json: { content: 'custom search' } });
+    expect(customized.status, customized.text).toBe(200);
+    expect(customized.headers.get('etag')).toMatch(/^"\d+"$/);
+    const reverted = await app.api('POST', '/cms/v2/templates/cornerstone//search', { headers: withTag('"0"'), json: { source: 'theme' } });
+    expect(reverted.status).toBe(412);
+  });
+});

@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { suffixedSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
-import { ItemTooLarge } from '../../rest/errors.js';
+import { ItemTooLarge, PreconditionFailed } from '../../rest/errors.js';
 import { createItem, runCommand, type Decision } from '../../store/kernel.js';
 import { templatePartArea } from '../../themes/template-types.js';
 import { type TemplateKind } from '../../themes/themes.js';
@@ -118,7 +118,7 @@ async function claimedTemplate(deps: Deps, id: number): Promise<TemplateDoc> {
  * `update_item`: a template is updated (only the fields sent); a theme file gets its customized
  * copy, with the same id, pre-filled from the file for the fields not sent.
  */
-export async function updateTemplate(deps: Deps, current: TemplateView, input: TemplateInput, userId: number): Promise<TemplateDoc> {
+export async function updateTemplate(deps: Deps, current: TemplateView, input: TemplateInput, userId: number, ifMatch?: IfMatch): Promise<TemplateDoc> {
   const author = await checkedAuthor(deps, input.author);
   const changes: Partial<TemplateFields> = {};
   const content = rawOf(input.content);
@@ -131,6 +131,8 @@ export async function updateTemplate(deps: Deps, current: TemplateView, input: T
   if (input.area !== undefined && current.type === 'cms_template_part') changes.area = templatePartArea(input.area);
 
   if (!current.doc) {
+    // A theme file has no entity tag: only `*` names it.
+    if (ifMatch && !ifMatch.any) throw new PreconditionFailed();
     const fields: TemplateFields = {
       theme: current.theme,
       type: current.type,
@@ -151,7 +153,7 @@ export async function updateTemplate(deps: Deps, current: TemplateView, input: T
     // Another request customized it first: this update applies to that copy.
     return applyChanges(deps, await claimedTemplate(deps, created), changes, userId);
   }
-  return applyChanges(deps, current.doc, changes, userId);
+  return applyChanges(deps, current.doc, changes, userId, ifMatch);
 }
 
 /**
@@ -181,11 +183,14 @@ async function applyChanges(deps: Deps, doc: TemplateDoc, changes: Partial<Templ
   return state!;
 }
 
-export async function trashTemplate(deps: Deps, doc: TemplateDoc, actor: number): Promise<TemplateDoc> {
-  const { state } = await commit<TemplateChanged>(deps, doc, actor, async (state) => ({
-    type: 'trashed',
-    data: { changes: { status: 'trash', trashedFrom: state.status, modified: deps.clock() } },
-  }));
+export async function trashTemplate(deps: Deps, doc: TemplateDoc, actor: number, ifMatch?: IfMatch): Promise<TemplateDoc> {
+  const { state } = await commit<TemplateChanged>(
+    deps,
+    doc,
+    actor,
+    async (state) => ({ type: 'trashed', data: { changes: { status: 'trash', trashedFrom: state.status, modified: deps.clock() } } }),
+    ifMatch,
+  );
   return state!;
 }
 
@@ -193,8 +198,8 @@ export async function trashTemplate(deps: Deps, doc: TemplateDoc, actor: number)
  * Deletes a template for good, erasing its content from the log; a customization's theme file is
  * what the id names again, and the key is free for a new template.
  */
-export async function deleteTemplate(deps: Deps, doc: TemplateDoc, actor: number): Promise<void> {
-  await commit(deps, doc, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' as const }));
+export async function deleteTemplate(deps: Deps, doc: TemplateDoc, actor: number, ifMatch?: IfMatch): Promise<void> {
+  await commit(deps, doc, actor, async () => ({ type: 'deleted', data: {}, erase: 'all' as const }), ifMatch);
   await releaseTemplateKey(deps.store.db, templateKey(doc), doc._id);
 }
 

@@ -1,9 +1,11 @@
 import { type Deps } from '../../deps.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { created } from '../../rest/rest-response.js';
+import { etagHeader, ifMatchOf } from '../../rest/conditional.js';
+import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
 import { type TemplateKind } from '../../themes/themes.js';
 import { createTemplate, deleteTemplate, trashTemplate, updateTemplate, type TemplateInput } from './template.commands.js';
+import { templateHistory } from './template.history.js';
 import { parseTemplateId } from './template.model.js';
 import { canManageTemplates, canReadTemplates, InvalidTemplate, TemplateAlreadyTrashed, TemplateNotFound } from './template.permissions.js';
 import { templateCollectionArgs, templateDeleteArgs, templateIdArg, templateSchema, templateWriteArgs } from './template.schema.js';
@@ -17,6 +19,14 @@ async function requestedTemplate(kind: TemplateKind, req: RestRequest, deps: Dep
   const view = id ? await findTemplate(deps, kind, id) : null;
   if (!view) throw new TemplateNotFound();
   return view;
+}
+
+/** A customized template's entity tag (its version); a theme file has none. */
+const templateEtag = (view: TemplateView) => (view.doc ? etagHeader(templateHistory.etag(view.doc)) : {});
+
+/** A template as the answer, with its `ETag`. */
+async function templateAnswer(view: TemplateView, req: RestRequest, deps: Deps, status = 200, headers: Record<string, string> = {}): Promise<RestResponse> {
+  return new RestResponse(await prepareTemplate(view, req, deps), status, { ...headers, ...templateEtag(view) });
 }
 
 function templateInput(req: RestRequest): TemplateInput {
@@ -55,7 +65,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
           handler: async (req, deps) => {
             const view = viewOfDoc(deps, await createTemplate(deps, kind, templateInput(req), req.user.id));
             req.context = 'view';
-            return created(await prepareTemplate(view, req, deps), req.url(`${templateRoute(view)}/${view.id}`));
+            return templateAnswer(view, req, deps, 201, { Location: req.url(`${templateRoute(view)}/${view.id}`) });
           },
         },
       ],
@@ -68,7 +78,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
           methods: READABLE,
           args: { ...templateIdArg, context: contextArg(schema) },
           permission: canReadTemplates,
-          handler: async (req, deps) => prepareTemplate(await requestedTemplate(kind, req, deps), req, deps),
+          handler: async (req, deps) => templateAnswer(await requestedTemplate(kind, req, deps), req, deps),
         },
         {
           methods: EDITABLE,
@@ -80,11 +90,11 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
             req.context = 'edit';
             // `source: "theme"` reverts: the record goes and the theme file answers again.
             if (req.params.source === 'theme') {
-              if (current.doc) await deleteTemplate(deps, current.doc, req.user.id);
-              return prepareTemplate(await requestedTemplate(kind, req, deps), req, deps);
+              if (current.doc) await deleteTemplate(deps, current.doc, req.user.id, ifMatchOf(req));
+              return templateAnswer(await requestedTemplate(kind, req, deps), req, deps);
             }
-            const doc = await updateTemplate(deps, current, templateInput(req), req.user.id);
-            return prepareTemplate(viewOfDoc(deps, doc), req, deps);
+            const doc = await updateTemplate(deps, current, templateInput(req), req.user.id, ifMatchOf(req));
+            return templateAnswer(viewOfDoc(deps, doc), req, deps);
           },
         },
         {
@@ -98,11 +108,11 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
             req.context = 'edit';
             if (req.params.force === true) {
               const { _links: _omitted, ...previous } = await prepareTemplate(current, req, deps);
-              await deleteTemplate(deps, current.doc, req.user.id);
+              await deleteTemplate(deps, current.doc, req.user.id, ifMatchOf(req));
               return { deleted: true, previous };
             }
             if (current.status === 'trash') throw new TemplateAlreadyTrashed();
-            return prepareTemplate(viewOfDoc(deps, await trashTemplate(deps, current.doc, req.user.id)), req, deps);
+            return templateAnswer(viewOfDoc(deps, await trashTemplate(deps, current.doc, req.user.id, ifMatchOf(req))), req, deps);
           },
         },
       ],
