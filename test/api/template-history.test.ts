@@ -320,3 +320,30 @@ describe('template entity tags', () => {
     expect(reverted.status).toBe(412);
   });
 });
+
+describe('a template as of a point', () => {
+  it('reads a template as it stood at a position or time, to those who manage templates', async () => {
+    const { id } = await templateWithRevisions('templates', 'as-of');
+    const history = (await get(`/templates/${id}/history`)).body as Json[];
+    expect(history.map((entry) => entry.type)).toEqual(['created', 'updated', 'updated']);
+    const [created, , latest] = history.map((entry) => entry.position as number);
+
+    const then = await get(`/templates/${id}`, { as_of_position: created, context: 'edit' });
+    expect(then.status, then.text).toBe(200);
+    expect(then.body).toMatchObject({ id, title: { raw: 'First title' }, content: { raw: 'first content' } });
+    expect(then.headers.get('x-cms-as-of-position')).toBe(String(created));
+    expect(then.headers.get('cache-control')).toContain('immutable');
+    const now = await get(`/templates/${id}`, { as_of_position: latest, context: 'edit' });
+    expect(now.body).toMatchObject({ title: { raw: 'Third title' }, content: { raw: 'third content' } });
+    // A time names the last position at or before it.
+    const byTime = await get(`/templates/${id}`, { as_of: new Date().toISOString(), context: 'edit' });
+    expect(byTime.body.content.raw).toBe('third content');
+
+    expect((await get(`/templates/${id}`, { as_of_position: created - 1 })).body.code).toBe('rest_template_not_found');
+    expect((await get('/templates/cornerstone//archive', { as_of_position: created })).body.code).toBe('rest_template_not_found');
+    expect((await get(`/templates/${id}`, { as_of_position: created }, editor)).status).toBe(403);
+    // The live read of the same template is still readable by the editor.
+    expect((await get(`/templates/${id}`, undefined, editor)).status).toBe(200);
+    expect((await get(`/templates/${id}`, { as_of_position: 10 ** 12 })).body.code).toBe('rest_invalid_param');
+  });
+});

@@ -1,10 +1,12 @@
 import { type Deps } from '../../deps.js';
 import { type RestRequest } from '../../rest/rest-request.js';
+import { AS_OF_ARGS, asksAsOf } from '../../rest/as-of.js';
 import { etagHeader, ifMatchOf } from '../../rest/conditional.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
 import { type TemplateKind } from '../../themes/themes.js';
 import { createTemplate, deleteTemplate, trashTemplate, updateTemplate, type TemplateInput } from './template.commands.js';
+import { getTemplateAt } from './template.as-of.js';
 import { templateHistory } from './template.history.js';
 import { parseTemplateId } from './template.model.js';
 import { canManageTemplates, canReadTemplates, InvalidTemplate, TemplateAlreadyTrashed, TemplateNotFound } from './template.permissions.js';
@@ -76,9 +78,12 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
       endpoints: [
         {
           methods: READABLE,
-          args: { ...templateIdArg, context: contextArg(schema) },
+          args: { ...templateIdArg, context: contextArg(schema), ...AS_OF_ARGS },
           permission: canReadTemplates,
-          handler: async (req, deps) => templateAnswer(await requestedTemplate(kind, req, deps), req, deps),
+          handler: async (req, deps) => {
+            const view = await requestedTemplate(kind, req, deps);
+            return asksAsOf(req) ? getTemplateAt(req, deps, view) : templateAnswer(view, req, deps);
+          },
         },
         {
           methods: EDITABLE,
