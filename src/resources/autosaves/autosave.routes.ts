@@ -11,6 +11,7 @@ import {
   newestAutosave,
   parentOf,
   revisionRecord,
+  routeItemOf,
   type RevisionedItem,
   type RevisionedType,
   type RevisionRecord,
@@ -47,8 +48,8 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
   const prepare = (req: RestRequest, deps: Deps, record: RevisionRecord, item: Item, inPlace: boolean) =>
     prepareAutosave(record, req, type, schema, { item, inPlace }, deps);
 
-  /** The item an autosave is made of, read once for the permission check and the handler. */
-  const autosavedItem = (req: RestRequest, deps: Deps) => req.memo('autosaved-item', () => type.findItem(deps, req.params.id, PostInvalidId));
+  /** The item an autosave is made of, as the permission check, the handler and `Allow` share it. */
+  const autosavedItem = (req: RestRequest, deps: Deps) => routeItemOf(req, deps, type, 'id', PostInvalidId);
 
   return defineRoutes<Deps>(route.namespace, [
     {

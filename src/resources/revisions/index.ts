@@ -4,4 +4,4 @@ export { restoringWriters, type RevisionedItem, type RevisionedType, type Revisi
 export { revisionSchema } from './revision.schema.js';
 export { prepareRevision, revisionRecord } from './revision.serializer.js';
 export { canReadRevisions } from './revision.permissions.js';
-export { autosavesOf, newestAutosave, parentOf } from './revision.queries.js';
+export { autosavesOf, newestAutosave, parentOf, routeItemOf } from './revision.queries.js';

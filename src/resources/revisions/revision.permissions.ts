@@ -3,7 +3,7 @@ import { defineAuthError, type AuthErrorClass } from '../../rest/errors.js';
 import { CannotReadPostRevisions } from '../post-errors.js';
 import { type Permission } from '../../rest/route.js';
 import { CannotEditPost } from '../post-errors.js';
-import { parentOf, findRevision } from './revision.queries.js';
+import { parentOf, routeRevision } from './revision.queries.js';
 import { type RevisionedType } from './revisioned-type.js';
 
 export const CannotReadRevisions = CannotReadPostRevisions;
@@ -33,7 +33,7 @@ export const canDeleteRevision =
   async (req, deps) => {
     const parent = await parentOf(req, deps, type);
     if (!type.canDelete(req.user, parent)) throw new CannotDeleteRevisions(req);
-    await findRevision(deps, req.params.id);
+    await routeRevision(req, deps);
     if (!type.canEdit(req.user, parent)) throw new CannotReadRevisions(req);
     return true;
   };

@@ -2,9 +2,9 @@ import { type Filter, type FindCursor } from 'mongodb';
 import { findByIds } from '../../store/filters.js';
 import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
-import { defineRestError } from '../../rest/errors.js';
+import { defineRestError, type RestErrorClass } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { NoSearchTerm, OrderbyIncludeMissing } from '../post-errors.js';
+import { NoSearchTerm, OrderbyIncludeMissing, PostInvalidId } from '../post-errors.js';
 import { REVISION_BLOCK, revisionBlock, revisionsCollection, type RevisionDoc } from './revision.model.js';
 import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 
@@ -17,17 +17,25 @@ export const InvalidOffset = defineRestError(
 );
 export const InvalidPage = defineRestError('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
 
-/** The parent named in the URL: an item of the route's type, or 404 `rest_post_invalid_parent` (`get_parent`). */
-export function findParent<Item extends RevisionedItem>(deps: Deps, type: RevisionedType<Item>, id: unknown): Promise<Item> {
-  return type.findItem(deps, id, InvalidParent);
+/**
+ * The item the URL parameter `param` names, read once per request whichever error a caller
+ * answers its absence with (`NotFound`): the permission check, the handler, and the checks of
+ * every endpoint of the route that `Allow` runs after it (an autosave's POST and the list's GET
+ * both name the item `id`) share one read.
+ */
+export async function routeItemOf<Item extends RevisionedItem>(req: RestRequest, deps: Deps, type: RevisionedType<Item>, param: string, NotFound: RestErrorClass): Promise<Item> {
+  const id = req.params[param];
+  try {
+    // Read with the posts' 404 for a missing item, which each caller answers with its own.
+    return await req.memo(`revisioned-item:${type.route.base}:${String(id)}`, () => type.findItem(deps, id, PostInvalidId));
+  } catch (error) {
+    throw error instanceof PostInvalidId ? new NotFound() : error;
+  }
 }
 
-/**
- * The parent the URL parameter `param` names, read once per request: the permission check, the
- * handler and the `Allow` header all need it.
- */
+/** The parent the URL parameter `param` names: an item of the route's type, or 404 `rest_post_invalid_parent` (`get_parent`). */
 export function parentOf<Item extends RevisionedItem>(req: RestRequest, deps: Deps, type: RevisionedType<Item>, param = 'parent'): Promise<Item> {
-  return req.memo(`parent:${param}`, () => findParent(deps, type, req.params[param]));
+  return routeItemOf(req, deps, type, param, InvalidParent);
 }
 
 /** A revision or autosave by id, whatever its parent, or 404 `rest_post_invalid_id` (`get_revision`). */
@@ -35,6 +43,11 @@ export async function findRevision(deps: Deps, id: unknown): Promise<RevisionDoc
   const doc = Number(id) > 0 ? await revisionsCollection(deps.store.db).findOne({ _id: Number(id) }) : null;
   if (!doc) throw new InvalidRevision();
   return doc;
+}
+
+/** The revision the URL's `id` names, read once per request: the delete's permission check and its handler both ask. */
+export function routeRevision(req: RestRequest, deps: Deps): Promise<RevisionDoc> {
+  return req.memo('revision', () => findRevision(deps, req.params.id));
 }
 
 /** The revision saved just before `revision` (date, then id), autosaves included: what it is compared with. */

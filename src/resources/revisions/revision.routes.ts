@@ -8,7 +8,7 @@ import { CONTEXTS, type Context, type ItemSchema } from '../../rest/schema.js';
 import { REVISION_TEXT_FIELDS, revisionsCollection, type RevisionDoc } from './revision.model.js';
 import { diffRevisions } from './revision.diff.js';
 import { canDeleteRevision, canReadRevisions, canRestoreRevision } from './revision.permissions.js';
-import { parentOf, findRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
+import { parentOf, routeRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
 import { revisionDiffSchema, revisionIdArg, revisionListArgs, revisionSchema } from './revision.schema.js';
 import { prepareRevision, revisionRecord, wantsField } from './revision.serializer.js';
 import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
@@ -25,7 +25,7 @@ const ParentIdMismatch = defineRestErrorWith(
 /** The parent and the revision a `.../revisions/<id>` URL names, the revision belonging to that parent. */
 async function parentAndRevision<Item extends RevisionedItem>(deps: Deps, type: RevisionedType<Item>, req: RestRequest): Promise<{ parent: Item; revision: RevisionDoc }> {
   const parent = await parentOf(req, deps, type);
-  const revision = await findRevision(deps, req.params.id);
+  const revision = await routeRevision(req, deps);
   if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
   return { parent, revision };
 }
@@ -68,7 +68,7 @@ async function listRevisions<Item extends RevisionedItem>(type: RevisionedType<I
  */
 async function deleteOne<Item extends RevisionedItem>(type: RevisionedType<Item>, schema: ItemSchema, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
   const parent = await parentOf(req, deps, type);
-  const revision = await findRevision(deps, req.params.id);
+  const revision = await routeRevision(req, deps);
   if (req.params.force !== true) throw new TrashNotSupported();
   if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
   const asked = req.params.context;
