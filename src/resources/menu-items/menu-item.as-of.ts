@@ -70,7 +70,7 @@ export async function restoreMenuItemAt(req: RestRequest, deps: Deps): Promise<R
   const position = await restorePosition(req, deps.store.db, deps.clock());
   const then = await stateAt(deps.store.db, menuItemHistory, current._id, position, current);
   if (!then) throw new PostInvalidId();
-  const doc = await updateMenuItem(deps, current._id, () => restoredFields(then, req), req.user.id, { ifMatch: ifMatchOf(req), fromPosition: position });
+  const doc = await updateMenuItem(deps, current._id, () => restoredFields(then, req), req.user.id, { ifMatch: ifMatchOf(req), fromPosition: position, current });
   req.context = 'edit';
   return new RestResponse(await prepareOne(doc, req, deps), 200, { ETag: `"${doc.version}"` });
 }

@@ -43,9 +43,15 @@ async function changesOf(deps: Deps, doc: MenuItemDoc, wanted: Partial<MenuItemF
   return changes;
 }
 
-/** Runs the kernel's command cycle on a menu item, with the client's `If-Match`. */
-function commit<D>(deps: Deps, id: number, actor: number, decide: (doc: MenuItemDoc) => Promise<Decision<D>>, ifMatch?: IfMatch) {
-  return runCommand(deps, menuItemHistory, id, actor, decide, ifMatch ? { precondition: (etag) => ifMatchPasses(ifMatch, etag) } : {});
+/**
+ * Runs the kernel's command cycle on a menu item, with the client's `If-Match`; `current` is the
+ * item as the request read it, which the command then need not read again.
+ */
+function commit<D>(deps: Deps, id: number, actor: number, decide: (doc: MenuItemDoc) => Promise<Decision<D>>, ifMatch?: IfMatch, current?: MenuItemDoc) {
+  return runCommand(deps, menuItemHistory, id, actor, decide, {
+    ...(ifMatch ? { precondition: (etag: string) => ifMatchPasses(ifMatch, etag) } : {}),
+    ...(current ? { current } : {}),
+  });
 }
 
 export interface MenuItemUpdateOptions {
@@ -54,6 +60,8 @@ export interface MenuItemUpdateOptions {
   fromRevision?: number;
   /** The fields the item had at this position of the log made current again. */
   fromPosition?: number;
+  /** The item as the request read it, so the command need not read it again. */
+  current?: MenuItemDoc;
 }
 
 /**
@@ -81,6 +89,7 @@ export async function updateMenuItem(
       return { type: options.fromRevision !== undefined || options.fromPosition !== undefined ? 'restored' : 'updated', data };
     },
     options.ifMatch,
+    options.current,
   );
   return state!;
 }
@@ -91,9 +100,9 @@ const sameField = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringi
  * The fields a revision kept that are made current again by restoring it: all but who made the
  * item and when. Its slug stays as it is, whatever the revision kept, as through every save (`changesOf`).
  */
-export function restoreMenuItemRevision(deps: Deps, id: number, revision: RevisionDoc, actor: number, ifMatch?: IfMatch): Promise<MenuItemDoc> {
+export function restoreMenuItemRevision(deps: Deps, item: MenuItemDoc, revision: RevisionDoc, actor: number, ifMatch?: IfMatch): Promise<MenuItemDoc> {
   const { author: _author, date: _date, modified: _modified, ...kept } = (revision.item ?? {}) as Partial<MenuItemFields>;
-  return updateMenuItem(deps, id, () => kept, actor, { ifMatch, fromRevision: revision._id });
+  return updateMenuItem(deps, item._id, () => kept, actor, { ifMatch, fromRevision: revision._id, current: item });
 }
 
 /** The caller's autosave of an item, if any (the newest, should there be more). */
@@ -106,10 +115,12 @@ export type MenuItemAutosave = { inPlace: true; doc: MenuItemDoc } | { inPlace: 
 /**
  * A menu item's autosave keeps every field (WordPress's keeps none): its author's draft is saved
  * in place, with no revision; anyone else's is their one autosave of the item, written when it
- * is new or differs from the item, and otherwise left as it is.
+ * is new or differs from the item, and otherwise left as it is. `item` is the item as the request
+ * read it, and `previous` the caller's autosave as read after it.
  */
-export async function autosaveMenuItem(deps: Deps, id: number, wanted: MenuItemFields, actor: number): Promise<MenuItemAutosave> {
+export async function autosaveMenuItem(deps: Deps, item: MenuItemDoc, previous: RevisionDoc | null, wanted: MenuItemFields, actor: number): Promise<MenuItemAutosave> {
   const revisions = revisionsCollection(deps.store.db);
+  const id = item._id;
   let autosaveId = 0;
   const { state, event, documents } = await commit<MenuItemUpdated | MenuItemAutosaved>(deps, id, actor, async (doc) => {
     autosaveId = 0;
@@ -119,7 +130,9 @@ export async function autosaveMenuItem(deps: Deps, id: number, wanted: MenuItemF
     }
     // An autosave is not published: it keeps the item's slug, whatever an earlier autosave held.
     const fields: MenuItemFields = { ...wanted, slug: slugOf(doc) };
-    const existing = await callersAutosave(deps, id, actor);
+    // Read after `item`, the autosave is as current as it while the decision is on `item` itself:
+    // had either changed since, the append at its version loses the race and the retry reads both.
+    const existing = doc === item ? previous : await callersAutosave(deps, id, actor);
     const differs = (Object.keys(fields) as (keyof MenuItemFields)[]).some((field) => !['date', 'modified', 'slug'].includes(field) && !sameField(doc[field], fields[field]));
     if (existing && (!differs || sameField(existing.item, fields))) {
       autosaveId = existing._id;
@@ -128,7 +141,7 @@ export async function autosaveMenuItem(deps: Deps, id: number, wanted: MenuItemF
     autosaveId = existing?._id ?? (await deps.ids.next('content'));
     const now = await siteNow(deps);
     return { type: 'autosaved', data: { autosaveId, isNew: !existing, fields, savedAt: { local: now.local, gmt: now.gmt } } };
-  });
+  }, undefined, item);
   if (autosaveId === 0) return { inPlace: true, doc: state! };
   const written = event ? (documents as RevisionDoc[]).find((row) => row._id === autosaveId) : undefined;
   return { inPlace: false, autosave: written ?? (await revisions.findOne({ _id: autosaveId }))! };
@@ -138,8 +151,9 @@ export async function autosaveMenuItem(deps: Deps, id: number, wanted: MenuItemF
 const ERASABLE: readonly (keyof MenuItemFields)[] = ['title', 'url', 'description', 'attrTitle'];
 
 /** Deletes a revision or autosave and erases from the log the words only it held. */
-export async function deleteMenuItemRevision(deps: Deps, id: number, revision: RevisionDoc, actor: number): Promise<void> {
+export async function deleteMenuItemRevision(deps: Deps, item: MenuItemDoc, revision: RevisionDoc, actor: number): Promise<void> {
   const revisions = revisionsCollection(deps.store.db);
+  const id = item._id;
   await commit<MenuItemRevisionDeleted>(deps, id, actor, async (doc) => {
     const gone: Partial<Record<keyof MenuItemFields, unknown[]>> = {};
     for (const field of ERASABLE) {
@@ -149,7 +163,7 @@ export async function deleteMenuItemRevision(deps: Deps, id: number, revision: R
       gone[field] = [value];
     }
     return { type: 'revision_deleted', data: { revisionId: revision._id }, erase: gone };
-  });
+  }, undefined, item);
 }
 
 /**
@@ -158,7 +172,7 @@ export async function deleteMenuItemRevision(deps: Deps, id: number, revision: R
  */
 export async function deleteMenuItem(deps: Deps, doc: MenuItemDoc, actor: number, ifMatch?: IfMatch, fromPosition?: number): Promise<void> {
   const data: MenuItemDeleted = fromPosition !== undefined ? { fromPosition } : {};
-  await commit(deps, doc._id, actor, async () => ({ type: 'deleted', data, erase: 'all' as const }), ifMatch);
+  await commit(deps, doc._id, actor, async () => ({ type: 'deleted', data, erase: 'all' as const }), ifMatch, doc);
   const children = await menuItemsCollection(deps.store.db).find({ parent: doc._id }, { projection: { _id: 1 } }).toArray();
   for (const child of children) await updateMenuItem(deps, child._id, () => ({ parent: doc.parent }), actor);
 }

@@ -95,11 +95,11 @@ export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
   canDelete: mayEdit,
   async restore(deps, item, revision, req) {
     const filtered = filterKeptText((revision.item ?? {}) as Partial<MenuItemFields>, await restoringWriters(deps, req, revision));
-    const doc = await restoreMenuItemRevision(deps, item._id, { ...revision, item: filtered }, req.user.id, ifMatchOf(req));
+    const doc = await restoreMenuItemRevision(deps, item, { ...revision, item: filtered }, req.user.id, ifMatchOf(req));
     req.context = 'edit';
     return new RestResponse(await prepareOne(doc, req, deps));
   },
-  deleteRevision: (deps, item, revision, actor) => deleteMenuItemRevision(deps, item._id, revision, actor),
+  deleteRevision: (deps, item, revision, actor) => deleteMenuItemRevision(deps, item, revision, actor),
   diffFields: ['title', ...Object.keys(KEPT)],
   fieldText: (revision, field) => {
     const value = field === 'title' ? revision.title : revision.item?.[KEPT[field]];
@@ -111,7 +111,7 @@ export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
     // What is not sent keeps the caller's autosave's value, or else the item's.
     const previous = await callersAutosave(deps, item._id, req.user.id);
     const base: MenuItemDoc = { ...item, ...(previous?.item as Partial<MenuItemFields> | undefined) };
-    const result = await autosaveMenuItem(deps, item._id, await menuItemInput(req, deps, base), req.user.id);
+    const result = await autosaveMenuItem(deps, item, previous, await menuItemInput(req, deps, base), req.user.id);
     if (result.inPlace) return { record: await itemAsRecord(deps, result.doc), inPlace: true };
     return { record: revisionRecord(result.autosave, deps.siteUrl), inPlace: false };
   },

@@ -80,7 +80,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
         handler: async (req, deps) => {
           const current = await findMenuItem(deps, Number(req.params.id));
           const fields = await menuItemInput(req, deps, current);
-          const doc = await updateMenuItem(deps, current._id, () => fields, req.user.id, { ifMatch: ifMatchOf(req) });
+          const doc = await updateMenuItem(deps, current._id, () => fields, req.user.id, { ifMatch: ifMatchOf(req), current });
           return prepareOne(doc, req, deps);
         },
       },

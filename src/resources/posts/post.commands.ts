@@ -171,9 +171,10 @@ export async function autosavePost(deps: Deps, id: number, changes: Partial<Post
   return { inPlace: false, doc: doc!, autosave: written ?? (await revisions.findOne({ _id: autosaveId }))! };
 }
 
-/** Deletes a revision and erases its content from the log, keeping what is still live elsewhere. */
-export async function deleteRevision(deps: Deps, id: number, revision: RevisionDoc, actor: number): Promise<void> {
+/** Deletes a revision of `item` and erases its content from the log, keeping what is still live elsewhere. */
+export async function deleteRevision(deps: Deps, item: PostDoc, revision: RevisionDoc, actor: number): Promise<void> {
   const revisions = revisionsCollection(deps.store.db);
+  const id = item._id;
   await commit(deps, id, actor, async (post) => {
     const gone: Partial<Record<RevisionedField, string[]>> = {};
     for (const field of REVISIONED_FIELDS) {
@@ -183,7 +184,7 @@ export async function deleteRevision(deps: Deps, id: number, revision: RevisionD
       gone[field] = [value];
     }
     return { type: 'revision_deleted', data: { revisionId: revision._id }, erase: gone };
-  });
+  }, undefined, item);
 }
 
 /** Deletes an item for good: its revisions and autosaves go, and its content is erased from the log. */

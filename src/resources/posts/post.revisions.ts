@@ -46,11 +46,11 @@ export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
       const fields: Record<string, unknown> = { title: revision.title, content: revision.content, excerpt: revision.excerpt };
       filterSaved(type.rest_base, fields, await restoringWriters(deps, req, revision));
       const restored = { ...revision, ...(fields as Pick<RevisionDoc, RevisionedField>) };
-      const doc = await restoreRevision(deps, item._id, restored, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions) });
+      const doc = await restoreRevision(deps, item._id, restored, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions), current: item });
       req.context = 'edit';
       return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
     },
-    deleteRevision: (deps, item, revision, actor) => deleteRevision(deps, item._id, revision, actor),
+    deleteRevision: (deps, item, revision, actor) => deleteRevision(deps, item, revision, actor),
     diffFields: REVISIONED_FIELDS,
     fieldText: (revision, field) => revision[field as RevisionedField],
   };
