@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
 import { signatureValid, startReceiver, type Received, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { RETRY_DELAYS_MS } from '../../src/resources/webhooks/webhook.retry.js';
+import { currentServiceWork } from '../../src/store/service-work.js';
 
 const ENV = { CMS_WEBHOOKS_ALLOW_ADDRESSES: '127.0.0.1', CMS_WEBHOOKS_POLL_MS: '50', CMS_WEBHOOKS_TIMEOUT_MS: '2000' };
 
@@ -10,9 +11,17 @@ let receiver: WebhookReceiver;
 /** How far the service's clock is ahead of the real one: retries come due when it moves. */
 let ahead = 0;
 const hooks: string[] = [];
+/** The commands the deliverer sent, as `<command> <collection>`. */
+const delivererCommands: string[] = [];
 
 beforeAll(async () => {
-  app = await createTestApp({ env: ENV, clock: () => new Date(Date.now() + ahead) });
+  app = await createTestApp({
+    env: ENV,
+    clock: () => new Date(Date.now() + ahead),
+    onCommand: (event) => {
+      if (currentServiceWork() === 'webhooks') delivererCommands.push(`${event.commandName} ${String(event.command[event.commandName])}`);
+    },
+  });
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -272,4 +281,45 @@ describe('the delivery lease', () => {
     const post = await createPost('After the other stopped');
     await receiver.waitFor(ofItem(post), 1, 30_000);
   }, 60_000);
+});
+
+describe('an idle deliverer', () => {
+  it('reads nothing while no endpoint is active, and only the change token and its lease while nothing changes', async () => {
+    // The endpoints of the tests before were deleted: a write, which the next round looks at.
+    await sleep(300);
+    delivererCommands.length = 0;
+    await sleep(2000);
+    expect(delivererCommands).toEqual([]);
+
+    await createHook();
+    const post = await createPost('Before the quiet');
+    await receiver.waitFor(ofItem(post));
+    // The queue is read again once, a second after the write that came with the delivery.
+    await sleep(1500);
+    delivererCommands.length = 0;
+    await sleep(2000);
+    // Each poll looks at the change token (one read by key); the term is renewed every few seconds.
+    const tokenLooks = delivererCommands.filter((command) => command === 'find checkpoints').length;
+    expect(tokenLooks).toBeGreaterThan(0);
+    expect(delivererCommands.filter((command) => !['find checkpoints', 'find webhook_leases', 'update webhook_leases'].includes(command))).toEqual([]);
+    expect(delivererCommands.length - tokenLooks).toBeLessThanOrEqual(4);
+
+    // A change made through another process is heard of by that token, and delivered within a few
+    // polls: written just after a round, it is delivered long before the next quiet round.
+    const other = await startServiceOn(app.databaseName, { env: ENV });
+    try {
+      delivererCommands.length = 0;
+      await expect.poll(() => delivererCommands.includes('find webhooks'), { timeout: 10_000, interval: 20 }).toBe(true);
+      await sleep(300);
+      const written = await fetch(`${other.siteUrl}/cms-json/cms/v2/posts`, {
+        method: 'POST',
+        headers: { ...app.admin, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title: 'Through the other process', status: 'draft' }),
+      });
+      expect(written.status).toBe(201);
+      await receiver.waitFor(ofItem(((await written.json()) as { id: number }).id), 1, 2500);
+    } finally {
+      await other.stop();
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { type Deps } from '../../deps.js';
 import { changeLog, type StoredEvent } from '../../store/change-log.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 import { asServiceWork } from '../../store/service-work.js';
+import { siteChanges } from '../../store/site-changes.js';
 import { type BackgroundWork } from '../manifest.js';
 import { deliveryLease } from './webhook.lease.js';
 import { ATTEMPTS_KEPT, deliveriesCollection, webhooksCollection, type DeliveryAttempt, type DeliveryDoc, type WebhookDoc } from './webhook.model.js';
@@ -22,16 +23,40 @@ const BUSY_WINDOW = 128;
  */
 export const QUEUE_AHEAD = 500;
 /**
- * How long an endpoint's kept queue is used before it is read again: this process's own writes keep
- * it current, so a read (which the embedded database answers by decoding every pending row) is
- * needed only for what others change (a redelivery, a replay).
+ * How long an endpoint's kept queue is used, at least, before it is read again after a write was
+ * heard of: this process's own writes keep it current, so a read (which the embedded database
+ * answers by decoding every pending row) is needed only for what others change (a redelivery, a
+ * replay), and those move the change token.
  */
 const QUEUE_READ_EVERY_MS = 1000;
 /** How long queueing waits for a missing position before voiding it (the change log's own reader waits as long). */
 const GAP_WAIT_MS = 5000;
+/**
+ * While endpoints are active and nothing was heard of, how often a process makes a whole round
+ * anyway: one that does not hold the lease takes over from a holder that stopped, and the holder
+ * finds what no write announced (a script's append, or that of a process killed before it could).
+ */
+const QUIET_ROUND_MS = 5000;
+/** While no endpoint is active, how often a process looks for one that no write it heard of announced. */
+const UNANNOUNCED_LOOK_MS = 15_000;
 
 /** A pending delivery as the sending loop keeps it: without its attempts' log. */
 type QueuedDelivery = Omit<DeliveryDoc, 'log'>;
+
+/**
+ * The deliveries of a queue (oldest first) that may be sent now: the oldest pending one of each
+ * item, unless it is in flight or its next attempt is later.
+ */
+function* due(pending: readonly QueuedDelivery[], now: Date, inFlight: ReadonlyMap<string, unknown>): Generator<QueuedDelivery> {
+  const seen = new Set<number>();
+  for (const delivery of pending) {
+    const item = delivery.stream ?? -1;
+    if (seen.has(item)) continue;
+    seen.add(item);
+    if (inFlight.has(delivery._id) || (delivery.next_attempt_at && delivery.next_attempt_at > now)) continue;
+    yield delivery;
+  }
+}
 
 /** A delivery's id, its `webhook-id`: the endpoint, the generation and the event's position. */
 export const deliveryId = (endpoint: string, generation: number, position: number) => `msg_${endpoint.slice(3)}_${generation}_${position}`;
@@ -91,8 +116,9 @@ export function startDeliverer(deps: Deps): BackgroundWork {
   /**
    * Each endpoint's queue as last read (oldest first, at most about `QUEUE_AHEAD`), kept current with
    * what this process writes itself, and read again from the database once it is
-   * `QUEUE_READ_EVERY_MS` old (a redelivery or a replay through the API, from any process, shows then). Deliveries
-   * settled after a read began are left out of what that read found.
+   * `QUEUE_READ_EVERY_MS` old and a write was heard of since (a redelivery or a replay through the
+   * API, from any process, shows then). Deliveries settled after a read began are left out of what
+   * that read found.
    */
   const queues = new Map<string, { docs: QueuedDelivery[]; readAt: number }>();
   const settled = new Map<string, number>();
@@ -100,12 +126,34 @@ export function startDeliverer(deps: Deps): BackgroundWork {
   // A finished delivery starts the next round at once: an item's next change need not wait a poll.
   let wake = () => {};
 
-  async function queue(endpoints: WebhookDoc[]): Promise<void> {
+  /**
+   * What this process has heard of since its last round, from the site's change token: writes of
+   * any kind (content: new events), and those that changed more than content (an endpoint's among
+   * them). Every write answered with success moves the token (`SiteChanges`), this process's own at
+   * once and another's when this process next looks at it: a round is needed only after one.
+   */
+  const changes = siteChanges(db);
+  const heard = { any: true, site: true, at: performance.now() };
+  changes.onChange(() => {
+    heard.any = true;
+    heard.at = performance.now();
+  });
+  changes.onChange(() => {
+    heard.site = true;
+  }, 'site');
+  /** The active endpoints as the last round found them, when it began, and whether it found or started any work. */
+  let active: WebhookDoc[] = [];
+  let lastRound = Number.NEGATIVE_INFINITY;
+  let busy = true;
+
+  /** Queues the events past the endpoints' cursors; whether it moved any cursor (a full queue's waits). */
+  async function queue(endpoints: WebhookDoc[]): Promise<boolean> {
     const from = Math.min(...endpoints.map((endpoint) => endpoint.cursor));
     const window = quietLooks % 10 === 9 ? BUSY_WINDOW : quietLooks === 0 ? BUSY_WINDOW : QUIET_WINDOW;
     const { events, through } = await log.readPositions(from, window, { gapWaitMs: GAP_WAIT_MS });
     quietLooks = through === from ? quietLooks + 1 : 0;
-    if (through === from) return;
+    if (through === from) return false;
+    let moved = false;
     for (const endpoint of endpoints) {
       if (endpoint.cursor >= through || !lease.holds()) continue;
       // A full queue takes no more until it drains: the events wait in the log, at the endpoint's cursor.
@@ -125,7 +173,9 @@ export function startDeliverer(deps: Deps): BackgroundWork {
       }
       // A replay begun meanwhile (another generation) has moved the cursor itself.
       await webhooksCollection(db).updateOne({ _id: endpoint._id, generation: endpoint.generation }, { $set: { cursor: through } });
+      moved = true;
     }
+    return moved;
   }
 
   function pendingDelivery(endpoint: WebhookDoc, event: StoredEvent): DeliveryDoc {
@@ -152,9 +202,15 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     };
   }
 
+  /**
+   * Whether a kept queue is to be read again: it was read before a write this process heard of (a
+   * redelivery or a replay, from any process, may be missing from it), long enough ago.
+   */
+  const stale = (kept: { readAt: number }) => kept.readAt < heard.at && performance.now() - kept.readAt >= Math.max(pollMs, QUEUE_READ_EVERY_MS);
+
   async function queueOf(endpoint: WebhookDoc): Promise<QueuedDelivery[]> {
     const kept = queues.get(endpoint._id);
-    if (kept && performance.now() - kept.readAt < Math.max(pollMs, QUEUE_READ_EVERY_MS)) return kept.docs;
+    if (kept && !stale(kept)) return kept.docs;
     const read = ++reads;
     const readAt = performance.now();
     const docs = await deliveriesCollection(db).find({ queue: endpoint._id }, { projection: { log: 0 } }).toArray();
@@ -177,17 +233,12 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     else kept.docs.splice(index, 1);
   }
 
-  async function dispatch(endpoints: WebhookDoc[]): Promise<void> {
+  /** Starts the deliveries that are due; whether it started any. */
+  async function dispatch(endpoints: WebhookDoc[]): Promise<boolean> {
+    const before = inFlight.size;
     for (const endpoint of endpoints) {
-      const pending = await queueOf(endpoint);
-      const waiting = new Set<number>();
-      const now = clock();
-      for (const delivery of pending) {
-        const item = delivery.stream ?? -1;
-        if (waiting.has(item)) continue;
-        waiting.add(item);
-        if (inFlight.has(delivery._id) || (delivery.next_attempt_at && delivery.next_attempt_at > now)) continue;
-        if (inFlight.size >= deps.config.webhooksConcurrency || !lease.holds() || stopping.signal.aborted) return;
+      for (const delivery of due(await queueOf(endpoint), clock(), inFlight)) {
+        if (inFlight.size >= deps.config.webhooksConcurrency || !lease.holds() || stopping.signal.aborted) return inFlight.size > before;
         const running = deliver(endpoint, delivery)
           .catch((error: unknown) => logger.warn({ err: error, delivery: delivery._id }, 'webhook delivery not recorded'))
           .finally(() => {
@@ -197,6 +248,7 @@ export function startDeliverer(deps: Deps): BackgroundWork {
         inFlight.set(delivery._id, running);
       }
     }
+    return inFlight.size > before;
   }
 
   async function deliver(endpoint: WebhookDoc, delivery: QueuedDelivery): Promise<void> {
@@ -231,20 +283,57 @@ export function startDeliverer(deps: Deps): BackgroundWork {
   }
 
   async function round(): Promise<void> {
+    heard.any = heard.site = false;
+    lastRound = performance.now();
+    busy = false;
     // Without an active endpoint there is nothing to deliver: no lease is taken or renewed, so an
     // idle site's processes write nothing.
-    const endpoints = await webhooksCollection(db).find({ active: true }).toArray();
-    if (!endpoints.length || !(await lease.tick())) return;
-    await queue(endpoints);
-    if (lease.holds()) await dispatch(endpoints);
+    active = await webhooksCollection(db).find({ active: true }).toArray();
+    // The queues of endpoints no longer active are read again if they are made active again.
+    for (const endpoint of queues.keys()) if (!active.some((each) => each._id === endpoint)) queues.delete(endpoint);
+    if (!active.length) return;
+    if (!(await lease.tick())) {
+      // Another process delivers: what this one kept of the queues is no longer kept current.
+      queues.clear();
+      return;
+    }
+    busy = await queue(active);
+    if (lease.holds()) busy = (await dispatch(active)) || busy;
+  }
+
+  /** Whether the holder keeps a delivery that may be sent now (a retry whose time has come). */
+  function retryDue(): boolean {
+    const now = clock();
+    return [...queues.values()].some((kept) => !due(kept.docs, now, inFlight).next().done);
+  }
+
+  /**
+   * Whether anything may be waiting: a write heard of, work under way or due, or a quiet round's
+   * time. Otherwise a poll costs nothing, but for the holder one look at the change token (one
+   * read by key, which a request under way shares), by which it hears of others' writes (new
+   * events, redeliveries, replays, endpoint changes) within the poll.
+   */
+  async function roundDue(): Promise<boolean> {
+    const quietFor = performance.now() - lastRound;
+    if (!active.length) return heard.site || quietFor >= UNANNOUNCED_LOOK_MS;
+    // Only a holder keeps queues: a retry due there is sent even if its term ran out meanwhile.
+    if (busy || inFlight.size > 0 || heard.any || quietFor >= QUIET_ROUND_MS || retryDue()) return true;
+    if (!lease.holds()) return false;
+    if ([...queues.values()].some(stale)) return true;
+    await changes.catchUp();
+    return heard.any;
   }
 
   const running = asServiceWork('webhooks', async () => {
     while (!stopping.signal.aborted) {
       try {
-        await round();
+        if (await roundDue()) await round();
+        // The holder keeps its term while there is nothing to do (no I/O but every few seconds).
+        else if (active.length && lease.holds()) await lease.tick();
       } catch (error) {
         if (!stopping.signal.aborted) logger.warn({ err: error }, 'webhook deliverer round failed');
+        // Whatever the round was for is looked at again at the next poll.
+        heard.any = heard.site = true;
       }
       const pause = new AbortController();
       const stop = () => pause.abort();
