@@ -53,6 +53,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     databaseName: options.databaseName,
     timeoutMs: config.databaseTimeoutMs,
     onCommand: options.onCommand,
+    postgres: options.postgres,
   });
   const bridge = await ensureDeclaredIndexes(store.db, indexesOf(resources), options.postgres);
   if (bridge.created.length || bridge.dropped.length) {

@@ -6,6 +6,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { type CommandStartedEvent } from 'mongodb';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { embeddedPostgresOf } from '../../src/store/postgresql.js';
 import { announceReady, startWorkers } from '../../src/workers.js';
 
 interface Count {
@@ -56,7 +57,8 @@ if (cluster.isPrimary && config.workers > 1) {
   };
   // Loaded only here, as `npm start` loads them only in a process that serves: the primary's memory is measured too.
   const [{ resources }, { startService }] = await Promise.all([import('../../src/resources/index.js'), import('../../src/service.js')]);
-  const service = await startService({ config, logger, resources, databaseUri: process.env.MONGODB_URI!, onCommand });
+  // As `npm start`'s workers are told of the embedded PostgreSQL (the bench's database tells it here).
+  const service = await startService({ config, logger, resources, databaseUri: process.env.MONGODB_URI!, onCommand, postgres: embeddedPostgresOf(process.env) });
   process.on('message', (message) => {
     if (message === 'count') process.send!({ commands, byKind, peakRssMiB: [peakRssMiB()] } satisfies Count);
   });

@@ -27,7 +27,7 @@ import { loadHotPost, type LoadRow } from './scale-load.js';
 import { printReport, type Latency, type SiteResult, type TimelineExport } from './scale-report.js';
 import { benchSites, MENU_ITEMS, seedSite, SITE_SIZE_OPTIONS, SMALL_POSTS, type SeededSite, type SiteSize } from './scale-seed.js';
 import { psql } from '../../src/store/postgresql.js';
-import { BENCH_ADMIN_JSON as ADMIN_JSON, benchDatabase, median, scriptEnv, send, settle, startCountedService, type CountedService } from './service.js';
+import { BENCH_ADMIN_JSON as ADMIN_JSON, benchDatabase, embeddedPostgresEnv, median, scriptEnv, send, settle, startCountedService, type CountedService } from './service.js';
 import { type DatabaseServer } from '../../src/store/wire-server.js';
 
 if (process.env.MONGODB_URI) {
@@ -164,7 +164,7 @@ async function runSite(size: SiteSize): Promise<SiteResult> {
     // moment ago has those of its empty tables until autovacuum comes by.
     if (database.postgres) await psql(database.postgres, 'ANALYZE;');
     const starting = performance.now();
-    const service = await startCountedService(uri, { CMS_WORKERS: '2' });
+    const service = await startCountedService(uri, { CMS_WORKERS: '2', ...embeddedPostgresEnv(database) });
     const startSeconds = (performance.now() - starting) / 1000;
     let stopped = false;
     try {

@@ -58,7 +58,12 @@ export async function benchDatabase(): Promise<{ database: DatabaseServer; uri: 
  * the embedded PostgreSQL behind it, which the script reads directly as it would on its own.
  */
 export function scriptEnv(database: DatabaseServer, uri: string): NodeJS.ProcessEnv {
-  return { ...process.env, MONGODB_URI: uri, LOG_LEVEL: 'warn', ...(database.postgres ? { [EMBEDDED_POSTGRES_ENV]: JSON.stringify(database.postgres) } : {}) };
+  return { ...process.env, MONGODB_URI: uri, LOG_LEVEL: 'warn', ...embeddedPostgresEnv(database) };
+}
+
+/** Where the embedded PostgreSQL behind a bench database is, as `npm start` tells its workers. */
+export function embeddedPostgresEnv(database: DatabaseServer): Record<string, string> {
+  return database.postgres ? { [EMBEDDED_POSTGRES_ENV]: JSON.stringify(database.postgres) } : {};
 }
 
 /** Runs the built service as its own process, so the load generator does not share its event loop. */

@@ -21,7 +21,7 @@ export function changeLogResource(resources: readonly ResourceManifest[]): Resou
       // Before anything is appended: new events take positions above the upgraded ones.
       const positioned = await upgradePositions(deps.store.db);
       if (positioned > 0) deps.logger.info({ events: positioned }, 'events stored before positions given theirs');
-      const healed = await healFromCheckpoint(deps.store.db, changeLog(deps.store.db), registry, deps.logger, deps.clock());
+      const healed = await healFromCheckpoint(deps.store.db, changeLog(deps.store.db, { postgres: deps.store.postgres }), registry, deps.logger, deps.clock());
       if (healed > 0) deps.logger.warn({ healed }, 'projections healed from the change log');
       await healErasures(deps.store.db, deps.logger);
     },

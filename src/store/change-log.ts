@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type AnyBulkWriteOperation, BSON, type Db, type Filter, type Sort } from 'mongodb';
-import { countTable, readTable, storedField, storedValue } from './ferretdb-tables.js';
+import { countTable, readFields, readTable, storedField, storedValue } from './ferretdb-tables.js';
 import { type IndexSpec, isDuplicateKey } from './mongo.js';
 import { type PostgresConnection } from './postgresql.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
@@ -254,6 +254,25 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
     for await (const row of rows) {
       if (row.stream <= 0) continue;
       if ((last.get(row.stream)?.seq ?? 0) < row.seq) last.set(row.stream, { seq: row.seq, type: row.type, streamType: row.streamType });
+    }
+    return last;
+  }
+
+  /**
+   * `lastEvents` read in PostgreSQL: each stream's last row, over the `(stream, seq)` index, where
+   * FerretDB would decode every row of the log (a range on `at` is not pushed down either).
+   */
+  async function lastEventsFromPostgres(postgres: PostgresConnection, since?: Date): Promise<Map<number, LastEvent>> {
+    const last = new Map<number, LastEvent>();
+    const rows = readFields(postgres, db.databaseName, 'events', {
+      fields: ['stream', 'seq', 'type', 'streamType'].map(storedField),
+      // Voided positions (stream 0) are no item's events.
+      where: [`${storedField('stream')} > ${storedValue(0)}`, ...(since ? [`${storedField('at')} >= ${storedValue(since.getTime())}`] : [])],
+      distinctOn: storedField('stream'),
+      orderBy: [storedField('stream'), `${storedField('seq')} DESC`],
+    });
+    for await (const [stream, seq, type, streamType] of rows) {
+      last.set(stream as number, { seq: seq as number, type: type as string, ...(streamType !== null ? { streamType: streamType as string } : {}) });
     }
     return last;
   }
@@ -573,6 +592,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
      * database matches by decoding every row, took longer than a round trip may on a large one).
      */
     async lastEvents(since?: Date): Promise<Map<number, LastEvent>> {
+      if (options.postgres) return lastEventsFromPostgres(options.postgres, since);
       if (since) return lastEventsSince(since);
       const last = new Map<number, LastEvent>();
       const rows = events.find({}, {

@@ -51,6 +51,27 @@ export async function countTable(postgres: PostgresConnection, schema: string, c
 
 const whereClause = (where: string[] = []) => (where.length ? ` WHERE ${where.join(' AND ')}` : '');
 
+export interface FieldsRead {
+  /** `storedField`s, each printed as stored (a date: its milliseconds). */
+  fields: string[];
+  where?: string[];
+  /** The rows whose `distinctOn` first comes in `orderBy`'s order, one for each value. */
+  distinctOn?: string;
+  orderBy: string[];
+}
+
+/**
+ * Some top-level fields of the rows `read` selects, each row as the list of its values, read
+ * without decoding whole documents: what a pass over a whole collection needs of it.
+ */
+export async function* readFields(postgres: PostgresConnection, schema: string, collection: string, read: FieldsRead): AsyncGenerator<unknown[]> {
+  const table = (await ferretDbTables(postgres, schema)).get(collection);
+  if (table === undefined) return;
+  const distinct = read.distinctOn ? `DISTINCT ON (${read.distinctOn}) ` : '';
+  const sql = `SELECT ${distinct}jsonb_build_array(${read.fields.join(', ')}) FROM ${sqlIdentifier(schema)}.${sqlIdentifier(table)}${whereClause(read.where)} ORDER BY ${read.orderBy.join(', ')}`;
+  for await (const line of psqlLines(postgres, sql)) yield JSON.parse(line) as unknown[];
+}
+
 interface StoredSchema {
   p: Record<string, StoredType>;
   $k: string[];

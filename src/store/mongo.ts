@@ -11,6 +11,7 @@ import {
   type IndexDescription,
 } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
+import { type PostgresConnection } from './postgresql.js';
 
 export const DEFAULT_DATABASE = 'cms';
 
@@ -36,6 +37,8 @@ export const SCRIPT_DATABASE_TIMEOUT_MS = 10 * 60_000;
 export interface Store {
   readonly client: MongoClient;
   readonly db: Db;
+  /** FerretDB's embedded PostgreSQL, when the database is kept there: whole-log reads go to it (`ferretdb-tables.ts`). */
+  readonly postgres?: PostgresConnection;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,8 @@ export interface IndexSpec extends IndexDescription {
 export interface StoreOptions {
   /** Overrides the database named by the URI. */
   databaseName?: string;
+  /** FerretDB's embedded PostgreSQL, when the database is kept there (`Store.postgres`). */
+  postgres?: PostgresConnection;
   /**
    * The bound on finding a server, connecting, waiting for a pooled connection, and on a
    * heartbeat; an unresponsive server is noticed within about this long, and operations in
@@ -76,7 +81,7 @@ export async function openStore(uri: string, options: StoreOptions = {}): Promis
   if (options.onCommand) client.on('commandStarted', options.onCommand);
   await client.connect();
   const db = client.db(options.databaseName ?? databaseFromUri(uri));
-  return { client, db, close: () => client.close() };
+  return { client, db, ...(options.postgres ? { postgres: options.postgres } : {}), close: () => client.close() };
 }
 
 export function databaseFromUri(uri: string): string {

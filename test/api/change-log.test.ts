@@ -227,6 +227,25 @@ describe('the change log and its projections', () => {
     expect((await posts.findOne({ _id: old.id }))!.title).toBe('Old, healed');
   });
 
+  it.skipIf(!inject('postgres'))('reads each stream\'s last event in the embedded PostgreSQL as through FerretDB, for the whole log or since a time (embedded PostgreSQL only)', async () => {
+    const direct = changeLog(db(), { postgres: inject('postgres')! });
+    // An item of several events: its last one is what is read, not its first.
+    const item = await createItem(app, { title: 'Several events' });
+    await updateItem(app, item.id, { title: 'Several events, twice' });
+    const legacyStream = await app.deps.ids.next('content');
+    await db().collection('events').insertOne({ stream: legacyStream, seq: 1, type: 'created', at: new Date(), actor: 1, data: JSON.stringify({ fields: postFields({ title: 'Untyped' }) }) });
+    const whole = await direct.lastEvents();
+    expect(whole).toEqual(await log().lastEvents());
+    expect(whole.get(legacyStream)).toEqual({ seq: 1, type: 'created' });
+    expect(whole.get(item.id)).toEqual({ seq: 2, type: 'updated', streamType: 'post' });
+    expect([...whole.keys()].every((stream) => stream > 0)).toBe(true);
+    const since = new Date(Date.now() - 60_000);
+    expect(await direct.lastEvents(since)).toEqual(await log().lastEvents(since));
+    expect((await direct.lastEvents(new Date(Date.now() + 60_000))).size).toBe(0);
+    // The tests after this one rebuild the log: it holds no item never projected.
+    await db().collection('events').deleteOne({ stream: legacyStream });
+  });
+
   it('finishes at start-up an erasure a crash interrupted, and drops one whose event never came', async () => {
     const at = () => app.deps.clock();
     const secret = `words-${randomBytes(6).toString('hex')}`;
