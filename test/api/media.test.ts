@@ -512,3 +512,19 @@ describe('uploads a crash interrupted', () => {
     expect(await app.deps.store.db.collection('pending_uploads').countDocuments({})).toBe(0);
   });
 });
+
+describe('fields the media routes do not declare', () => {
+  it('ignores a post field sent to a media item, whatever its shape, and refuses an object where a page takes text', async () => {
+    const uploaded = await uploadRaw(await image(20, 20, 'png'), 'Undeclared.png', 'image/png');
+    expect(uploaded.status).toBe(201);
+    const id = uploaded.body.id as number;
+    const res = await app.api('PUT', `/cms/v2/media/${id}`, { headers: app.admin, json: { title: 'Still media', password: { nested: [1] }, format: { a: 1 }, menu_order: { b: 2 }, content: { raw: { c: 3 } } } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.title.raw).toBe('Still media');
+
+    const page = await app.api('POST', '/cms/v2/pages', { headers: app.admin, json: { title: 'A page' } });
+    const refused = await app.api('POST', `/cms/v2/pages/${page.body.id}`, { headers: app.admin, json: { format: { a: 1 } } });
+    expect([200, 400]).toContain(refused.status);
+    if (refused.status === 400) expect(refused.body.code).toBe('rest_invalid_param');
+  });
+});

@@ -16,6 +16,8 @@ import { isDuplicateKey } from '../../store/mongo.js';
 
 /** Fields of posts that media items do not have (WordPress removes them from the attachment schema). */
 const NOT_MEDIA_FIELDS = ['content', 'excerpt', 'password', 'format', 'menu_order', 'sticky', 'featured_media', 'parent', 'terms'] as const;
+/** The posts' parameters of those fields, which the media routes do not declare (a media item's parent is `post`). */
+const NOT_MEDIA_PARAMS = ['content', 'excerpt', 'password', 'format', 'menu_order', 'sticky', 'featured_media', 'parent'];
 
 /**
  * The fields a create or update sets: the posts rules for what media items share with posts
@@ -24,7 +26,7 @@ const NOT_MEDIA_FIELDS = ['content', 'excerpt', 'password', 'format', 'menu_orde
 type AttachmentChanges = Partial<PostFields> & { alt_text?: string };
 
 async function attachmentChanges(req: RestRequest, deps: Deps, current: AttachmentDoc | null): Promise<AttachmentChanges> {
-  const changes: AttachmentChanges = await changesFromRequest(req, deps, attachmentType, current);
+  const changes: AttachmentChanges = await changesFromRequest(req, deps, attachmentType, current, NOT_MEDIA_PARAMS);
   for (const field of NOT_MEDIA_FIELDS) delete changes[field];
   // Media items are `inherit` (shown with their post) unless private (`wp_insert_attachment`).
   if (req.params.status !== undefined) changes.status = req.params.status === 'private' ? 'private' : 'inherit';

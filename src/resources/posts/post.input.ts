@@ -21,6 +21,7 @@ export const CannotAssignSticky = defineAuthError('rest_cannot_assign_sticky', '
 export const CannotAssignTerm = defineAuthError('rest_cannot_assign_term', 'Sorry, you are not allowed to assign the provided terms.');
 export const InvalidParent = defineRestError('rest_post_invalid_id', 'Invalid post parent ID.', 400);
 export const InvalidFeaturedMedia = defineRestError('rest_invalid_featured_media', 'Invalid featured media ID.', 400);
+const NotText = defineRestErrorWith('rest_invalid_param', 400, (name: string) => `${name} is not of type string.`);
 const TemplateNotOffered = defineRestErrorWith('rest_invalid_param', 400, (allowed: string[]) => `template is not one of ${allowed.join(', ')}.`);
 const InvalidTerm = defineRestErrorWith('rest_invalid_term_id', 400, (taxonomy: string) => `Invalid ${taxonomy} term ID.`);
 
@@ -42,8 +43,23 @@ const SCHEDULE_MARGIN_MS = 60_000;
  * The fields a create or update request sets, checked as WordPress's posts controller checks
  * them (`prepare_item_for_database`, `handle_status_param`, `check_assign_terms_permission` ...).
  */
-export async function changesFromRequest(req: RestRequest, deps: Deps, type: PostTypeDef, current: PostDoc | null): Promise<Partial<PostFields>> {
-  const p = req.params;
+export async function changesFromRequest(
+  req: RestRequest,
+  deps: Deps,
+  type: PostTypeDef,
+  current: PostDoc | null,
+  unread: readonly string[] = [],
+): Promise<Partial<PostFields>> {
+  // A route that declares fewer fields (media) names the others: sent anyway, they are not its
+  // arguments, so nothing checked them, and they are ignored, as WordPress reads only its schema's.
+  const p: Record<string, unknown> = Object.create(null);
+  for (const [name, value] of Object.entries(req.params)) if (!unread.includes(name)) p[name] = value;
+  // A field the type's route does not declare reaches here unchecked: an object is refused, not stringified.
+  const text = (name: string): string => {
+    const value = p[name];
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+    throw invalidParams({ [name]: new NotText(name) });
+  };
   const changes: Partial<PostFields> = {};
   // Title, content, excerpt and meta come filtered by their save filters (src/registry/saved-fields.ts).
   for (const field of ['title', 'content', 'excerpt'] as const) {
@@ -52,11 +68,11 @@ export async function changesFromRequest(req: RestRequest, deps: Deps, type: Pos
     if (field === 'title' && typeof p.title === 'object' && text === '') continue;
     changes[field] = text;
   }
-  if (p.password !== undefined) changes.password = String(p.password);
+  if (p.password !== undefined) changes.password = text('password');
   for (const key of ['comment_status', 'ping_status', 'format'] as const) {
-    if (p[key] !== undefined) changes[key] = String(p[key]);
+    if (p[key] !== undefined) changes[key] = text(key);
   }
-  if (p.template !== undefined) changes.template = await checkedTemplate(deps, type, String(p.template), current);
+  if (p.template !== undefined) changes.template = await checkedTemplate(deps, type, text('template'), current);
   if (p.menu_order !== undefined && type.supports['page-attributes']) changes.menu_order = Number(p.menu_order);
   if (p.meta !== undefined) changes.meta = mergeMeta('post', type.slug, current?.meta, p.meta);
 
