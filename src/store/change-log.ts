@@ -324,7 +324,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
 
   /** The rows at positions `start..end` the blocks of those positions hold, into `found`; the highest position found (0: none). */
   async function readPositionBlocks(start: number, end: number, found: Map<number, EventRow>): Promise<number> {
-    const blocks = Array.from({ length: Math.floor(end / POSITION_BLOCK) - Math.floor(start / POSITION_BLOCK) + 1 }, (_, offset) => Math.floor(start / POSITION_BLOCK) + offset);
+    const blocks = positionsFrom(Math.floor(start / POSITION_BLOCK), Math.floor(end / POSITION_BLOCK));
     let highest = 0;
     for (const rows of await Promise.all(blocks.map((positionBlock) => events.find({ positionBlock }).toArray()))) {
       for (const row of rows) {
