@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updatePost } from '../../src/resources/posts/post.commands.js';
+import { siteChanges, updatePost } from '../../src/resources/posts/post.commands.js';
 import { givenPost } from '../support/post-fixtures.js';
 import { baseEnv } from '../support/service-process.js';
 import { ADMIN_PASSWORD, createTestApp, type TestApp } from '../support/test-app.js';
@@ -36,7 +36,7 @@ describe('npm run changes:follow', () => {
   it('prints the feed as NDJSON from --since, then resumes from its cursor file', async () => {
     const cursor = path.join(tempDir, 'cursor');
     const post = await givenPost(app.deps, { title: 'Followed' });
-    await updatePost(app.deps, post._id, { title: 'Followed again' }, 1);
+    await updatePost(app.deps, post._id, siteChanges({ title: 'Followed again' }), 1);
     const feed = (await app.api('GET', '/cms/v2/changes', { headers: app.admin, query: { since: 0, limit: 500 } })).body;
 
     const first = await follow(['--since', '0', '--cursor', cursor, '--limit', '1']);
@@ -46,7 +46,7 @@ describe('npm run changes:follow', () => {
 
     // Nothing new: nothing printed.
     expect((await follow(['--cursor', cursor])).lines).toEqual([]);
-    await updatePost(app.deps, post._id, { title: 'Followed a third time' }, 1);
+    await updatePost(app.deps, post._id, siteChanges({ title: 'Followed a third time' }), 1);
     const resumed = await follow(['--cursor', cursor, '--include', 'diff']);
     expect(resumed.lines.map((change) => [change.item, change.seq, change.diff.title.changed])).toEqual([[post._id, 3, true]]);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { autosavePost, updatePost } from '../../src/resources/posts/post.commands.js';
+import { autosavePost, siteChanges, updatePost } from '../../src/resources/posts/post.commands.js';
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
 import { changeLog } from '../../src/store/change-log.js';
 import { recordRetention } from '../../src/store/change-feed.js';
@@ -22,7 +22,7 @@ describe('GET /changes', () => {
     const since = await head();
     const first = await givenPost(app().deps, { title: 'One' });
     const second = await givenPost(app().deps, { title: 'Two', type: 'page' });
-    await updatePost(app().deps, first._id, { title: 'One, again' }, 1);
+    await updatePost(app().deps, first._id, siteChanges({ title: 'One, again' }), 1);
 
     const page = await changes({ since });
     expect(page.status).toBe(200);
@@ -54,7 +54,7 @@ describe('GET /changes', () => {
   it('covers filtered changes too: a page with none left still moves the consumer on', async () => {
     const since = await head();
     const post = await givenPost(app().deps, { title: 'Only posts here' });
-    await updatePost(app().deps, post._id, { title: 'Still a post' }, 1);
+    await updatePost(app().deps, post._id, siteChanges({ title: 'Still a post' }), 1);
 
     const pages = await changes({ since, types: ['page'] });
     expect(pages.body).toEqual({ changes: [], last_position: since + 2 });
@@ -81,7 +81,7 @@ describe('GET /changes', () => {
   it('names the type of an item whose events were stored before they recorded it, from its first event', async () => {
     const since = await head();
     const page = await givenPost(app().deps, { title: 'Old page', type: 'page' });
-    await updatePost(app().deps, page._id, { title: 'Old page, edited' }, 1);
+    await updatePost(app().deps, page._id, siteChanges({ title: 'Old page, edited' }), 1);
     await app().deps.store.db.collection('events').updateMany({ stream: page._id }, { $unset: { streamType: '' } });
     const listed = await changes({ since, types: ['page'] });
     expect(listed.body.changes.map((change: Record<string, unknown>) => [change.item, change.item_type, change.seq])).toEqual([
@@ -95,10 +95,10 @@ describe('GET /changes', () => {
     const since = await head();
     const hidden = await givenPost(app().deps, { title: 'Never public', content: '<p>Secret plan.</p>' });
     const post = await givenPost(app().deps, { title: 'Draft first', content: '<p>Draft words.</p>' });
-    await updatePost(app().deps, post._id, { status: 'publish', content: '<p>Public words.</p>', dateGmt: '2024-05-06T07:08:09' }, 1);
+    await updatePost(app().deps, post._id, siteChanges({ status: 'publish', content: '<p>Public words.</p>', dateGmt: '2024-05-06T07:08:09' }), 1);
     await autosavePost(app().deps, post._id, { content: '<p>An editor\'s unsaved thoughts.</p>' }, editor.id);
-    await updatePost(app().deps, post._id, { content: '<p>Public words, revised.</p>' }, 1);
-    await updatePost(app().deps, post._id, { status: 'draft' }, 1);
+    await updatePost(app().deps, post._id, siteChanges({ content: '<p>Public words, revised.</p>' }), 1);
+    await updatePost(app().deps, post._id, siteChanges({ status: 'draft' }), 1);
 
     const anonymous = await changes({ since, include: 'diff' }, {});
     expect(anonymous.status).toBe(200);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { autosavePost, deletePost, trashPost, updatePost } from '../../src/resources/posts/post.commands.js';
+import { autosavePost, deletePost, trashPost, siteChanges, updatePost } from '../../src/resources/posts/post.commands.js';
 import { EMBEDDED_POSTGRES_ENV } from '../../src/store/postgresql.js';
 import { baseEnv } from '../support/service-process.js';
 import { givenPost, givenTitleChanges } from '../support/post-fixtures.js';
@@ -52,16 +52,16 @@ beforeAll(async () => {
   ids.bigPage = (await givenPost(app.deps, { type: 'page', title: 'Big page', author: editorId }))._id;
   await givenTitleChanges(app.deps, ids.bigPage, 1000, { actor: editorId, project: false });
   ids.post = (await givenPost(app.deps, { title: 'Small post', status: 'publish' }))._id;
-  await updatePost(app.deps, ids.post, { title: 'Small post, revised', excerpt: 'Now with an excerpt.' }, 1);
+  await updatePost(app.deps, ids.post, siteChanges({ title: 'Small post, revised', excerpt: 'Now with an excerpt.' }), 1);
   await autosavePost(app.deps, ids.post, { content: '<p>The editor, drafting.</p>' }, editorId);
   ids.deleted = (await givenPost(app.deps, { title: 'Short-lived', password: 'secret' }))._id;
-  await updatePost(app.deps, ids.deleted, { content: '<p>Changed.</p>' }, 1);
+  await updatePost(app.deps, ids.deleted, siteChanges({ content: '<p>Changed.</p>' }), 1);
   await deletePost(app.deps, ids.deleted, 1);
 
   // `--since` takes whole seconds: start the second part of the history on a fresh second.
   await sleep(1100 - (Date.now() % 1000));
   since = new Date().toISOString().slice(0, 19);
-  await updatePost(app.deps, ids.post, { title: 'Small post, again' }, editorId);
+  await updatePost(app.deps, ids.post, siteChanges({ title: 'Small post, again' }), editorId);
   ids.newPage = (await givenPost(app.deps, { type: 'page', title: 'New page' }))._id;
   await trashPost(app.deps, ids.post, 1);
 }, 180_000);

@@ -4,7 +4,7 @@ import { sanitizeSlug } from '../../lib/slugs.js';
 import { RestError } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { readSetting } from '../settings/index.js';
-import { siteNow, uniqueSlug, updatePost, postHistory, postsCollection, type PostDoc, type PostFields, canEditPost, changesFromRequest, rawText } from '../posts/index.js';
+import { siteChanges, siteNow, uniqueSlug, updatePost, postHistory, postsCollection, type PostDoc, type PostFields, canEditPost, changesFromRequest, rawText } from '../posts/index.js';
 import { describeFile, NotAnImage } from './media.details.js';
 import { NOT_AN_IMAGE, CannotUploadToPost, InvalidParentType, SideloadError, UploadNameTaken, UploadNoData, UploadUnknownError } from './media.errors.js';
 import { beginUpload, endUpload, filesOf, releaseName, removeFiles } from './media.files.js';
@@ -171,7 +171,7 @@ export async function deleteAttachment(req: RestRequest, deps: Deps, current: At
   // Posts showing it as their featured image no longer do (`wp_delete_attachment` drops their `_thumbnail_id`).
   const featuring = await postsCollection(db).find({ featured_media: current._id }, { projection: { _id: 1 } }).toArray();
   for (const post of featuring) {
-    await updatePost(deps, post._id, { featured_media: 0 }, req.user.id, { revisions: false, keepModified: true }).catch((error: unknown) => {
+    await updatePost(deps, post._id, siteChanges({ featured_media: 0 }), req.user.id, { revisions: false, keepModified: true }).catch((error: unknown) => {
       if (!(error instanceof postHistory.NotFound)) req.log.error({ err: error, post: post._id }, 'featured media of a post not cleared');
     });
   }

@@ -11,6 +11,7 @@ import { PostInvalidPage } from '../posts/index.js';
 import { createMenuItem, deleteMenuItem, findMenuItem, itemsOfMenu, updateMenuItem } from './menu-item.commands.js';
 import { PostInvalidId } from '../post-errors.js';
 import { menuItemHistory } from './menu-item.history.js';
+import { admitRestoredMenuItem } from './menu-item.input.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 import { MENU_ITEM_STREAM_TYPE } from './menu-item.projection.js';
 import { filterKeptText } from './menu-item.revisions.js';
@@ -70,7 +71,7 @@ export async function restoreMenuItemAt(req: RestRequest, deps: Deps): Promise<R
   const position = await restorePosition(req, deps.store.db, deps.clock());
   const then = await stateAt(deps.store.db, menuItemHistory, current._id, position, current);
   if (!then) throw new PostInvalidId();
-  const doc = await updateMenuItem(deps, current._id, () => restoredFields(then, req), req.user.id, { ifMatch: ifMatchOf(req), fromPosition: position, current });
+  const doc = await updateMenuItem(deps, current._id, (doc) => admitRestoredMenuItem(deps, doc, restoredFields(then, req)), req.user.id, { ifMatch: ifMatchOf(req), fromPosition: position, current });
   req.context = 'edit';
   return new RestResponse(await prepareOne(doc, req, deps), 200, { ETag: `"${doc.version}"` });
 }

@@ -6,6 +6,7 @@ import { createItem, loadItem, runCommand, type Decision } from '../../store/ker
 import { siteNow, autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/index.js';
 import { type MenuItemAutosaved, type MenuItemCreated, type MenuItemDeleted, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
 import { menuItemHistory } from './menu-item.history.js';
+import { admitRestoredMenuItem } from './menu-item.input.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 import { MENU_ITEM_STREAM_TYPE, slugOf } from './menu-item.projection.js';
 
@@ -71,7 +72,7 @@ export interface MenuItemUpdateOptions {
 export async function updateMenuItem(
   deps: Deps,
   id: number,
-  changes: (doc: MenuItemDoc) => Partial<MenuItemFields>,
+  changes: (doc: MenuItemDoc) => Partial<MenuItemFields> | Promise<Partial<MenuItemFields>>,
   actor: number,
   options: MenuItemUpdateOptions = {},
 ): Promise<MenuItemDoc> {
@@ -80,7 +81,7 @@ export async function updateMenuItem(
     id,
     actor,
     async (doc) => {
-      const changed = await changesOf(deps, doc, changes(doc));
+      const changed = await changesOf(deps, doc, await changes(doc));
       if (!Object.keys(changed).length) return null;
       const [revisionId, savedAt] = await Promise.all([deps.ids.next('content'), siteNow(deps)]);
       const data: MenuItemUpdated = { changes: { ...changed, modified: deps.clock().toISOString() }, revisionId, savedAt: { local: savedAt.local, gmt: savedAt.gmt } };
@@ -102,7 +103,7 @@ const sameField = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringi
  */
 export function restoreMenuItemRevision(deps: Deps, item: MenuItemDoc, revision: RevisionDoc, actor: number, ifMatch?: IfMatch): Promise<MenuItemDoc> {
   const { author: _author, date: _date, modified: _modified, ...kept } = (revision.item ?? {}) as Partial<MenuItemFields>;
-  return updateMenuItem(deps, item._id, () => kept, actor, { ifMatch, fromRevision: revision._id, current: item });
+  return updateMenuItem(deps, item._id, (doc) => admitRestoredMenuItem(deps, doc, kept), actor, { ifMatch, fromRevision: revision._id, current: item });
 }
 
 /** The caller's autosave of an item, if any (the newest, should there be more). */

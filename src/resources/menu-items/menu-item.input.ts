@@ -64,14 +64,26 @@ export async function menuItemInput(req: RestRequest, deps: Deps, current: MenuI
       next.object = post.type;
     }
   }
-  if (next.type === 'post_type_archive' && !findPostType(next.object)) throw new PostInvalidType();
   if (next.type === 'custom') {
     next.object = 'custom';
     next.objectId = 0;
-    const errors: RestError[] = [...(next.title === '' ? [new TitleRequired()] : []), ...(next.url === '' ? [new UrlRequired()] : [])];
-    if (errors.length) throw combinedErrors(errors as [RestError, ...RestError[]]);
   } else {
     next.url = '';
+  }
+  await admitMenuItem(deps, next, current);
+  return next;
+}
+
+/**
+ * What every write of an item's fields must satisfy, whatever their source (a request, a
+ * revision restored, the item restored as of a point), as `wp_update_nav_menu_item` checks it:
+ * a known archive, a custom link's title and URL, a menu that exists, a parent in that menu.
+ */
+export async function admitMenuItem(deps: Deps, next: MenuItemFields, current: MenuItemDoc | null): Promise<void> {
+  if (next.type === 'post_type_archive' && !findPostType(next.object)) throw new PostInvalidType();
+  if (next.type === 'custom') {
+    const errors: RestError[] = [...(next.title === '' ? [new TitleRequired()] : []), ...(next.url === '' ? [new UrlRequired()] : [])];
+    if (errors.length) throw combinedErrors(errors as [RestError, ...RestError[]]);
   }
   if (next.menu !== 0 && !(await termsCollection(deps.store.db).findOne({ _id: next.menu, taxonomy: 'nav_menu' }, { projection: { _id: 1 } }))) {
     throw new InvalidMenuId();
@@ -81,5 +93,10 @@ export async function menuItemInput(req: RestRequest, deps: Deps, current: MenuI
     const parent = await menuItemsCollection(deps.store.db).findOne({ _id: next.parent }, { projection: { menu: 1 } });
     if (!parent || parent.menu !== next.menu) throw new InvalidParent();
   }
-  return next;
+}
+
+/** The fields a restore makes current, once the item they leave passes `admitMenuItem`. */
+export async function admitRestoredMenuItem(deps: Deps, current: MenuItemDoc, restored: Partial<MenuItemFields>): Promise<Partial<MenuItemFields>> {
+  await admitMenuItem(deps, { ...current, ...restored }, current);
+  return restored;
 }

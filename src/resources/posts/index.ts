@@ -13,7 +13,7 @@ import { postAutosaves, postRevisions } from './post.revisions.js';
 
 // What other resources take of posts: media (attachments are posts), menu items (which link to
 // posts and keep revisions beside theirs), and the lookups and reads of the collection it owns.
-export { autosavePost, deleteRevision, newestRevision, restoreRevision, siteNow, uniqueSlug, updatePost } from './post.commands.js';
+export { autosavePost, deleteRevision, newestRevision, restoreRevision, siteChanges, siteNow, uniqueSlug, updatePost } from './post.commands.js';
 export { POST_EVENT_TYPES } from './post.events.js';
 export { changesFromRequest, rawText } from './post.input.js';
 export { countPublishedWithTerm, findTaggedPost, postExists } from './post.lookups.js';

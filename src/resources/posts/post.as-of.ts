@@ -11,6 +11,7 @@ import { listAt, stateAt } from '../../store/as-of.js';
 import { CannotReadPostRevisions, ForbiddenPostTypeContext, PostInvalidId } from '../post-errors.js';
 import { postEtag, postHistory } from './post.history.js';
 import { updatePost } from './post.commands.js';
+import { admitRestored } from './post.input.js';
 import { fieldsOf, postsCollection, type PostDoc, type PostFields } from './post.model.js';
 import { canEditPost } from './post.permissions.js';
 import { postListIndex } from './post.projection.js';
@@ -75,7 +76,8 @@ export async function restorePostAt(req: RestRequest, deps: Deps, type: PostType
   if (!then || then.type !== type.slug) throw new PostInvalidId();
   const { type: _type, guid: _guid, modified: _modified, modifiedGmt: _modifiedGmt, ...fields } = fieldsOf(then);
   filterSaved(type.rest_base, fields as Record<string, unknown>, [req.user]);
-  const doc = await updatePost(deps, current._id, fields as Partial<PostFields>, req.user.id, {
+  const admit = (now: PostDoc) => admitRestored(req, deps, type, now, fields as Partial<PostFields>);
+  const doc = await updatePost(deps, current._id, admit, req.user.id, {
     ifMatch: ifMatchOf(req),
     type: 'restored',
     fromPosition: position,

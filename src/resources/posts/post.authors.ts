@@ -1,5 +1,5 @@
 import { type Deps } from '../../deps.js';
-import { deletePost, updatePost } from './post.commands.js';
+import { deletePost, siteChanges, updatePost } from './post.commands.js';
 import { postHistory } from './post.history.js';
 import { postsCollection } from './post.model.js';
 import { afterPostWrite } from './post.side-effects.js';
@@ -20,7 +20,7 @@ export async function handOverPostsOf(deps: Deps, author: number, reassignTo: nu
   for (const doc of owned) {
     try {
       if (reassignTo !== null) {
-        await updatePost(deps, doc._id, { author: reassignTo }, actor, { revisions: false, keepModified: true });
+        await updatePost(deps, doc._id, siteChanges({ author: reassignTo }), actor, { revisions: false, keepModified: true });
       } else {
         await deletePost(deps, doc._id, actor);
         await afterPostWrite(deps, doc, null);

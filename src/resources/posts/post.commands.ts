@@ -63,6 +63,21 @@ async function needsRevision(deps: Deps, doc: PostDoc, next: PostFields): Promis
   return REVISIONED_FIELDS.some((field) => normalize(newest[field]) !== normalize(next[field]));
 }
 
+declare const admitted: unique symbol;
+
+/**
+ * Fields a write of an item may set. Only two things make them: the input policy, for what a
+ * caller asks (`admitPostChanges`, and `admitRestored` for what a caller restores), and
+ * `siteChanges`, for what the site does itself as the consequence of something admitted before
+ * (a schedule coming due, a deleted user's items handed over, a deleted image no longer
+ * featured, an item trashed by who may delete it). No path writes an item's fields without
+ * choosing one.
+ */
+export type AdmittedChanges = Partial<PostFields> & { readonly [admitted]: true };
+
+/** The site's own change, admitted by what caused it (see `AdmittedChanges`). */
+export const siteChanges = (changes: Partial<PostFields>) => changes as AdmittedChanges;
+
 export interface UpdateOptions {
   /** The client's `If-Match`: a changed item is refused with 412. */
   ifMatch?: IfMatch;
@@ -83,7 +98,7 @@ export interface UpdateOptions {
 export async function updatePost(
   deps: Deps,
   id: number,
-  changes: Partial<PostFields> | ((doc: PostDoc) => Partial<PostFields>),
+  changes: AdmittedChanges | ((doc: PostDoc) => AdmittedChanges | Promise<AdmittedChanges>),
   actor: number,
   options: UpdateOptions = {},
 ): Promise<PostDoc> {
@@ -93,7 +108,7 @@ export async function updatePost(
     actor,
     async (current) => {
       const now = await siteNow(deps);
-      const wanted = typeof changes === 'function' ? changes(current) : changes;
+      const wanted = typeof changes === 'function' ? await changes(current) : changes;
       const full: Partial<PostFields> = options.keepModified ? { ...wanted } : { ...wanted, modified: now.local, modifiedGmt: now.gmt };
       const next = { ...fieldsOf(current), ...full };
       const data: PostChanged = { changes: full };
@@ -115,19 +130,25 @@ export function trashPost(deps: Deps, id: number, actor: number, options: Update
   return updatePost(
     deps,
     id,
-    (doc) => ({ status: 'trash', trashedFrom: doc.status, slug: doc.slug ? `${doc.slug}__trashed` : doc.slug }),
+    (doc) => siteChanges({ status: 'trash', trashedFrom: doc.status, slug: doc.slug ? `${doc.slug}__trashed` : doc.slug }),
     actor,
     { ...options, type: 'trashed' },
   );
 }
 
-/** Makes a revision's title, content and excerpt current again; the restore makes a new revision. */
-export function restoreRevision(deps: Deps, id: number, revision: RevisionDoc, actor: number, options: UpdateOptions = {}): Promise<PostDoc> {
-  return updatePost(deps, id, { title: revision.title, content: revision.content, excerpt: revision.excerpt }, actor, {
-    ...options,
-    type: 'restored',
-    fromRevision: revision._id,
-  });
+/**
+ * Makes a revision's title, content and excerpt current again, as `admit` lets them through for
+ * the item the command decides on; the restore makes a new revision.
+ */
+export function restoreRevision(
+  deps: Deps,
+  id: number,
+  revisionId: number,
+  admit: (doc: PostDoc) => Promise<AdmittedChanges>,
+  actor: number,
+  options: UpdateOptions = {},
+): Promise<PostDoc> {
+  return updatePost(deps, id, admit, actor, { ...options, type: 'restored', fromRevision: revisionId });
 }
 
 export type AutosaveResult = { inPlace: true; doc: PostDoc } | { inPlace: false; doc: PostDoc; autosave: RevisionDoc };

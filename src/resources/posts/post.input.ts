@@ -1,4 +1,4 @@
-import { can } from '../../auth/capabilities.js';
+import { can, type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { formatRestDate, formatSiteDate, parseRestDate, parseRestDateGmt } from '../../lib/site-dates.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
@@ -9,10 +9,11 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
 import { listTemplates } from '../templates/index.js';
 import { userExists } from '../users/index.js';
-import { uniqueSlug } from './post.commands.js';
+import { uniqueSlug, type AdmittedChanges } from './post.commands.js';
 import { postsCollection, type PostDoc, type PostFields } from './post.model.js';
 import { mergeMeta } from '../../registry/meta.js';
-import { InvalidAuthor } from '../post-errors.js';
+import { CannotDeletePost, InvalidAuthor } from '../post-errors.js';
+import { canDeletePost } from './post.permissions.js';
 
 export const CannotPublish = defineAuthError('rest_cannot_publish', 'Sorry, you are not allowed to publish posts in this post type.');
 export const CannotCreatePrivate = defineAuthError('rest_cannot_publish', 'Sorry, you are not allowed to create private posts in this post type.');
@@ -24,6 +25,11 @@ export const InvalidFeaturedMedia = defineRestError('rest_invalid_featured_media
 const NotText = defineRestErrorWith('rest_invalid_param', 400, (name: string) => `${name} is not of type string.`);
 const TemplateNotOffered = defineRestErrorWith('rest_invalid_param', 400, (allowed: string[]) => `template is not one of ${allowed.join(', ')}.`);
 const InvalidTerm = defineRestErrorWith('rest_invalid_term_id', 400, (taxonomy: string) => `Invalid ${taxonomy} term ID.`);
+
+/** Whom a write is for: the caller whose rights it is admitted under. */
+export interface Writer {
+  readonly user: Principal;
+}
 
 /** `title`, `content` and `excerpt` are written as a string or as `{ raw }`. */
 export function rawText(value: unknown): string | undefined {
@@ -49,7 +55,7 @@ export async function changesFromRequest(
   type: PostTypeDef,
   current: PostDoc | null,
   unread: readonly string[] = [],
-): Promise<Partial<PostFields>> {
+): Promise<AdmittedChanges> {
   // A route that declares fewer fields (media) names the others: sent anyway, they are not its
   // arguments, so nothing checked them, and they are ignored, as WordPress reads only its schema's.
   const p: Record<string, unknown> = Object.create(null);
@@ -72,62 +78,90 @@ export async function changesFromRequest(
   for (const key of ['comment_status', 'ping_status', 'format'] as const) {
     if (p[key] !== undefined) changes[key] = text(key);
   }
-  if (p.template !== undefined) changes.template = await checkedTemplate(deps, type, text('template'), current);
+  if (p.template !== undefined) changes.template = text('template');
   if (p.menu_order !== undefined && type.supports['page-attributes']) changes.menu_order = Number(p.menu_order);
   if (p.meta !== undefined) changes.meta = mergeMeta('post', type.slug, current?.meta, p.meta);
 
-  if (p.author !== undefined && Number(p.author) !== (current?.author ?? req.user.id)) {
-    const author = Number(p.author);
-    if (author !== req.user.id && !can(req.user, type.caps.edit_others_posts)) throw new CannotEditOthers(req);
-    if (!(await userExists(deps.store.db, author))) throw new InvalidAuthor();
-    changes.author = author;
-  }
-  if (p.parent !== undefined && type.hierarchical) {
-    const parent = Number(p.parent);
-    if (parent !== 0 && (parent === current?._id || !(await postsCollection(deps.store.db).findOne({ _id: parent, type: type.slug }, { projection: { _id: 1 } })))) {
-      throw new InvalidParent();
-    }
-    changes.parent = parent;
-  }
-  if (p.featured_media !== undefined && type.supports.thumbnail) {
-    const media = Number(p.featured_media);
-    if (media !== 0 && !(await postsCollection(deps.store.db).findOne({ _id: media, type: 'attachment' }, { projection: { _id: 1 } }))) {
-      throw new InvalidFeaturedMedia();
-    }
-    changes.featured_media = media;
-  }
-  if (p.sticky !== undefined && type.slug === 'post') {
-    // Current WordPress lets whoever may publish make a post sticky (`publish_posts`), not only editors.
-    if (p.sticky === true && !can(req.user, type.caps.edit_others_posts) && !can(req.user, type.caps.publish_posts)) throw new CannotAssignSticky(req);
-    changes.sticky = Boolean(p.sticky);
-  }
-  await applyTerms(req, deps, type, changes);
+  if (p.author !== undefined && Number(p.author) !== (current?.author ?? req.user.id)) changes.author = Number(p.author);
+  if (p.parent !== undefined && type.hierarchical) changes.parent = Number(p.parent);
+  if (p.featured_media !== undefined && type.supports.thumbnail) changes.featured_media = Number(p.featured_media);
+  if (p.sticky !== undefined && type.slug === 'post') changes.sticky = Boolean(p.sticky);
+  applyTerms(req, type, changes);
   await applyDates(req, deps, changes);
-  applyStatus(req, type, changes, current);
+  applyStatus(req, changes, current);
   await applySlug(req, deps, type, changes, current);
-  return changes;
+  return admitPostChanges(req, deps, type, current, changes);
+}
+
+/**
+ * The input policy every write of an item's fields passes, whatever their source: an update, a
+ * revision restored, a state restored as of a point. `changes` is what the write would set; it
+ * is checked as WordPress checks an update by `caller` (`check_assign_terms_permission`,
+ * `handle_status_param`, `prepare_item_for_database`): the rights each field asks for, and that
+ * what it names exists. A write that needs a right the caller lacks is refused whole, with the
+ * update's own error, so nothing the caller may not do reaches the item by another path.
+ */
+export async function admitPostChanges(caller: Writer, deps: Deps, type: PostTypeDef, current: PostDoc | null, changes: Partial<PostFields>): Promise<AdmittedChanges> {
+  const posts = postsCollection(deps.store.db);
+  const { template, author, parent, featured_media: media, sticky, terms, status } = changes;
+  if (template !== undefined && template !== '' && template !== current?.template) await checkTemplateOffered(deps, type, template);
+  if (author !== undefined && author !== (current?.author ?? caller.user.id)) {
+    if (author !== caller.user.id && !can(caller.user, type.caps.edit_others_posts)) throw new CannotEditOthers(caller);
+    if (!(await userExists(deps.store.db, author))) throw new InvalidAuthor();
+  }
+  if (parent !== undefined && parent !== 0) {
+    if (parent === current?._id || !(await posts.findOne({ _id: parent, type: type.slug }, { projection: { _id: 1 } }))) throw new InvalidParent();
+  }
+  if (media !== undefined && media !== 0 && !(await posts.findOne({ _id: media, type: 'attachment' }, { projection: { _id: 1 } }))) {
+    throw new InvalidFeaturedMedia();
+  }
+  // Current WordPress lets whoever may publish make a post sticky (`publish_posts`), not only editors.
+  if (sticky === true && !can(caller.user, type.caps.edit_others_posts) && !can(caller.user, type.caps.publish_posts)) throw new CannotAssignSticky(caller);
+  for (const [taxonomy, ids] of Object.entries(terms ?? {})) {
+    const definition = TAXONOMIES.find((candidate) => candidate.slug === taxonomy);
+    if (!definition) continue;
+    if (!can(caller.user, definition.capabilities.assign_terms)) throw new CannotAssignTerm(caller);
+    if ((await deps.hooks.countTermsOf(deps.store.db, taxonomy, ids)) !== ids.length) throw new InvalidTerm(taxonomy);
+  }
+  if (status !== undefined && status !== (current?.status ?? 'draft')) {
+    if ((status === 'publish' || status === 'future') && !can(caller.user, type.caps.publish_posts)) throw new CannotPublish(caller);
+    if (status === 'private' && !can(caller.user, type.caps.publish_posts)) throw new CannotCreatePrivate(caller);
+  }
+  return changes as AdmittedChanges;
+}
+
+/**
+ * What a restore (of a revision, or of the item as of a point) writes: the restored fields,
+ * admitted as an update of those that differ from the item's would be for `caller`. A slug taken
+ * since by another item is made unique, as a sent one is; a state that was in the trash is
+ * restored only by who may trash the item, as no update can move it there.
+ */
+export async function admitRestored(caller: Writer, deps: Deps, type: PostTypeDef, current: PostDoc, restored: Partial<PostFields>): Promise<AdmittedChanges> {
+  const changed: Partial<PostFields> = {};
+  for (const [field, value] of Object.entries(restored) as [keyof PostFields, unknown][]) {
+    if (JSON.stringify(value) !== JSON.stringify(current[field])) (changed as Record<string, unknown>)[field] = value;
+  }
+  if (changed.status === 'trash' && !canDeletePost(caller.user, current)) throw new CannotDeletePost(caller);
+  await admitPostChanges(caller, deps, type, current, changed);
+  const admitted = { ...restored };
+  if (changed.slug) admitted.slug = await uniqueSlug(deps, type.slug, changed.slug, current._id, type.hierarchical ? (admitted.parent ?? current.parent) : undefined);
+  return admitted as AdmittedChanges;
 }
 
 /**
  * `check_template`: a template must be one the theme offers for the type (its custom templates),
  * or the one the item already has; anything else is 400 `rest_invalid_param` naming the choices.
  */
-async function checkedTemplate(deps: Deps, type: PostTypeDef, template: string, current: PostDoc | null): Promise<string> {
-  if (template === '' || template === current?.template) return template;
+async function checkTemplateOffered(deps: Deps, type: PostTypeDef, template: string): Promise<void> {
   const allowed = (await listTemplates(deps, 'cms_template', { post_type: type.slug })).map((view) => view.slug);
-  if (allowed.includes(template)) return template;
-  throw invalidParams({ template: new TemplateNotOffered(allowed) });
+  if (!allowed.includes(template)) throw invalidParams({ template: new TemplateNotOffered(allowed) });
 }
 
-async function applyTerms(req: RestRequest, deps: Deps, type: PostTypeDef, changes: Partial<PostFields>): Promise<void> {
+function applyTerms(req: RestRequest, type: PostTypeDef, changes: Partial<PostFields>): void {
   for (const taxonomy of TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug))) {
     const ids = req.params[taxonomy.rest_base] as number[] | undefined;
     if (ids === undefined) continue;
-    if (!can(req.user, taxonomy.capabilities.assign_terms)) throw new CannotAssignTerm(req);
-    const unique = [...new Set(ids)];
-    const found = await deps.hooks.countTermsOf(deps.store.db, taxonomy.slug, unique);
-    if (found !== unique.length) throw new InvalidTerm(taxonomy.slug);
-    changes.terms = { ...(changes.terms ?? {}), [taxonomy.slug]: unique };
+    changes.terms = { ...(changes.terms ?? {}), [taxonomy.slug]: [...new Set(ids)] };
   }
 }
 
@@ -150,15 +184,10 @@ async function applyDates(req: RestRequest, deps: Deps, changes: Partial<PostFie
   changes.dateGmt = formatRestDate(instant);
 }
 
-function applyStatus(req: RestRequest, type: PostTypeDef, changes: Partial<PostFields>, current: PostDoc | null): void {
+function applyStatus(req: RestRequest, changes: Partial<PostFields>, current: PostDoc | null): void {
   let status = req.params.status === undefined ? undefined : String(req.params.status);
-  const previous = current?.status ?? 'draft';
   if (status === undefined && current === null) status = 'draft';
-  if (status !== undefined && status !== previous) {
-    if ((status === 'publish' || status === 'future') && !can(req.user, type.caps.publish_posts)) throw new CannotPublish(req);
-    if (status === 'private' && !can(req.user, type.caps.publish_posts)) throw new CannotCreatePrivate(req);
-  }
-  const effective = status ?? previous;
+  const effective = status ?? current?.status ?? 'draft';
   const dateGmt = changes.dateGmt !== undefined ? changes.dateGmt : current?.dateGmt ?? null;
   if ((effective === 'publish' || effective === 'future') && dateGmt) {
     const ahead = Date.parse(`${dateGmt}Z`) - Date.now();

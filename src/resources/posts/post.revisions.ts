@@ -7,7 +7,7 @@ import { type AutosavingType } from '../autosaves/index.js';
 import { restoringWriters, revisionRecord, type RevisionedType, type RevisionRecord } from '../revisions/index.js';
 import { autosavePost, deleteRevision, restoreRevision } from './post.commands.js';
 import { findPostOfType, postEtag } from './post.history.js';
-import { changesFromRequest } from './post.input.js';
+import { admitRestored, changesFromRequest } from './post.input.js';
 import { REVISIONED_FIELDS, type PostDoc, type RevisionDoc, type RevisionedField } from './post.model.js';
 import { canDeletePost, canEditPost } from './post.permissions.js';
 import { postTypeSchema, postWriteArgs } from './post.schema.js';
@@ -45,8 +45,9 @@ export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
     async restore(deps, item, revision, req) {
       const fields: Record<string, unknown> = { title: revision.title, content: revision.content, excerpt: revision.excerpt };
       filterSaved(type.rest_base, fields, await restoringWriters(deps, req, revision));
-      const restored = { ...revision, ...(fields as Pick<RevisionDoc, RevisionedField>) };
-      const doc = await restoreRevision(deps, item._id, restored, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions), current: item });
+      const restored = fields as Pick<RevisionDoc, RevisionedField>;
+      const admit = (now: PostDoc) => admitRestored(req, deps, type, now, restored);
+      const doc = await restoreRevision(deps, item._id, revision._id, admit, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions), current: item });
       req.context = 'edit';
       return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
     },

@@ -1,6 +1,6 @@
 import { type Deps } from '../../deps.js';
 import { formatRestDate } from '../../lib/site-dates.js';
-import { updatePost } from './post.commands.js';
+import { siteChanges, updatePost } from './post.commands.js';
 import { postsCollection, type PostDoc } from './post.model.js';
 
 /** How often a process looks for scheduled items that are due: a scheduled item is published within this long of its time. */
@@ -18,7 +18,7 @@ export async function publishDuePosts(deps: Deps): Promise<number> {
   const now = formatRestDate(clock)!;
   const due = await postsCollection(deps.store.db).find({ status: 'future', dateGmt: { $lte: now } }, { projection: { _id: 1, author: 1 } }).toArray();
   for (const doc of due) {
-    const published = await updatePost(deps, doc._id, (current) => (current.status === 'future' ? { status: 'publish' } : {}), doc.author, { revisions: false });
+    const published = await updatePost(deps, doc._id, (current) => siteChanges(current.status === 'future' ? { status: 'publish' } : {}), doc.author, { revisions: false });
     await afterPostWrite(deps, { ...published, status: 'future' }, published);
   }
   return due.length;
