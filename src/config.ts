@@ -59,6 +59,11 @@ export interface Config {
   readonly databaseTimeoutMs: number;
   /** Memory for cached anonymous GET answers (`CMS_RESPONSE_CACHE_BYTES`); 0 keeps none. */
   readonly responseCacheBytes: number;
+  /**
+   * Memory for the rendered content of long items, by item version (`CMS_RENDER_CACHE_BYTES`),
+   * counted at two bytes a character; 0 keeps none.
+   */
+  readonly renderCacheBytes: number;
   /** Service processes sharing the port (`CMS_WORKERS`); 1 serves from the main process itself. */
   readonly workers: number;
   /** Each worker's V8 old generation, in MiB (`CMS_WORKER_HEAP_MB`, `--max-old-space-size`); 0: V8's own limit. */
@@ -120,6 +125,7 @@ export function loadConfig(env: Env): Config {
     authCacheSeconds: integer(env, 'CMS_AUTH_CACHE_SECONDS', 60, 0, 86_400),
     databaseTimeoutMs: integer(env, 'CMS_DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
     responseCacheBytes: integer(env, 'CMS_RESPONSE_CACHE_BYTES', 32 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    renderCacheBytes: integer(env, 'CMS_RENDER_CACHE_BYTES', 16 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     workers: integer(env, 'CMS_WORKERS', os.availableParallelism(), 1, 256),
     workerHeapMiB: workerHeap(env, 'CMS_WORKER_HEAP_MB', 96),
     theme: text(env, 'CMS_THEME', 'cornerstone'),

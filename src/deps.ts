@@ -6,6 +6,7 @@ import { type Sequences } from './store/sequences.js';
 import { type createAuthenticator } from './auth/authenticate.js';
 import { type Sessions } from './auth/sessions.js';
 import { type Themes } from './themes/themes.js';
+import { type ContentRenderer } from './lib/content-render.off-thread.js';
 
 /** Everything a handler may use, passed explicitly (no singletons, no `process.env`). */
 export interface Deps {
@@ -23,6 +24,8 @@ export interface Deps {
   readonly themes: Themes;
   /** What resources do after one another's writes, and answer for one another, as their manifests declare it. */
   readonly hooks: SiteHooks;
+  /** Renders long content off the event loop, and keeps it by item version. */
+  readonly renderer: ContentRenderer;
 }
 
 /** A post-like item as those following its writes read it. */

@@ -18,6 +18,7 @@ import { type Deps } from './deps.js';
 import { loadThemes, type Themes } from './themes/themes.js';
 import { RETRY_AFTER_UNAVAILABLE, ServiceStarting } from './rest/errors.js';
 import { answerClientError } from './rest/http/express-adapter.js';
+import { ContentRenderer, renderThreadFile } from './lib/content-render.off-thread.js';
 
 export interface RunningService {
   /** `http://HOST:PORT` */
@@ -99,7 +100,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ),
   });
   siteChanges(store.db).onChange(auth.forgetUsers, 'site');
-  const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, sessions, themes, hooks: siteHooksOf(resources) };
+  const renderer = new ContentRenderer({ threadFile: renderThreadFile(), cacheBytes: config.renderCacheBytes });
+  // Any write may have erased words a kept render holds (a revision's, an item's): every one empties it.
+  siteChanges(store.db).onChange(() => renderer.cache.clear());
+  const deps: Deps = { config, store, logger, clock, siteUrl, ids: sequences(store.db), auth, sessions, themes, hooks: siteHooksOf(resources), renderer };
   let generatedAdministrator: GeneratedAdministrator | undefined;
   await asServiceWork('start-up', async () => {
     for (const resource of resources) generatedAdministrator ??= (await resource.seed?.(deps))?.generatedAdministrator;
@@ -119,6 +123,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await Promise.all([closed, ...background.map((work) => work.stop())]);
       clearInterval(sweep);
       clearTimeout(deadline);
+      await renderer.close();
       await store.close();
     },
   };

@@ -3,7 +3,7 @@
 // (CMS_EVENT_LOOP_REPORT, `perf_hooks.monitorEventLoopDelay`), seeded through the API with 100
 // posts that embed authors, terms and media; then each hostile request of the list below is sent
 // a few times while `/healthz` is asked every 20 ms, and the longest event-loop delay each caused
-// is printed, with the slowest `/healthz` answer beside it. `--fuzz` then runs the schema fuzzer
+// is printed (the worst round's and the median round's), with the slowest `/healthz` answer beside it. `--fuzz` then runs the schema fuzzer
 // (`npm run test:fuzz`) with the same monitor in each of its service's processes.
 //
 //   npm run bench:event-loop [-- --rounds 3 --goal 100 --strict --priority=-10 --only REGEX --fuzz --fuzz-examples 5]
@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type EventLoopReport } from '../../src/event-loop-report.js';
-import { basic, BENCH_ADMIN_PASSWORD, benchDatabase, startBenchService } from './service.js';
+import { basic, BENCH_ADMIN_PASSWORD, benchDatabase, median, startBenchService } from './service.js';
 
 const { values } = parseArgs({
   options: {
@@ -232,24 +232,36 @@ function probeHealth(): { stop: () => Promise<number> } {
   return { stop: async () => ((running = false), await loop, slowest) };
 }
 
-const rows: { name: string; reference: boolean; answers: string; maxMs: number; healthMs: number }[] = [];
-console.log(`\n${'request ((ref): not hostile, for comparison)'.padEnd(58)} ${'max delay'.padStart(9)} ${'/healthz'.padStart(9)}   answers (${rounds} rounds)`);
+const rows: { name: string; reference: boolean; answers: string; maxMs: number; medianMs: number; healthMs: number }[] = [];
+console.log(
+  `\n${'request ((ref): not hostile, for comparison)'.padEnd(58)} ${'max delay'.padStart(9)} ${'median'.padStart(9)} ${'/healthz'.padStart(9)}   answers (${rounds} rounds)`,
+);
 await measured();
 for (const phase of phases) {
   if (values.only && !new RegExp(values.only, 'i').test(phase.name)) continue;
   const probe = probeHealth();
   await measured();
   const answers = new Map<string, number>();
+  // Each round measured on its own: one slow round (a collection, another process) shows as the max, not the median.
+  const delays: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const answer = await phase.run();
     const key = `${answer.status} ${answer.code}`;
     answers.set(key, (answers.get(key) ?? 0) + 1);
+    delays.push((await measured()).max_ms);
   }
-  const report = await measured();
   const healthMs = await probe.stop();
-  const row = { name: phase.name, reference: phase.reference ?? false, answers: [...answers].map(([key, count]) => `${count} x ${key}`).join(', '), maxMs: report.max_ms, healthMs };
+  const row = {
+    name: phase.name,
+    reference: phase.reference ?? false,
+    answers: [...answers].map(([key, count]) => `${count} x ${key}`).join(', '),
+    maxMs: Math.max(...delays),
+    medianMs: median(delays),
+    healthMs,
+  };
   rows.push(row);
-  console.log(`${`${row.reference ? '(ref) ' : ''}${row.name}`.padEnd(58)} ${`${row.maxMs.toFixed(0)} ms`.padStart(9)} ${`${row.healthMs.toFixed(0)} ms`.padStart(9)}   ${row.answers}`);
+  const ms = (value: number) => `${value.toFixed(0)} ms`.padStart(9);
+  console.log(`${`${row.reference ? '(ref) ' : ''}${row.name}`.padEnd(58)} ${ms(row.maxMs)} ${ms(row.medianMs)} ${ms(row.healthMs)}   ${row.answers}`);
 }
 await service.stop();
 await stopDatabase();
@@ -272,6 +284,6 @@ if (values.fuzz) {
 }
 await fs.rm(reportDir, { recursive: true, force: true });
 
-const worst = rows.filter((row) => !row.reference).reduce((a, b) => (b.maxMs > a.maxMs ? b : a), { name: '-', reference: false, maxMs: 0, healthMs: 0, answers: '' });
+const worst = rows.filter((row) => !row.reference).reduce((a, b) => (b.maxMs > a.maxMs ? b : a), { name: '-', reference: false, maxMs: 0, medianMs: 0, healthMs: 0, answers: '' });
 console.log(`\nworst event-loop delay: ${worst.maxMs.toFixed(0)} ms (${worst.name}); goal: under ${goalMs} ms`);
 if (values.strict && (worst.maxMs >= goalMs || (fuzzMax ?? 0) >= goalMs)) process.exitCode = 1;

@@ -12,16 +12,22 @@ import { revisionsCollection, UNKNOWN, type PostDoc } from './post.model.js';
 import { canEditPost } from './post.permissions.js';
 import { metaForResponse } from '../../registry/meta.js';
 import { mapInSlices } from '../../lib/time-slices.js';
+import { type RenderedFields } from '../../lib/content-render.cache.js';
+import { renderKey } from '../../lib/content-render.off-thread.js';
 
 /** The item's URL on the site: WordPress's plain permalinks (`?p=`, `?page_id=`). */
 export function permalink(siteUrl: string, doc: Pick<PostDoc, '_id' | 'type'>): string {
   return doc.type === 'page' ? `${siteUrl}/?page_id=${doc._id}` : `${siteUrl}/?p=${doc._id}`;
 }
 
-/** What preparing an item needs beyond the item: site facts and, for `_links`, its newest revision. */
+/**
+ * What preparing an item needs beyond the item: site facts, for `_links` its newest revision, and
+ * its long content rendered beforehand (off the event loop, or kept from an earlier answer).
+ */
 export interface PrepareFacts {
   timezone: string;
   latestRevision: { id: number } | null;
+  rendered?: RenderedFields;
 }
 
 /**
@@ -31,8 +37,7 @@ export interface PrepareFacts {
 export function preparePost(doc: PostDoc, req: RestRequest, type: PostTypeDef, siteUrl: string, facts: PrepareFacts): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   const want = (field: string) => req.wants(field);
-  // A password-protected item shows its content to editors and to requests giving the password.
-  const locked = doc.password !== '' && !canEditPost(req.user, doc) && req.params.password !== doc.password;
+  const locked = isLocked(doc, req);
   if (want('id')) data.id = doc._id;
   if (want('date')) data.date = doc.date;
   // A draft's date floats (no GMT date is stored); WordPress shows it converted from the local one.
@@ -48,13 +53,14 @@ export function preparePost(doc: PostDoc, req: RestRequest, type: PostTypeDef, s
   if (want('content') && type.supports.editor) {
     data.content = {
       raw: doc.content,
-      rendered: locked ? '' : renderContent(doc.content),
+      rendered: locked ? '' : (facts.rendered?.content ?? renderContent(doc.content)),
       protected: doc.password !== '',
       block_version: blockVersion(doc.content),
     };
   }
   if (want('excerpt') && type.supports.excerpt) {
-    data.excerpt = { raw: doc.excerpt, rendered: locked ? '' : renderExcerpt(doc.excerpt, doc.content), protected: doc.password !== '' };
+    const rendered = locked ? '' : (facts.rendered?.excerpt ?? renderExcerpt(doc.excerpt, doc.content));
+    data.excerpt = { raw: doc.excerpt, rendered, protected: doc.password !== '' };
   }
   if (want('author') && type.supports.author) data.author = doc.author;
   if (want('featured_media') && type.supports.thumbnail) data.featured_media = doc.featured_media;
@@ -78,6 +84,11 @@ export function preparePost(doc: PostDoc, req: RestRequest, type: PostTypeDef, s
   if (want('class_list')) data.class_list = classList(doc, type);
   if (want('_links')) data._links = postLinks(doc, req, type, facts);
   return data;
+}
+
+// A password-protected item shows its content to editors and to requests giving the password.
+function isLocked(doc: PostDoc, req: RestRequest): boolean {
+  return doc.password !== '' && !canEditPost(req.user, doc) && req.params.password !== doc.password;
 }
 
 function classList(doc: PostDoc, type: PostTypeDef): string[] {
@@ -138,12 +149,31 @@ async function latestRevisions(deps: Deps, docs: PostDoc[]): Promise<Map<number,
   return latest;
 }
 
+/**
+ * The content and excerpt of the long items `preparePost` will render, rendered first on the
+ * render thread (or kept from an earlier answer for the same version): the rendering of one item
+ * alone could keep the process from answering anything else for most of a second.
+ */
+async function renderLongContent(docs: PostDoc[], req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Map<number, RenderedFields>> {
+  const rendered = new Map<number, RenderedFields>();
+  const wantsContent = req.wants('content') && type.supports.editor;
+  const wantsExcerpt = req.wants('excerpt') && type.supports.excerpt;
+  if (!wantsContent && !wantsExcerpt) return rendered;
+  for (const doc of docs) {
+    if (!deps.renderer.isLong(doc.content) || isLocked(doc, req)) continue;
+    const request = { key: renderKey(doc._id, doc.version), content: doc.content, renderContent: wantsContent, excerpt: wantsExcerpt ? doc.excerpt : undefined };
+    rendered.set(doc._id, await deps.renderer.render(request));
+  }
+  return rendered;
+}
+
 export async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps, type: PostTypeDef): Promise<Record<string, unknown>[]> {
   const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs) : new Map<number, number>();
   const timezone = await siteTimezone(deps);
-  // Rendering a page of long posts takes a while: other requests are answered between items.
+  const rendered = await renderLongContent(docs, req, deps, type);
+  // Rendering a page of posts takes a while: other requests are answered between items.
   return mapInSlices(docs, (doc) => {
-    const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null };
+    const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null, rendered: rendered.get(doc._id) };
     return preparePost(doc, req, type, deps.siteUrl, facts);
   });
 }
