@@ -173,6 +173,7 @@ function comparisonView(ctx: ItemContext, { diff, from, to }: Comparison, view: 
         { class: 'field-diff', 'data-field': name },
         h('h3', {}, name.replace(/_/g, ' ')),
         field.minimal === false ? h('p', { class: 'muted' }, 'Changed throughout: shown line by line, not word by word.') : null,
+        field.truncated ? h('p', { class: 'muted' }, 'Too long to show whole: only the start of the difference is shown.') : null,
         body,
       ),
     );

@@ -51,6 +51,7 @@ export interface FieldDiff {
   changed: boolean;
   hunks: Hunk[];
   minimal?: false;
+  truncated?: true;
 }
 
 export interface RevisionDiff {

@@ -6,6 +6,7 @@ import { MAX_JSON_VALUES, MAX_PARAMS } from '../../src/rest/client-input.js';
 import { MAX_FIELDS, MAX_FIELDS_LENGTH } from '../../src/rest/fields.js';
 import { MAX_EMBED_RELATIONS } from '../../src/rest/links.js';
 import { splitRoutePattern } from '../../src/rest/route.js';
+import { MAX_DIFF_CHARS } from '../../src/lib/text-diff.js';
 import { MAX_DIFF_EDITS } from '../../src/resources/revisions/revision.diff.js';
 import { currentServiceWork } from '../../src/store/service-work.js';
 import { ADMIN_PASSWORD, createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
@@ -999,6 +1000,25 @@ describe('client-sized inputs, refused before any work', () => {
     expect(content.hunks[0].lines.every((line: string) => line.startsWith('-') || line.startsWith('+'))).toBe(true);
     // The other fields are compared as before.
     expect(diff.body.fields.title).toEqual({ changed: false, hunks: [] });
+  });
+
+  it(`answers a diff longer than ${MAX_DIFF_CHARS} characters of lines with the hunks that fit, marked as truncated`, async () => {
+    const text = (name: string) => Array.from({ length: 10_000 }, (_, i) => `${name} line ${i} ${'x'.repeat(32)}`).join('\n');
+    const post = await bounded.api('POST', '/cms/v2/posts', { headers: admin, json: { title: 'Long diff', content: text('first') } });
+    await bounded.api('POST', `/cms/v2/posts/${post.body.id}`, { headers: admin, json: { content: text('second') } });
+    await bounded.api('POST', `/cms/v2/posts/${post.body.id}`, { headers: admin, json: { content: text('first') } });
+    const revisions = await bounded.api('GET', `/cms/v2/posts/${post.body.id}/revisions`, { headers: admin, query: { _fields: 'id', per_page: 2 } });
+    const [newest, before] = revisions.body as { id: number }[];
+    const diff = await bounded.api('GET', `/cms/v2/posts/${post.body.id}/revisions/${newest.id}/diff`, { headers: admin, query: { against: before.id } });
+    expect(diff.status).toBe(200);
+    const content = diff.body.fields.content;
+    expect(content).toMatchObject({ changed: true, minimal: false, truncated: true });
+    const lines: string[] = content.hunks[0].lines;
+    expect(lines.reduce((sum, line) => sum + line.length, 0)).toBeLessThanOrEqual(MAX_DIFF_CHARS);
+    // The start of the texts, each side its share: a true patch of the lines it names.
+    expect(content.hunks[0]).toMatchObject({ oldStart: 1, newStart: 1, oldLines: lines.filter((line) => line.startsWith('-')).length, newLines: lines.filter((line) => line.startsWith('+')).length });
+    expect(lines[0]).toBe(`-second line 0 ${'x'.repeat(32)}`);
+    expect(lines.at(-1)).toMatch(/^\+first line \d+ x+$/);
   });
 });
 

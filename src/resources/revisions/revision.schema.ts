@@ -97,6 +97,12 @@ const fieldDiffSchema = (field: string): FieldSchema => ({
       enum: [false],
       context: [...ALL],
     },
+    truncated: {
+      description: 'Present, and true, when the difference is longer than a diff holds (256 KB of lines): the hunks then cover the texts\' start only, the last one cut where it stops.',
+      type: 'boolean',
+      enum: [true],
+      context: [...ALL],
+    },
   },
 });
 
