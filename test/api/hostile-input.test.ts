@@ -7,7 +7,9 @@ import { MAX_FIELDS, MAX_FIELDS_LENGTH } from '../../src/rest/fields.js';
 import { MAX_EMBED_RELATIONS } from '../../src/rest/links.js';
 import { splitRoutePattern } from '../../src/rest/route.js';
 import { MAX_DIFF_CHARS } from '../../src/lib/text-diff.js';
+import { MAX_PAGE_CHARS } from '../../src/resources/changes/changes.schema.js';
 import { MAX_DIFF_EDITS } from '../../src/resources/revisions/revision.diff.js';
+import { changeLog } from '../../src/store/change-log.js';
 import { currentServiceWork } from '../../src/store/service-work.js';
 import { ADMIN_PASSWORD, createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
 
@@ -1037,5 +1039,23 @@ describe('the change feed, /changes', () => {
       }
     }
     expect(failures).toEqual([]);
+  });
+
+  it('answers an anonymous page of diffs over a long post rewritten on every line within its bound, the rest on the next pages', async () => {
+    const text = (name: string) => Array.from({ length: 6000 }, (_, i) => `${name} line ${i} ${'x'.repeat(32)}`).join('\n');
+    const head = async () => (await changeLog(app.deps.store.db).firstFreePosition()) - 1;
+    const since = await head();
+    const post = await send('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Rewritten', content: text('first'), status: 'publish' } });
+    for (let i = 0; i < 6; i++) await send('POST', `/cms/v2/posts/${post.body.id}`, { headers: app.admin, json: { content: text(i % 2 ? 'first' : 'second') } });
+    const seqs: number[] = [];
+    let cursor = since;
+    while (cursor < (await head())) {
+      const page = await send('GET', '/cms/v2/changes', { query: { since: cursor, limit: 500, include: 'diff' } });
+      expect(page.status).toBe(200);
+      expect(page.text.length).toBeLessThan(MAX_PAGE_CHARS + 3 * MAX_DIFF_CHARS + 64 * 1024);
+      seqs.push(...page.body.changes.filter((change: { item: number }) => change.item === post.body.id).map((change: { seq: number }) => change.seq));
+      cursor = page.body.last_position;
+    }
+    expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 });

@@ -1,6 +1,7 @@
 import { type Db } from 'mongodb';
 import { type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
+import { AnswerBudget } from '../../lib/answer-budget.js';
 import { diffText, type FieldDiff } from '../../lib/text-diff.js';
 import { compactLinks, type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
@@ -8,7 +9,7 @@ import { changeLog, type ChangeLog, type StoredEvent } from '../../store/change-
 import { type Versioned } from '../../store/kernel.js';
 import { timelineEntry, type TimelineEntry } from '../history/index.js';
 import { type ChangeSource } from '../manifest.js';
-import { type Include } from './changes.schema.js';
+import { MAX_PAGE_CHARS, MAX_PAGE_WORK_MS, type Include } from './changes.schema.js';
 
 /** One change as the feed answers it. */
 export type ChangeJson = { item: number; item_type: string } & TimelineEntry & {
@@ -97,6 +98,8 @@ interface ItemLook {
   ended?: Promise<boolean>;
   /** The item after each seq up to the page's last of it (index 0: before its creation), folded from its log. */
   states?: Promise<(Versioned | null)[]>;
+  /** About how many characters the item takes in an answer (its stored form's), for `include=item`. */
+  chars?: number;
 }
 
 /**
@@ -108,6 +111,9 @@ interface ItemLook {
  * else sees only its public changes: those that left it public (its content as it then was, a
  * diff only from a state that was public too), or that withdrew it from the public (without
  * content). Events of types no source describes, and filtered ones, are covered and left out.
+ * A page stops adding changes once their diffs and items pass MAX_PAGE_CHARS, or its diffs took
+ * MAX_PAGE_WORK_MS (its first change always goes in): `last` then ends before the first change
+ * left out, so the next page starts with it and a follower misses nothing.
  */
 export async function readChanges(deps: Deps, sources: ChangeSources, req: RestRequest, query: ChangesQuery): Promise<ChangesPage> {
   const { db } = deps.store;
@@ -164,9 +170,13 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
   const user: Principal = req.user;
   const changes: ChangeJson[] = [];
   let last = through;
-  const diffs: { change: ChangeJson; source: ChangeSource; before: Versioned | null; after: Versioned | null }[] = [];
   const objects: { change: ChangeJson; look: ItemLook }[] = [];
+  const budget = new AnswerBudget(MAX_PAGE_CHARS, MAX_PAGE_WORK_MS);
   for (const event of events) {
+    if (budget.spent) {
+      last = event.position! - 1;
+      break;
+    }
     const look = looks.get(event.stream);
     if (!look) continue;
     const { source, current } = look;
@@ -206,22 +216,34 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
     }
     const change: ChangeJson = { item: event.stream, item_type: itemType, ...timelineEntry(event, source.wireNames) };
     if (!full && change.revision !== null) change.revision = null;
+    budget.add(JSON.stringify(change).length);
     if (query.include === 'item') {
       change.object = null;
-      if (current && (full || source.mayRead(user, current))) objects.push({ change, look });
+      if (current && (full || source.mayRead(user, current))) {
+        objects.push({ change, look });
+        budget.add((look.chars ??= JSON.stringify(current).length));
+      }
     }
     if (query.include === 'diff') {
       change.diff = null;
-      if (showContent) diffs.push({ change, source, before, after });
+      if (showContent) change.diff = await diffChange(budget, source, before, after);
     }
     changes.push(change);
   }
-  for (const { change, source, before, after } of diffs) {
-    const text = (state: Versioned | null, field: string) => (state ? source.fieldText(state, field) : '');
-    change.diff = Object.fromEntries(source.diffFields.map((field) => [field, diffText(text(before, field), text(after, field))]));
-  }
   await prepareObjects(deps, req, objects);
   return { changes: changes.filter((change) => change.position <= last), last };
+}
+
+/** Each text field's diff between two states of an item, counted against the page's budget. */
+async function diffChange(budget: AnswerBudget, source: ChangeSource, before: Versioned | null, after: Versioned | null): Promise<Record<string, FieldDiff>> {
+  const text = (state: Versioned | null, field: string) => (state ? source.fieldText(state, field) : '');
+  const diff: Record<string, FieldDiff> = {};
+  for (const field of source.diffFields) {
+    const fieldDiff = await budget.work(() => diffText(text(before, field), text(after, field)));
+    for (const hunk of fieldDiff.hunks) for (const line of hunk.lines) budget.add(line.length);
+    diff[field] = fieldDiff;
+  }
+  return diff;
 }
 
 /** The items of `include=item`, each source's at once, as `GET` answers them in `view` context. */

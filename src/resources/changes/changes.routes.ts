@@ -32,8 +32,9 @@ const anonymousReads = new WeakMap<Deps, Map<string, Promise<ChangesPage>>>();
 /**
  * The page after `since`; a woken reader's (`through`: the head its watch knows) reads no position
  * past it. Anonymous consumers woken by one change ask for the same page: one read answers them
- * all, each given its own copy. (A read already under way may miss the change that woke a
- * later asker, who then finds it on its next read.)
+ * all, sharing one page, frozen (the layer builds what it changes anew: links, `_fields`), where
+ * a copy for each was as large as the page again per reader. (A read already under way may miss
+ * the change that woke a later asker, who then finds it on its next read.)
  */
 async function readPage(deps: Deps, sources: ChangeSources, req: RestRequest, since: number, through?: number): Promise<ChangesPage> {
   const query = queryOf(req, since);
@@ -44,12 +45,19 @@ async function readPage(deps: Deps, sources: ChangeSources, req: RestRequest, si
   const key = JSON.stringify([query, req.context, req.fields, req.embedding]);
   let read = reads.get(key);
   if (!read) {
-    const started = pageReads(() => readChanges(deps, sources, req, query));
+    const started = pageReads(() => readChanges(deps, sources, req, query)).then(frozen);
     const forget = () => void reads.delete(key);
     started.then(forget, forget);
     reads.set(key, (read = started));
   }
-  return structuredClone(await read);
+  return read;
+}
+
+/** A page no reader may change, its changes included: it is one answer shared by all who asked. */
+function frozen(page: ChangesPage): ChangesPage {
+  for (const change of page.changes) Object.freeze(change);
+  Object.freeze(page.changes);
+  return Object.freeze(page);
 }
 
 /**

@@ -9,6 +9,15 @@ export type Include = (typeof INCLUDES)[number];
 export const MAX_CHANGES_PER_PAGE = 500;
 export const CHANGES_PER_PAGE = 100;
 /**
+ * What one page may carry and cost: once its changes' diffs and items (with their entries) pass
+ * 1 MB of characters, or its diffs took 100 ms, it adds no more changes and ends before the next
+ * (`last_position`). Each diff holds at most MAX_DIFF_CHARS a field, so a page holds at most
+ * about 1 MB and one change more, whatever its items' texts and `limit`: 500 diffs of a long post
+ * that differ on every line, copied for each reader and serialized whole, ran a process out of memory.
+ */
+export const MAX_PAGE_CHARS = 1 << 20;
+export const MAX_PAGE_WORK_MS = 100;
+/**
  * How long `feed=longpoll` waits at most, and by default, in milliseconds: under the 30 seconds
  * after which proxies (and many clients) commonly give up on a quiet request.
  */
@@ -26,11 +35,11 @@ export function changesArgs(itemTypes: readonly string[]): ArgSpecs {
       minimum: 0,
       default: 0,
     },
-    limit: { description: 'How many positions of the log the page covers at most.', type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: CHANGES_PER_PAGE },
+    limit: { description: 'How many positions of the log the page covers at most. A page also ends early, before the change that would take its diffs and items past 1 MB (its first change always goes in): `last_position` says where the next starts.', type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: CHANGES_PER_PAGE },
     types: { description: 'Only changes of items of these types.', type: 'array', items: { type: 'string', enum: [...itemTypes] } },
     subtypes: { description: 'Only changes of these kinds.', type: 'array', items: { type: 'string', enum: [...POST_EVENT_TYPES] } },
     include: {
-      description: '`item`: each change carries the item as it is now, as `GET` on it answers; `diff`: what the change did to the item\'s text fields, as revision diffs show it.',
+      description: '`item`: each change carries the item as it is now, as `GET` on it answers; `diff`: what the change did to the item\'s text fields, as revision diffs show it (at most 256 KB of lines a field, past which the field\'s diff is `truncated`).',
       type: 'string',
       enum: [...INCLUDES],
       default: 'none',
@@ -70,7 +79,7 @@ export const changeSchema: FieldSchema = {
     diff: {
       description: 'With `include=diff`: per text field, how the change altered it (null when the caller may not see the content).',
       type: ['object', 'null'],
-      additionalProperties: { type: 'object', properties: { changed: { type: 'boolean' }, hunks: { type: 'array', items: hunk }, minimal: { type: 'boolean' } } },
+      additionalProperties: { type: 'object', properties: { changed: { type: 'boolean' }, hunks: { type: 'array', items: hunk }, minimal: { type: 'boolean' }, truncated: { type: 'boolean' } } },
     },
   },
 };

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_DIFF_CHARS } from '../../src/lib/text-diff.js';
+import { MAX_PAGE_CHARS } from '../../src/resources/changes/changes.schema.js';
+import { changeLog } from '../../src/store/change-log.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+// No answer grows with what the site holds beyond a bound the README states: a page of the
+// change feed over a long post rewritten on every line, again and again, is answered within its
+// bound, its diffs cut short and marked, and the rest reached page after page, nothing skipped.
+
+let app: TestApp;
+let author: Awaited<ReturnType<TestApp['asRole']>>;
+/** The last position before the long post: where the feed's pages over it start. */
+let since: number;
+let post: number;
+const UPDATES = 12;
+
+/** Two versions of a 300 KB text of 6,000 lines that differ on every line. */
+const version = (name: string) => Array.from({ length: 6000 }, (_, i) => `${name} line ${i} ${'x'.repeat(32)}`).join('\n');
+
+/** A page holds its changes' diffs and items up to MAX_PAGE_CHARS, one change more, and each change's entry. */
+const PAGE_BOUND = MAX_PAGE_CHARS + 3 * MAX_DIFF_CHARS + 64 * 1024;
+
+beforeAll(async () => {
+  app = await createTestApp({ env: { CMS_RESPONSE_CACHE_BYTES: '0' } });
+  author = await app.asRole('author');
+  since = (await changeLog(app.deps.store.db).firstFreePosition()) - 1;
+  const created = await app.api('POST', '/cms/v2/posts', { headers: author.headers, json: { title: 'Long', content: version('first'), status: 'publish' } });
+  expect(created.status).toBe(201);
+  post = created.body.id;
+  for (let i = 0; i < UPDATES; i++) {
+    const updated = await app.api('POST', `/cms/v2/posts/${post}`, { headers: author.headers, json: { content: version(i % 2 ? 'first' : 'second') } });
+    expect(updated.status).toBe(200);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+/** Every page from `since` to the log's end, each checked against the bound; the changes of all of them, in order. */
+async function followToTheEnd(query: Record<string, string | number>, headers: Record<string, string>) {
+  const head = (await changeLog(app.deps.store.db).firstFreePosition()) - 1;
+  const pages: { changes: Record<string, any>[]; chars: number }[] = [];
+  let cursor = since;
+  while (cursor < head) {
+    const page = await app.api('GET', '/cms/v2/changes', { query: { ...query, since: cursor, limit: 100 }, headers });
+    expect(page.status).toBe(200);
+    expect(page.text.length).toBeLessThan(PAGE_BOUND);
+    expect(page.body.last_position).toBeGreaterThan(cursor);
+    pages.push({ changes: page.body.changes, chars: page.text.length });
+    cursor = page.body.last_position;
+  }
+  return { pages, changes: pages.flatMap((page) => page.changes) };
+}
+
+describe('a page of the change feed over a long post rewritten on every line', () => {
+  it('with include=diff, anonymous: bounded, its diffs cut short and marked, the rest on the next pages', async () => {
+    const { pages, changes } = await followToTheEnd({ include: 'diff' }, {});
+    expect(pages.length).toBeGreaterThan(1);
+    // Nothing skipped, nothing twice: every change of the post once, in order.
+    expect(changes.map((change) => [change.item, change.seq])).toEqual(Array.from({ length: UPDATES + 1 }, (_, i) => [post, i + 1]));
+    for (const change of changes.slice(1)) {
+      const content = change.diff.content;
+      expect(content).toMatchObject({ changed: true, minimal: false, truncated: true });
+      const [hunk] = content.hunks;
+      const chars = hunk.lines.reduce((sum: number, line: string) => sum + line.length, 0);
+      expect(chars).toBeLessThanOrEqual(MAX_DIFF_CHARS);
+      // Still a true patch of the texts' start: its counts are the lines it holds.
+      expect(hunk.oldLines).toBe(hunk.lines.filter((line: string) => line.startsWith('-')).length);
+      expect(hunk.newLines).toBe(hunk.lines.filter((line: string) => line.startsWith('+')).length);
+      expect(hunk.oldLines).toBeGreaterThan(0);
+      expect(hunk.newLines).toBeGreaterThan(0);
+      expect(change.diff.title).toEqual({ changed: false, hunks: [] });
+    }
+  });
+
+  it('with include=diff, as its author: the same bound, the same changes', async () => {
+    const { changes } = await followToTheEnd({ include: 'diff' }, author.headers);
+    expect(changes.map((change) => change.seq)).toEqual(Array.from({ length: UPDATES + 1 }, (_, i) => i + 1));
+    expect(changes[0].diff.content).toMatchObject({ changed: true, truncated: true });
+  });
+
+  it('with include=item: each change carries the post, so a page holds as many as the bound allows', async () => {
+    const { pages, changes } = await followToTheEnd({ include: 'item' }, {});
+    expect(pages.length).toBeGreaterThan(1);
+    expect(changes.map((change) => change.seq)).toEqual(Array.from({ length: UPDATES + 1 }, (_, i) => i + 1));
+    for (const change of changes) expect(change.object).toMatchObject({ id: post });
+  });
+
+  it('waiting readers of one anonymous page share one answer, each given the whole of it', async () => {
+    const query = { since, limit: 100, include: 'diff' };
+    const answers = await Promise.all(Array.from({ length: 4 }, () => app.api('GET', '/cms/v2/changes', { query })));
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe(answers[0].text);
+    }
+  });
+});
