@@ -119,6 +119,18 @@ const authors: number[] = [];
 for (let i = 0; i < 20; i++) {
   authors.push((await json('POST', '/cms/v2/users', { username: `author${i}`, email: `author${i}@example.test`, password: `author-password-${i}`, roles: ['author'] })).id);
 }
+// What an author alone can set up for the feed: a 340 KB post of 6,000 lines, updated 60 times,
+// alternating two versions that differ on every line.
+console.log('seeding: a 340 KB post updated 60 times, each time on every line');
+const author = basic('author0', 'author-password-0');
+let feedSince = 0;
+for (let last = -1; last !== feedSince; ) {
+  last = feedSince;
+  feedSince = Number((await fetch(`${service.url}/cms-json/cms/v2/changes?limit=500&since=${last}`, { headers: admin })).headers.get('x-cms-last-position'));
+}
+const rewritten = (seed: string) => Array.from({ length: 6000 }, (_, i) => `${seed} line ${i} ${'y'.repeat(40)}`).join('\n');
+const feedPost = await json('POST', '/cms/v2/posts', { title: 'Rewritten', content: rewritten('one'), status: 'publish' }, author);
+for (let i = 0; i < 60; i++) await json('POST', `/cms/v2/posts/${feedPost.id}`, { content: rewritten(i % 2 ? 'one' : 'two') }, author);
 const categories: number[] = [];
 const tags: number[] = [];
 for (let i = 0; i < 30; i++) {
@@ -197,6 +209,10 @@ const phases: Phase[] = [
   { name: '_embed, per_page=100, anonymous', run: () => send('GET', `${posts}?per_page=100&_embed=1&round=${Math.random()}`) },
   { name: '_embed, per_page=100, administrator', run: () => send('GET', `${posts}?per_page=100&_embed=1&context=edit`, { headers: admin }) },
   { name: 'diff of two 1 MB revisions, administrator', run: () => send('GET', `${posts}/${diffPost.id}/revisions/${revisions[0].id}/diff`, { headers: admin }) },
+  { name: 'feed page of diffs, limit=100, over that post, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${feedSince}&limit=100&include=diff`) },
+  { name: 'feed page of diffs, limit=500, over that post, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${feedSince}&limit=500&include=diff`) },
+  { name: 'feed page of items, limit=500, over that post, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${feedSince}&limit=500&include=item`) },
+  { name: 'feed page, limit=500, over that post, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${feedSince}&limit=500`) },
   { name: '20 MB of post content, administrator', run: () => send('POST', posts, { body: JSON.stringify({ title: 'Big', content: 'a'.repeat(20 << 20) }), headers: admin }) },
   // The largest body a logged-in caller may send, taken: what a write of that size costs.
   { name: '15 MB of post content (stored), administrator', reference: true, run: () => send('POST', posts, { body: JSON.stringify({ title: 'Big', content: 'a'.repeat(15 << 20) }), headers: admin }) },
