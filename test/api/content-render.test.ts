@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderContent, renderExcerpt } from '../../src/lib/content-render.js';
 import { OFF_THREAD_CHARS } from '../../src/lib/content-render.off-thread.js';
-import { updatePost } from '../../src/resources/posts/index.js';
+import { siteChanges, updatePost } from '../../src/resources/posts/index.js';
 import { twoServicesOnOneDatabase } from '../support/test-app.js';
 
 const services = twoServicesOnOneDatabase();
@@ -52,7 +52,7 @@ describe('rendering long content', () => {
     const id = await createLong('mine');
     await read(id);
     // A write through the other process's commands, without the site's change token: only the version tells.
-    await updatePost(services.other.deps, id, { content: longContent('theirs') }, 1);
+    await updatePost(services.other.deps, id, siteChanges({ content: longContent('theirs') }), 1);
     const body = await read(id);
     expect(body.content.rendered === renderContent(longContent('theirs'))).toBe(true);
     expect(body.excerpt.rendered).toBe(renderExcerpt('', longContent('theirs')));
