@@ -29,9 +29,21 @@ describe('loadConfig', () => {
     [{ CMS_TRUSTED_PROXIES: '101' }, /CMS_TRUSTED_PROXIES must be a whole number from 0 to 100/],
     [{ CMS_LOGIN_SLOWDOWN_MS: '0' }, /CMS_LOGIN_SLOWDOWN_MS/],
     [{ CMS_ANONYMOUS_BODY_LIMIT_BYTES: '64k' }, /CMS_ANONYMOUS_BODY_LIMIT_BYTES must be a whole number/],
+    [{ MONGODB_URI: 'mongodb://db1,db2,db3/cms?replicaSet=rs0&w=1' }, /MONGODB_URI asks for w=1: .*CMS_ALLOW_WEAK_WRITES=true/],
+    [{ MONGODB_URI: 'mongodb://db1/cms?W=2' }, /MONGODB_URI asks for w=2/],
+    [{ MONGODB_URI: 'mongodb://db1/cms?readPreference=secondaryPreferred' }, /MONGODB_URI asks for readPreference=secondaryPreferred/],
+    [{ MONGODB_URI: 'mongodb://db1/cms?readConcernLevel=local' }, /MONGODB_URI asks for readConcernLevel=local/],
+    [{ MONGODB_URI: 'mongodb://db1/cms?readPreference=nearest', CMS_ALLOW_WEAK_WRITES: 'true' }, /readPreference=nearest/],
+    [{ MONGODB_URI: 'http://db1/cms' }, /MONGODB_URI is not a MongoDB connection string/],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('takes a database URI that asks for what the service needs, or for weaker writes its operator accepts', () => {
+    const uri = 'mongodb://db1,db2,db3/cms?replicaSet=rs0&w=majority&readPreference=primary&readConcernLevel=majority';
+    expect(loadConfig({ MONGODB_URI: ` ${uri} ` }).mongodbUri).toBe(uri);
+    expect(loadConfig({ MONGODB_URI: 'mongodb://db1/cms?w=1', CMS_ALLOW_WEAK_WRITES: 'true' }).mongodbUri).toBe('mongodb://db1/cms?w=1');
   });
 
   it('trusts no proxy by default, and takes a hop count or a list of addresses, ranges and names as Express does', () => {

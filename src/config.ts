@@ -3,6 +3,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConnectionString } from 'mongodb-connection-string-url';
 import { compile as compileTrustedProxies } from 'proxy-addr';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -105,7 +106,7 @@ export function loadConfig(env: Env): Config {
   return Object.freeze({
     host: text(env, 'HOST', '127.0.0.1'),
     port: integer(env, 'PORT', 8080, 0, 65535),
-    mongodbUri: env.MONGODB_URI?.trim() || undefined,
+    mongodbUri: databaseUri(env, 'MONGODB_URI', 'CMS_ALLOW_WEAK_WRITES'),
     dataDir: path.resolve(text(env, 'CMS_DATA_DIR', './data')),
     cacheDir: path.resolve(text(env, 'CMS_CACHE_DIR', defaultCacheDir(env))),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
@@ -164,6 +165,37 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}".`);
   }
   return Number(raw);
+}
+
+/**
+ * The database's URI, refused when it asks for less than the service's promises need on a
+ * replica set (see `DURABILITY` in src/store/mongo.ts): reads from a secondary, or of data a
+ * failover may roll back, and, unless `allowName` says the operator accepts losing acknowledged
+ * writes in a failover, a write concern below a majority.
+ */
+function databaseUri(env: Env, name: string, allowName: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let params: URLSearchParams;
+  try {
+    params = new ConnectionString(raw).searchParams;
+  } catch (error) {
+    throw new ConfigError(`${name} is not a MongoDB connection string: ${(error as Error).message}`);
+  }
+  const option = (key: string) => [...params.entries()].find(([candidate]) => candidate.toLowerCase() === key.toLowerCase())?.[1];
+  const readPreference = option('readPreference');
+  if (readPreference !== undefined && readPreference !== 'primary') {
+    throw new ConfigError(`${name} asks for readPreference=${readPreference}: the service reads its own writes and the change log's order from the primary only; remove it.`);
+  }
+  const readConcern = option('readConcernLevel');
+  if (readConcern !== undefined && readConcern !== 'majority') {
+    throw new ConfigError(`${name} asks for readConcernLevel=${readConcern}: the service reads only what a majority holds (no change a failover rolls back is ever seen); remove it.`);
+  }
+  const w = option('w');
+  if (w !== undefined && w !== 'majority' && env[allowName]?.trim() !== 'true') {
+    throw new ConfigError(`${name} asks for w=${w}: a write answered as stored could be rolled back by a failover; remove it (the service writes with w=majority), or set ${allowName}=true to accept that.`);
+  }
+  return raw;
 }
 
 /** Below this a worker cannot hold a 16 MB body parsed, with the rest of its work. */

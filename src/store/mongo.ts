@@ -65,10 +65,24 @@ export interface StoreOptions {
   onCommand?: (event: CommandStartedEvent) => void;
 }
 
+/**
+ * What every connection reads and writes with, on a replica set what the service's promises rest
+ * on: a write answered as stored is held by a majority, so no failover rolls it back (unless the
+ * URI names a weaker `w` its operator accepted: `loadConfig`); every read sees only what a
+ * majority holds, so no event is seen that a failover later rolls back and no position is seen
+ * and then reused; reads go to the primary, which has every acknowledged write; a write or read
+ * whose connection broke is sent once more (retryable writes carry a transaction number, so the
+ * server applies a write once). A standalone server and FerretDB take the same options.
+ */
+const DURABILITY = { readConcernLevel: 'majority', readPreference: 'primary', retryWrites: true, retryReads: true } as const;
+
 /** Connects to `uri`; the database is the URI's path, or `cms`, unless `databaseName` is given. */
 export async function openStore(uri: string, options: StoreOptions = {}): Promise<Store> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+  const namesWriteConcern = [...new ConnectionString(uri).searchParams.keys()].some((key) => key.toLowerCase() === 'w');
   const client = new MongoClient(uri, {
+    ...DURABILITY,
+    ...(namesWriteConcern ? {} : { writeConcern: { w: 'majority' as const } }),
     serverSelectionTimeoutMS: timeoutMs,
     connectTimeoutMS: timeoutMs,
     waitQueueTimeoutMS: timeoutMs,
