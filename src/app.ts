@@ -26,6 +26,8 @@ export type Authenticate = (credentials: Credentials) => Promise<RestUser>;
 export interface AppOptions {
   /** Resolves the caller; HTTP Basic against the users collection unless a test says otherwise. */
   authenticate?: Authenticate;
+  /** Whether the process is stopping: `/readyz` then answers 503. */
+  isStopping?: () => boolean;
 }
 
 /** The composition root: the REST server with every resource's routes, behind Express. */
@@ -68,7 +70,8 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     liveRequests: new LiveRequests({ perClient: deps.config.liveRequestsPerClient, perProcess: deps.config.liveRequestsPerProcess }),
     logger: deps.logger,
     authenticate: options.authenticate ?? deps.auth.authenticate,
-    isHealthy: () => isDatabaseUp(deps.store.db),
+    isDatabaseUp: () => isDatabaseUp(deps.store.db),
+    ...(options.isStopping ? { isStopping: options.isStopping } : {}),
     faults: async () =>
       (await projectionFaults.list(deps.store.db, 20)).map(({ stream, streamType, seq, error, at }) => ({ stream, streamType, seq, error, at })),
   });

@@ -35,6 +35,8 @@ export interface Config {
   readonly maxUploadBytes: number;
   /** How long a shutdown waits for requests in flight. */
   readonly shutdownTimeoutMs: number;
+  /** How long a stopping process keeps serving while `/readyz` says it is stopping, before it stops listening (`CMS_DRAIN_MS`). */
+  readonly drainMs: number;
   /** The administrator created on first start, when there are no users. */
   readonly adminUser: string;
   readonly adminPassword: string | undefined;
@@ -116,6 +118,7 @@ export function loadConfig(env: Env): Config {
     anonymousBodyLimitBytes: integer(env, 'CMS_ANONYMOUS_BODY_LIMIT_BYTES', 64 * 1024, 1, Number.MAX_SAFE_INTEGER),
     maxUploadBytes: integer(env, 'CMS_MAX_UPLOAD_BYTES', 1024 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER),
     shutdownTimeoutMs: integer(env, 'CMS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    drainMs: integer(env, 'CMS_DRAIN_MS', 0, 0, 600_000),
     adminUser: text(env, 'CMS_ADMIN_USER', 'admin'),
     adminPassword: env.CMS_ADMIN_PASSWORD || undefined,
     loginMaxFailures: integer(env, 'CMS_LOGIN_MAX_FAILURES', 10, 1, 1_000_000),

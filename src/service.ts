@@ -108,7 +108,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await asServiceWork('start-up', async () => {
     for (const resource of resources) generatedAdministrator ??= (await resource.seed?.(deps))?.generatedAdministrator;
   });
-  app = createApp(deps, resources, options);
+  let stopping = false;
+  app = createApp(deps, resources, { ...options, isStopping: () => stopping });
   const background = resources.flatMap((resource) => (resource.background ? [resource.background(deps)] : []));
 
   return {
@@ -116,6 +117,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     deps,
     generatedAdministrator,
     stop: async () => {
+      // Behind a load balancer: ready no more, and still serving until it has looked again.
+      stopping = true;
+      if (config.drainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainMs));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections go idle once their request is answered; close them as they do.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);

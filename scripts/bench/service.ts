@@ -76,7 +76,7 @@ export async function startBenchService(uri: string, env: Record<string, string>
   const url = `http://127.0.0.1:${port}`;
   for (let ready = false; !ready; ) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    ready = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
     if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {

@@ -111,7 +111,7 @@ describe('concurrent writers', () => {
 describe('a stream of the change log that cannot be projected', () => {
   ownApp();
 
-  it('does not stop a restart: /healthz reports it, its item answers an error and takes no write, the rest is served', { timeout: 120_000 }, async () => {
+  it('does not stop a restart: /readyz reports it, its item answers an error and takes no write, the rest is served', { timeout: 120_000 }, async () => {
     const healthy = await createPost(app.admin, { title: 'Unaffected', status: 'publish' });
     const broken = await createPost(app.admin, { title: text(5 * MB, 't'), content: text(5 * MB, 'c'), status: 'publish' });
     // An event stored before sizes were checked: its projection (17 MB) cannot be stored.
@@ -120,7 +120,7 @@ describe('a stream of the change log that cannot be projected', () => {
 
     const restarted = await startServiceOn(app.databaseName);
     try {
-      const health = await fetch(`${restarted.siteUrl}/healthz`);
+      const health = await fetch(`${restarted.siteUrl}/readyz`);
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ status: 'degraded', faults: [{ stream: broken, streamType: 'post', seq: version + 1 }] });
 

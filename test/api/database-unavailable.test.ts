@@ -35,14 +35,15 @@ describe('a database that stops answering', () => {
     await database?.stop();
   });
 
-  it('is a 503 in the error shape within the bound while frozen, /healthz says so within 2 s, and both recover when it thaws', async () => {
+  it('is a 503 in the error shape within the bound while frozen, /readyz says so within 2 s while /healthz still answers, and all recover when it thaws', async () => {
     const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'before the freeze' } });
     expect(created.status).toBe(201);
 
     process.kill(database.pid(), 'SIGSTOP');
-    const [read, anonymous, health] = await Promise.all([
+    const [read, anonymous, health, live] = await Promise.all([
       timed(() => app.api('GET', `/cms/v2/posts/${created.body.id}`, { headers: app.admin })),
       timed(() => app.api('GET', '/cms/v2/posts')),
+      timed(() => app.site('GET', '/readyz')),
       timed(() => app.site('GET', '/healthz')),
     ]);
     for (const { result, ms } of [read, anonymous]) {
@@ -54,12 +55,13 @@ describe('a database that stops answering', () => {
     expect(health.result.status).toBe(503);
     expect(health.result.body).toMatchObject({ database: 'down' });
     expect(health.ms).toBeLessThan(2000 + 500);
+    expect(live.result.status).toBe(200);
 
     process.kill(database.pid(), 'SIGCONT');
     const again = await app.api('GET', `/cms/v2/posts/${created.body.id}`, { headers: app.admin, query: { context: 'edit' } });
     expect(again.status).toBe(200);
     expect(again.body.title.raw).toBe('before the freeze');
-    expect((await app.site('GET', '/healthz')).status).toBe(200);
+    expect((await app.site('GET', '/readyz')).status).toBe(200);
   }, 60_000);
 });
 

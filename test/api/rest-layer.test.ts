@@ -489,6 +489,19 @@ describe('methods and headers', () => {
     expect(authenticated.headers.get('expires')).toBe('Wed, 11 Jan 1984 05:00:00 GMT');
   });
 
+  it('drains before it stops: not ready, still serving, for CMS_DRAIN_MS', async () => {
+    const other = await createTestApp({ resources: [notesResource], env: { CMS_DRAIN_MS: '1500' } });
+    const stopped = other.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const ready = await other.site('GET', '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: 'stopping' });
+    expect((await other.site('GET', '/healthz')).status).toBe(200);
+    expect((await other.api('GET', '/demo/v1')).status).toBe(200);
+    await stopped;
+    await expect(other.api('GET', '/demo/v1')).rejects.toThrow();
+  });
+
   it('lets a request in flight finish when the service stops', async () => {
     const other = await createTestApp({ resources: [notesResource] });
     const slow = other.api('GET', '/demo/v1/slow');
@@ -500,9 +513,12 @@ describe('methods and headers', () => {
     await expect(other.api('GET', '/demo/v1')).rejects.toThrow();
   });
 
-  it('reports health from a database ping', async () => {
-    const { status, body } = await app.site('GET', '/healthz');
-    expect(status).toBe(200);
-    expect(body).toEqual({ status: 'ok', database: 'up' });
+  it('answers liveness without the database, and readiness from a database ping', async () => {
+    const live = await app.site('GET', '/healthz');
+    expect(live.status).toBe(200);
+    expect(live.body).toEqual({ status: 'ok' });
+    const ready = await app.site('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', database: 'up' });
   });
 });

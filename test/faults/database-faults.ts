@@ -34,7 +34,7 @@ export interface FaultPhaseResult {
 /**
  * The service's database frozen (SIGSTOP, then SIGCONT) and killed (SIGKILL; the service's
  * supervisor starts it again) under a write load: every request is answered, with 503 in the
- * error shape while the database is away and within the bound; `/healthz` says so within 2 s;
+ * error shape while the database is away and within the bound; `/readyz` says so within 2 s;
  * and the service serves again afterwards, without being restarted.
  */
 export async function databaseFaults(log: (line: string) => void): Promise<FaultPhaseResult[]> {
@@ -51,7 +51,7 @@ export async function databaseFaults(log: (line: string) => void): Promise<Fault
     results.push(result);
     log(
       `database ${phase}: ${result.records.length} writes, answers ${JSON.stringify(result.statuses)}, slowest answer after it went away ${Math.round(result.slowestAnswerMs)} ms ` +
-        `(bound ${DATABASE_TIMEOUT_MS} ms), slowest /healthz ${Math.round(result.slowestHealthMs)} ms, recovered ${Math.round(result.recoveryMs)} ms after the database came back`,
+        `(bound ${DATABASE_TIMEOUT_MS} ms), slowest /readyz ${Math.round(result.slowestHealthMs)} ms, recovered ${Math.round(result.recoveryMs)} ms after the database came back`,
     );
   }
   // Deliveries were under way while the database was frozen and killed.
@@ -89,7 +89,7 @@ async function phaseOf(
   const prober = (async () => {
     while (probing) {
       const sentAt = performance.now();
-      const probe = await get(`${siteUrl}/healthz`);
+      const probe = await get(`${siteUrl}/readyz`);
       health.push({ ...probe, sentAt, ms: performance.now() - sentAt });
       await sleep(250);
     }
@@ -132,14 +132,14 @@ async function phaseOf(
     .filter((r) => (r.status ?? 0) >= 500 && r.status !== 503)
     .map((r) => `${r.kind} answered ${r.status} ${r.code}`)
     .concat(load.records.some((r) => (r.status ?? 0) >= 500 && r.status !== 503) ? serverErrors(service).map((e) => `logged ${e}`) : [])));
-  checks.push(check(name(`/healthz answers within ${HEALTH_BOUND_MS} ms`), health
+  checks.push(check(name(`/readyz answers within ${HEALTH_BOUND_MS} ms`), health
     .filter((p) => p.ms > HEALTH_BOUND_MS + HEALTH_MARGIN_MS)
     .map((p) => `took ${Math.round(p.ms)} ms`)));
   // A probe sent once the database has been away longer than the health bound must say so.
-  checks.push(check(name('/healthz says 503 while it is away'), health
+  checks.push(check(name('/readyz says 503 while it is away'), health
     .filter((p) => p.sentAt > downAt + HEALTH_BOUND_MS && p.sentAt + p.ms < backAt && p.status !== 503)
     .map((p) => `answered ${p.status}`)));
-  checks.push(check(name('/healthz says 200 once it is back'), health.at(-1)?.status === 200 ? [] : [`last answer ${health.at(-1)?.status}`]));
+  checks.push(check(name('/readyz says 200 once it is back'), health.at(-1)?.status === 200 ? [] : [`last answer ${health.at(-1)?.status}`]));
   checks.push(check(name('the service recovers without being restarted'), recovered !== undefined && service.child.exitCode === null ? [] : ['no 200 within 30 s']));
   // The supervisor restarts the database on the port it had: the URI stays valid.
   const found = await withDatabase(running.databaseUri, (client) => checkLog(client.db('cms'), all));

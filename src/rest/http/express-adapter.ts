@@ -46,7 +46,10 @@ export interface HttpOptions<D> {
   logger: Logger;
   /** Resolves the caller from the request headers (and its nonce); throws a RestError for bad credentials. */
   authenticate: (credentials: { headers: Record<string, string | undefined>; ip: string; nonce?: string }) => Promise<RestUser>;
-  isHealthy: () => Promise<boolean>;
+  /** Whether the database answers: what `/readyz` asks before saying the process may be sent requests. */
+  isDatabaseUp: () => Promise<boolean>;
+  /** Whether the process is stopping (draining what it holds): `/readyz` then says to send it nothing new. */
+  isStopping?: () => boolean;
   /** Items the service cannot serve (streams of the change log that cannot be projected). */
   faults?: () => Promise<readonly object[]>;
   /** Keeps anonymous GET answers; absent, nothing is kept. */
@@ -117,10 +120,22 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     next();
   });
 
-  app.get('/healthz', async (_req, res) => {
+  // Liveness: the process answers. It asks nothing of the database, so a database away (an
+  // election) never has every node restarted or dropped by its load balancer at once.
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  // Readiness: the process may be sent requests: the database answers within the budget, and the
+  // process is not draining for a stop. Items it cannot serve are listed (`degraded`), still ready.
+  app.get('/readyz', async (_req, res) => {
+    if (options.isStopping?.()) {
+      res.status(503).json({ status: 'stopping' });
+      return;
+    }
     // Answered within the budget however the database behaves: a question it leaves unanswered means "down".
     const report = await within(HEALTH_BUDGET_MS, async () => {
-      const up = await options.isHealthy();
+      const up = await options.isDatabaseUp();
       return { up, faults: up && options.faults ? await options.faults() : [] };
     });
     const { up, faults } = report ?? { up: false, faults: [] };
@@ -397,7 +412,7 @@ function serverSentEvent(message: ServerSentEvent): string {
   return `${lines.join('\n')}\n\n`;
 }
 
-/** How long `/healthz` may take to answer. */
+/** How long `/readyz` may take to answer. */
 const HEALTH_BUDGET_MS = 1800;
 
 /** The outcome of `task`, or undefined when it fails or takes longer than `ms`. */
