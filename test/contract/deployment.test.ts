@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import { Ajv } from 'ajv';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { parseYamlSubset, type YamlValue } from '../support/compose-yaml.js';
 
 type Mapping = { [key: string]: YamlValue };
@@ -36,6 +37,12 @@ function validateCompose(): (file: YamlValue) => string[] {
 function settingsTheServiceReads(): Set<string> {
   const source = read('src/config.ts');
   return new Set([...source.matchAll(/\benv(?:\.([A-Z_]+)|, '([A-Z_]+)')/g)].map((match) => match[1] ?? match[2]));
+}
+
+/** A node's environment as the container sees it: Compose's `${NAME:-default}` with no NAME set. */
+function environmentOf(node: Mapping): Record<string, string> {
+  const entries = Object.entries(mappingOf(node.environment)).map(([name, value]) => [name, String(value ?? '').replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]);
+  return Object.fromEntries(entries);
 }
 
 /** A Compose duration (`30s`, `1m30s`, `1500ms`) in milliseconds. */
@@ -140,7 +147,7 @@ describe('docker-compose.yml', () => {
     for (const [name] of nodes) expect(haproxy).toMatch(new RegExp(`server-template \\w+ 3 ${name}:8080 check`));
   });
 
-  it("sets only settings the service reads, listening on every interface behind trusted proxies, and stops within Compose's grace", () => {
+  it("sets only settings the service reads, which it accepts, listening on every interface behind trusted proxies, and stops within Compose's grace", () => {
     const known = settingsTheServiceReads();
     for (const [name, node] of nodes) {
       const environment = mappingOf(node.environment);
@@ -148,6 +155,10 @@ describe('docker-compose.yml', () => {
       expect(environment, name).toMatchObject({ HOST: '0.0.0.0' });
       for (const setting of ['CMS_TRUSTED_PROXIES', 'CMS_SHUTDOWN_TIMEOUT_MS', 'CMS_DATABASE_TIMEOUT_MS']) expect(environment[setting], `${name} ${setting}`).toBeDefined();
       expect(durationMs(node.stop_grace_period), name).toBeGreaterThan(Number(environment.CMS_SHUTDOWN_TIMEOUT_MS));
+      // The service itself accepts them: its start refuses a URI asking for less than majority.
+      const config = loadConfig(environmentOf(node));
+      expect(config.mongodbUri, name).toBe(environment.MONGODB_URI);
+      expect(config.shutdownTimeoutMs, name).toBeLessThan(durationMs(node.stop_grace_period));
     }
   });
 });
