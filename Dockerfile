@@ -42,7 +42,7 @@ COPY plugin-directory ./plugin-directory
 RUN mkdir data && chown node:node data
 USER node
 EXPOSE 8080
-# /healthz answers 200 while the database answers, 503 when it does not.
+# /healthz is liveness: 200 while the process answers, whatever the database does (readiness is /readyz).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
