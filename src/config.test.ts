@@ -40,6 +40,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('waits out an election on a replica set by default: a longer database timeout', () => {
+    expect(loadConfig({}).databaseTimeoutMs).toBe(5000);
+    expect(loadConfig({ MONGODB_URI: 'mongodb://db1/cms' }).databaseTimeoutMs).toBe(5000);
+    expect(loadConfig({ MONGODB_URI: 'mongodb://db1,db2,db3/cms?replicaSet=rs0' }).databaseTimeoutMs).toBe(15_000);
+    expect(loadConfig({ MONGODB_URI: 'mongodb+srv://cluster0.example.net/cms' }).databaseTimeoutMs).toBe(15_000);
+    expect(loadConfig({ MONGODB_URI: 'mongodb://db1/cms?replicaSet=rs0', CMS_DATABASE_TIMEOUT_MS: '3000' }).databaseTimeoutMs).toBe(3000);
+  });
+
   it('takes a database URI that asks for what the service needs, or for weaker writes its operator accepts', () => {
     const uri = 'mongodb://db1,db2,db3/cms?replicaSet=rs0&w=majority&readPreference=primary&readConcernLevel=majority';
     expect(loadConfig({ MONGODB_URI: ` ${uri} ` }).mongodbUri).toBe(uri);

@@ -127,7 +127,7 @@ export function loadConfig(env: Env): Config {
     loginSlowdownMs: integer(env, 'CMS_LOGIN_SLOWDOWN_MS', 1000, 1, 60_000),
     trustedProxies: trustedProxies(env, 'CMS_TRUSTED_PROXIES'),
     authCacheSeconds: integer(env, 'CMS_AUTH_CACHE_SECONDS', 60, 0, 86_400),
-    databaseTimeoutMs: integer(env, 'CMS_DATABASE_TIMEOUT_MS', 5000, 100, 600_000),
+    databaseTimeoutMs: integer(env, 'CMS_DATABASE_TIMEOUT_MS', namesReplicaSet(env.MONGODB_URI) ? REPLICA_SET_TIMEOUT_MS : 5000, 100, 600_000),
     responseCacheBytes: integer(env, 'CMS_RESPONSE_CACHE_BYTES', 32 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     renderCacheBytes: integer(env, 'CMS_RENDER_CACHE_BYTES', 16 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     workers: integer(env, 'CMS_WORKERS', os.availableParallelism(), 1, 256),
@@ -199,6 +199,19 @@ function databaseUri(env: Env, name: string, allowName: string): string | undefi
     throw new ConfigError(`${name} asks for w=${w}: a write answered as stored could be rolled back by a failover; remove it (the service writes with w=majority), or set ${allowName}=true to accept that.`);
   }
   return raw;
+}
+
+/**
+ * A replica set's database is waited for longer by default: an election (up to about 12 s) is
+ * then ridden out by requests in flight, slower rather than failed.
+ */
+const REPLICA_SET_TIMEOUT_MS = 15_000;
+
+/** Whether a URI names a replica set: its `replicaSet`, or a DNS seed list (`mongodb+srv:`, always one). */
+function namesReplicaSet(uri: string | undefined): boolean {
+  if (!uri?.trim()) return false;
+  const parsed = new ConnectionString(uri.trim());
+  return parsed.isSRV || [...parsed.searchParams.keys()].some((key) => key.toLowerCase() === 'replicaset');
 }
 
 /** Below this a worker cannot hold a 16 MB body parsed, with the rest of its work. */
