@@ -44,8 +44,8 @@ describe('a delivery', () => {
     expect(allowed).toMatchObject({ status: 200, error: null, response: 'ok' });
   });
 
-  it('refuses an address in the URL without a lookup', async () => {
-    const refused = await send(`http://127.0.0.1:${port}/`, {}, '{}', { policy: targetPolicy([]), timeoutMs: 2000 });
+  it.each(['127.0.0.1', '[::ffff:0:7f00:1]', '[64:ff9b::7f00:1]'])('refuses an address in the URL without a lookup: %s', async (host) => {
+    const refused = await send(`http://${host}:${port}/`, {}, '{}', { policy: targetPolicy([]), timeoutMs: 2000 });
     expect(refused.error).toMatch(/^refused: /);
   });
 });

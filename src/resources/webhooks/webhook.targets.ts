@@ -1,46 +1,12 @@
 import dns from 'node:dns';
 import net from 'node:net';
+import { notPublicReason } from './webhook.addresses.js';
 
 /**
- * Addresses a webhook may not be sent to unless the operator allows them
- * (`CMS_WEBHOOKS_ALLOW_ADDRESSES`): everything that is not the public internet. A request to one
- * would let whoever configures a webhook reach the service's own machine or network (SSRF).
- * IPv4-mapped IPv6 addresses (`::ffff:127.0.0.1`) are matched against the IPv4 ranges by
- * `BlockList` itself; NAT64 and 6to4 addresses, which embed an IPv4 address, are refused whole.
+ * Which addresses webhooks may be sent to: those on the public internet (`notPublicReason`), and
+ * those the operator allows (`CMS_WEBHOOKS_ALLOW_ADDRESSES`). A request to any other would let
+ * whoever configures a webhook reach the service's own machine or network (SSRF).
  */
-const NOT_PUBLIC: readonly [string, number, 'ipv4' | 'ipv6'][] = [
-  ['0.0.0.0', 8, 'ipv4'], // "this network", the unspecified address
-  ['10.0.0.0', 8, 'ipv4'],
-  ['100.64.0.0', 10, 'ipv4'], // carrier-grade NAT
-  ['127.0.0.0', 8, 'ipv4'],
-  ['169.254.0.0', 16, 'ipv4'], // link-local, cloud metadata services
-  ['172.16.0.0', 12, 'ipv4'],
-  ['192.0.0.0', 24, 'ipv4'],
-  ['192.0.2.0', 24, 'ipv4'],
-  ['192.168.0.0', 16, 'ipv4'],
-  ['198.18.0.0', 15, 'ipv4'],
-  ['198.51.100.0', 24, 'ipv4'],
-  ['203.0.113.0', 24, 'ipv4'],
-  ['224.0.0.0', 4, 'ipv4'], // multicast
-  ['240.0.0.0', 4, 'ipv4'], // reserved, broadcast
-  ['::', 128, 'ipv6'], // unspecified
-  ['::1', 128, 'ipv6'],
-  ['::', 96, 'ipv6'], // IPv4-compatible (deprecated)
-  ['64:ff9b::', 96, 'ipv6'], // NAT64
-  ['64:ff9b:1::', 48, 'ipv6'],
-  ['100::', 64, 'ipv6'], // discard
-  ['2001:db8::', 32, 'ipv6'], // documentation
-  ['2002::', 16, 'ipv6'], // 6to4
-  ['fc00::', 7, 'ipv6'], // unique local
-  ['fe80::', 10, 'ipv6'], // link-local
-  ['fec0::', 10, 'ipv6'], // site-local (deprecated)
-  ['ff00::', 8, 'ipv6'], // multicast
-];
-
-const notPublic = new net.BlockList();
-for (const [address, prefix, family] of NOT_PUBLIC) notPublic.addSubnet(address, prefix, family);
-
-/** Which addresses webhooks may be sent to: the public ones, and those the operator allows. */
 export interface TargetPolicy {
   /** Why `address` may not be a target, or undefined when it may. */
   refusal(address: string): string | undefined;
@@ -56,11 +22,9 @@ export function targetPolicy(allowed: readonly string[]): TargetPolicy {
   }
   return {
     refusal(address) {
-      const family = net.isIP(address) === 4 ? 'ipv4' : 'ipv6';
       if (!net.isIP(address)) return `${address} is not an IP address`;
-      if (allow.check(address, family)) return undefined;
-      if (notPublic.check(address, family)) return `${address} is a loopback, private, link-local or reserved address`;
-      return undefined;
+      if (allow.check(address, net.isIP(address) === 4 ? 'ipv4' : 'ipv6')) return undefined;
+      return notPublicReason(address);
     },
   };
 }
