@@ -1,3 +1,5 @@
+import { htmlText } from './html-text.js';
+
 /** The API's shapes the page reads, and how it names them. */
 
 export const ITEM_TYPES = { posts: 'Post', pages: 'Page', 'menu-items': 'Menu item' } as const;
@@ -81,11 +83,10 @@ export function sourceText(value: unknown): string {
   return value === null || value === undefined ? '' : String(value);
 }
 
-/** What a reader sees of a field: its rendered HTML as text (parsed inertly: nothing runs or loads). */
+/** What a reader sees of a field: its rendered HTML as text (nothing in it runs or loads). */
 export function renderedText(value: unknown): string {
   const html = value && typeof value === 'object' && !Array.isArray(value) ? ((value as Rendered).rendered ?? '') : sourceText(value);
-  const doc = new DOMParser().parseFromString(html, 'text/html');
-  return (doc.body.textContent ?? '').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return htmlText(html).replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
 }
 
 export function titleOf(item: { title?: unknown; id: number }): string {

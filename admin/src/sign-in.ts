@@ -1,5 +1,6 @@
 import { ApiError, signIn, type SessionUser } from './api.js';
 import { h, replaceContent } from './dom.js';
+import { htmlText } from './html-text.js';
 
 /** WordPress's login form: username or email address, password, "Remember me". */
 export function showSignIn(main: HTMLElement, signedIn: (user: SessionUser) => void): void {
@@ -57,6 +58,6 @@ function messageOf(error: ApiError, login: string): string {
       return `Too many failed sign-ins. ${wait > 0 ? `Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.` : 'Try again later.'}`;
     }
     default:
-      return new DOMParser().parseFromString(error.message, 'text/html').body.textContent ?? error.message;
+      return htmlText(error.message);
   }
 }

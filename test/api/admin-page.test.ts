@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAdminPage } from '../../scripts/build-admin-page.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
-// Everything the page loads (HTML, script, style sheet), uncompressed.
-const PAGE_WEIGHT_BUDGET_BYTES = 64 * 1024;
+// Everything the page loads (HTML, script, style sheet), uncompressed. About 60 KB of it is
+// htmlparser2 and its entity table: the page reads untrusted markup with it rather than with the
+// browser's parser, which reports every inline handler it meets as a breach of the page's CSP.
+const PAGE_WEIGHT_BUDGET_BYTES = 112 * 1024;
 
 let app: TestApp;
 beforeAll(async () => {
