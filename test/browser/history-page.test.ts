@@ -17,7 +17,8 @@ const CONTENTS = [
 let app: TestApp;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
-const violations: string[] = [];
+/** What Chromium reported of the page's CSP, by page: read when all is done, as a page may log after its test. */
+const violations = new Map<Page, string[]>();
 // How far the service's clock is ahead of the machine's (one test lets a day pass).
 let clockAhead = 0;
 
@@ -38,7 +39,7 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     contexts.push(context);
     const page = await context.newPage();
-    violations.push(...cspViolations(page));
+    violations.set(page, cspViolations(page));
     await page.goto(`${app.siteUrl}/cms-admin/${search}`);
     return page;
   }
@@ -312,7 +313,8 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     const admin = await app.asRole('administrator');
     const named = await app.api('POST', '/cms/v2/users/me', { headers: admin.headers, json: { name: '<img src="https://evil.invalid/name.png">Admin' } });
     expect(named.status).toBe(200);
-    const created = await app.api('POST', '/cms/v2/posts', { headers: admin.headers, json: { title: '<b>Bold</b><img src="https://evil.invalid/title.png">', content: 'Plain words.', status: 'publish' } });
+    const title = '<b>Bold</b><img src="https://evil.invalid/title.png" onerror="window.__xss = 1"><svg onload="window.__xss = 1"></svg><script>window.__xss = 1</script><a href="javascript:window.__xss = 1">link</a>';
+    const created = await app.api('POST', '/cms/v2/posts', { headers: admin.headers, json: { title, content: 'Plain words.', status: 'publish' } });
     const { id } = created.body;
     for (const content of ['Plain words again.', `${hostile} words.`]) {
       expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: admin.headers, json: { content, excerpt: content } })).status).toBe(200);
@@ -341,6 +343,8 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     expect(elsewhere).toEqual([]);
     expect(page.url().startsWith(`${app.siteUrl}/cms-admin/`)).toBe(true);
     expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
+    // Nor does the page's reading of it trip the page's own CSP (Chromium reports an inline handler even in a parse that runs nothing).
+    expect(violations.get(page)).toEqual([]);
   });
 
   it('shows a contributor neither another author’s draft nor a way to it', async () => {
@@ -481,6 +485,6 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
   });
 
   it('broke no Content-Security-Policy rule on any page', () => {
-    expect(violations).toEqual([]);
+    expect([...violations.values()].flat()).toEqual([]);
   });
 });
