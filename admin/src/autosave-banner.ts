@@ -1,6 +1,6 @@
 import { api, ApiError } from './api.js';
 import { announce, formatDateTime, fromGmt, h, replaceContent } from './dom.js';
-import { type ItemContext } from './item.js';
+import { type ItemContext } from './item-context.js';
 import { type Revision } from './model.js';
 import { changesTo, changesView, openRestore } from './restore.js';
 import { nameOf } from './users.js';

@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { announce, formatDateTime, fromGmt, h, replaceContent } from './dom.js';
-import { revisionContent, type ItemContext } from './item.js';
+import { revisionContent, type ItemContext } from './item-context.js';
 import { renderedText, sourceText, type Revision, type RevisionDiff } from './model.js';
 import { openRestore } from './restore.js';
 import { nameOf } from './users.js';

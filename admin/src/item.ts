@@ -2,27 +2,10 @@ import { api, ApiError, type SessionUser } from './api.js';
 import { showAutosaveBanner } from './autosave-banner.js';
 import { showCompare } from './compare.js';
 import { formatDateTime, fromGmt, h, replaceContent } from './dom.js';
-import { ITEM_TYPES, titleOf, type Item, type ItemType, type Revision, type RevisionDiff } from './model.js';
+import { loadItem, type ItemContext } from './item-context.js';
+import { ITEM_TYPES, titleOf, type ItemType, type Revision, type RevisionDiff } from './model.js';
 import { showTimeline } from './timeline.js';
 import { authorNames } from './users.js';
-
-/** One item as the page shows it: what it is now, its states, and what the caller may do. */
-export interface ItemContext {
-  type: ItemType;
-  id: number;
-  base: string;
-  user: SessionUser;
-  item: Item;
-  etag: string;
-  /** Revisions and autosaves, oldest first: the states that can be compared. */
-  revisions: Revision[];
-  autosaveIds: Set<number>;
-  /** The fields a revision of this type keeps (the diff route's fields). */
-  fields: string[];
-  names: Map<number, string>;
-  /** Reads the item again and redraws the whole view (after a restore). */
-  reload(): Promise<void>;
-}
 
 // An item with no revision yet has no diff to name its revisioned fields: WordPress's own list.
 const FIELDS_BEFORE_ANY_REVISION: Record<ItemType, string[]> = {
@@ -30,25 +13,6 @@ const FIELDS_BEFORE_ANY_REVISION: Record<ItemType, string[]> = {
   pages: ['title', 'content', 'excerpt'],
   'menu-items': ['title', 'url', 'attr_title', 'description', 'target', 'classes', 'xfn'],
 };
-
-export async function loadItem(ctx: Pick<ItemContext, 'base'>): Promise<{ item: Item; etag: string }> {
-  const { data, headers } = await api<Item>(ctx.base, { query: { context: 'edit' } });
-  return { item: data, etag: headers.get('ETag') ?? '' };
-}
-
-const contents = new Map<string, Promise<Revision>>();
-
-/** A revision or autosave with its content (edit context), read once. */
-export function revisionContent(ctx: Pick<ItemContext, 'base'>, id: number): Promise<Revision> {
-  const key = `${ctx.base}:${id}`;
-  let revision = contents.get(key);
-  if (!revision) {
-    revision = api<Revision>(`${ctx.base}/revisions/${id}`, { query: { context: 'edit' } }).then((r) => r.data);
-    revision.catch(() => contents.delete(key));
-    contents.set(key, revision);
-  }
-  return revision;
-}
 
 async function allRevisions(base: string): Promise<Revision[]> {
   const revisions: Revision[] = [];

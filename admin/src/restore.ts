@@ -1,6 +1,6 @@
 import { api, ApiError } from './api.js';
 import { announce, h, replaceContent } from './dom.js';
-import { type ItemContext, loadItem, revisionContent } from './item.js';
+import { type ItemContext, loadItem, revisionContent } from './item-context.js';
 import { sourceText, type Item, type Revision } from './model.js';
 import { wordDiff } from './word-diff.js';
 

@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { dayKey, formatDay, formatTime, fromGmt, h, replaceContent, svg } from './dom.js';
-import { type ItemContext } from './item.js';
+import { type ItemContext } from './item-context.js';
 import { EVENT_KINDS, type HistoryEntry } from './model.js';
 import { authorNames, nameOf } from './users.js';
 
