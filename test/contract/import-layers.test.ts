@@ -2,9 +2,10 @@
 // other, a resource folder is entered only through its index.ts, and a collection is named only by
 // its owner: an import from a lower layer to a higher one, a folder or file cycle, an import of
 // another resource folder's other files, or a collection named in a second folder fails here.
-// `npm run imports:report` prints the graph.
+// The admin page's own code (admin/src/) has no file cycle either. `npm run imports:report`
+// prints the graph of src/.
 import { describe, expect, it } from 'vitest';
-import { checkLayers, describeReport, readImportGraph, type ImportGraph } from '../../scripts/import-layers.js';
+import { checkLayers, cyclesOf, describeReport, readImportGraph, type ImportGraph } from '../../scripts/import-layers.js';
 
 function graphOf(...edges: [string, string][]): ImportGraph {
   const files = [...new Set(edges.flat())].sort();
@@ -70,5 +71,11 @@ describe('the import graph of src/', () => {
     );
     expect(report.cycles).toEqual([['resources/global-styles', 'resources/themes', 'resources/widgets']]);
     expect(report.fileCycles).toEqual([]);
+  });
+});
+
+describe('the import graph of admin/src/', () => {
+  it('has no cycle of files', () => {
+    expect(cyclesOf(readImportGraph('admin/src').imports, (file) => file)).toEqual([]);
   });
 });
