@@ -99,8 +99,8 @@ export interface KeptIndex {
   page(db: Db, filter: object, sort: Sort, skip: number, limit: number): Promise<KeptPage>;
   /** Every entry, current as `page` reads them: what a list as of an earlier point starts from (`as-of.ts`). */
   entries(db: Db): Promise<ReadonlyMap<number, Readonly<Document>>>;
-  /** This process wrote the document `id` (null: it is gone): the entry now, and a note for the others. */
-  wrote(db: Db, id: number, doc: Document | null): Promise<void>;
+  /** This process wrote the document `id` (null: it is gone) at `at`, by the writer's clock: the entry now, and a note for the others. */
+  wrote(db: Db, id: number, doc: Document | null, at: Date): Promise<void>;
   /** Documents changed by other means (healing): read again here, and noted for the others. */
   changed(db: Db, ids: number[]): Promise<void>;
   /** The whole collection was rewritten (a rebuild): every process reads it again. */
@@ -212,9 +212,9 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
     return copy.entries;
   }
 
-  async function note(db: Db, fields: Omit<Note, '_id' | 'bucket' | 'index'>): Promise<void> {
+  async function note(db: Db, fields: Omit<Note, '_id' | 'bucket' | 'index'>, at = new Date()): Promise<void> {
     const copy = copyOf(db);
-    const now = Date.now();
+    const now = at.getTime();
     const row: Note = { _id: new ObjectId(), bucket: bucketOf(now), index: spec.name, ...fields };
     copy.seen.set(row._id.toHexString(), row.bucket);
     await notesOf(db).insertOne(row);
@@ -239,9 +239,9 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
       return { ids: ids.slice(skip, limit > 0 ? skip + limit : undefined), total: ids.length };
     },
     entries: (db) => current(db),
-    async wrote(db, id, doc) {
+    async wrote(db, id, doc, at) {
       put(copyOf(db), id, doc);
-      await note(db, { ids: [id] });
+      await note(db, { ids: [id] }, at);
     },
     async changed(db, ids) {
       if (!ids.length) return;

@@ -164,7 +164,7 @@ async function confirmProjected<S extends Versioned>(deps: KernelDeps, type: His
 /** Tells the type's list index (and through it the other processes) of the item a committed event left. */
 async function noteWritten<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, state: S | null): Promise<void> {
   try {
-    await type.projection.keptIndex?.wrote(deps.store.db, event.stream, state);
+    await type.projection.keptIndex?.wrote(deps.store.db, event.stream, state, deps.clock());
   } catch (error) {
     deps.logger.error({ stream: event.stream, seq: event.seq, err: error }, 'the list index was not told of a committed event; other processes list the item as it was for up to a minute');
   }

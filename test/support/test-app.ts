@@ -101,13 +101,14 @@ export async function startServiceOn(
 
 /**
  * Two processes' worth of the service on one database for a test file: a test app and a second
- * service on its database, started before the file's tests and stopped after them.
+ * service on its database, started before the file's tests and stopped after them. `options`
+ * shape the test app alone (a clock of its own, for a writer whose clock is off).
  */
-export function twoServicesOnOneDatabase(): { readonly app: TestApp; readonly other: Awaited<ReturnType<typeof startServiceOn>> } {
+export function twoServicesOnOneDatabase(options: TestAppOptions = {}): { readonly app: TestApp; readonly other: Awaited<ReturnType<typeof startServiceOn>> } {
   let app: TestApp | undefined;
   let other: Awaited<ReturnType<typeof startServiceOn>> | undefined;
   beforeAll(async () => {
-    app = await createTestApp();
+    app = await createTestApp(options);
     other = await startServiceOn(app.databaseName);
   });
   afterAll(async () => {
