@@ -1,6 +1,5 @@
 import { changeLog, changeLogIndexes, upgradePositions } from '../store/change-log.js';
 import { healErasures } from '../store/erasure.js';
-import { keptIndexNoteIndexes } from '../store/kept-index.js';
 import { healFromCheckpoint } from '../store/projections.js';
 import { idClaimIndexes } from '../store/sequences.js';
 import { projectionsOf, type ResourceManifest } from './manifest.js';
@@ -16,7 +15,7 @@ export function changeLogResource(resources: readonly ResourceManifest[]): Resou
   const registry = projectionsOf(resources);
   return {
     routes: [],
-    indexes: [...changeLogIndexes, ...keptIndexNoteIndexes, ...idClaimIndexes],
+    indexes: [...changeLogIndexes, ...idClaimIndexes],
     seed: async (deps) => {
       // Before anything is appended: new events take positions above the upgraded ones.
       const positioned = await upgradePositions(deps.store.db);

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { type AnyBulkWriteOperation, BSON, type Db, type Filter, type Sort } from 'mongodb';
+import { type AnyBulkWriteOperation, BSON, type Db, type Document, type Filter, type Sort } from 'mongodb';
 import { countTable, readFields, readTable, storedField, storedValue } from './ferretdb-tables.js';
 import { type IndexSpec, isDuplicateKey } from './mongo.js';
 import { type PostgresConnection } from './postgresql.js';
@@ -129,7 +129,8 @@ const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
   type: row.type,
   at: row.at,
   actor: row.actor,
-  data: JSON.parse(row.data) as D,
+  // Read without it (`withoutData`): null.
+  data: (row.data === undefined ? null : JSON.parse(row.data)) as D,
   ...(row.redacted ? { redacted: row.redacted } : {}),
   ...(row.erasure ? { erasure: row.erasure } : {}),
   ...(row.position !== undefined ? { position: row.position } : {}),
@@ -315,18 +316,18 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
   }
 
   /** The rows at `positions`, by key, a run at a time, into `found`. */
-  async function readPositionKeys(positions: number[], found: Map<number, EventRow>): Promise<void> {
+  async function readPositionKeys(positions: number[], found: Map<number, EventRow>, projection?: Document): Promise<void> {
     for (let start = 0; start < positions.length; start += MAX_POSITION_RUN) {
-      const rows = await Promise.all(positions.slice(start, start + MAX_POSITION_RUN).map((position) => events.findOne({ position })));
+      const rows = await Promise.all(positions.slice(start, start + MAX_POSITION_RUN).map((position) => events.findOne({ position }, { projection })));
       for (const row of rows) if (row) found.set(row.position!, row);
     }
   }
 
   /** The rows at positions `start..end` the blocks of those positions hold, into `found`; the highest position found (0: none). */
-  async function readPositionBlocks(start: number, end: number, found: Map<number, EventRow>): Promise<number> {
+  async function readPositionBlocks(start: number, end: number, found: Map<number, EventRow>, projection?: Document): Promise<number> {
     const blocks = positionsFrom(Math.floor(start / POSITION_BLOCK), Math.floor(end / POSITION_BLOCK));
     let highest = 0;
-    for (const rows of await Promise.all(blocks.map((positionBlock) => events.find({ positionBlock }).toArray()))) {
+    for (const rows of await Promise.all(blocks.map((positionBlock) => events.find({ positionBlock }, { projection }).toArray()))) {
       for (const row of rows) {
         if (row.position! < start || row.position! > end) continue;
         found.set(row.position!, row);
@@ -337,10 +338,10 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
   }
 
   /** Positions `start..end` by key, in doubling runs, until a run comes back with one missing. */
-  async function readPositionRuns(start: number, end: number, found: Map<number, EventRow>): Promise<void> {
+  async function readPositionRuns(start: number, end: number, found: Map<number, EventRow>, projection?: Document): Promise<void> {
     for (let run = FIRST_POSITION_RUN, next = start; next <= end; run *= 2) {
       const positions = positionsFrom(next, Math.min(end, next + Math.min(run, MAX_POSITION_RUN) - 1));
-      await readPositionKeys(positions, found);
+      await readPositionKeys(positions, found, projection);
       if (positions.some((position) => !found.has(position))) return;
       next += positions.length;
     }
@@ -517,31 +518,49 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
      * the embedded database serves only equality from an index), and by key again those stored
      * before blocks were kept. A gap that reaches the end of what was read is taken for the end of
      * the log until a later read.
+     *
+     * `waitForGaps: false`: a reader that must not be held up (a list) neither waits for a missing
+     * position nor voids it: `through` ends before the first, and `events` holds every event read,
+     * those past it too; `highest` is the highest position read. `withoutData`: the events come
+     * without their `data` (null), for a reader that needs only which items changed.
      */
-    async readPositions<D = Record<string, unknown>>(after: number, limit: number, options: { gapWaitMs?: number } = {}): Promise<{ events: StoredEvent<D>[]; through: number }> {
+    async readPositions<D = Record<string, unknown>>(
+      after: number,
+      limit: number,
+      options: { gapWaitMs?: number; waitForGaps?: boolean; withoutData?: boolean } = {},
+    ): Promise<{ events: StoredEvent<D>[]; through: number; highest: number }> {
       const gapWaitMs = options.gapWaitMs ?? GAP_WAIT_MS;
+      const projection = options.withoutData ? { data: 0 } : undefined;
       const end = after + limit;
       const found = new Map<number, EventRow>();
       // A reader at the head (a waiting feed, woken by every change) asks for a few positions by
       // key; only once they are all there is the rest of the page read, a block at a time.
       const firstRunEnd = Math.min(end, after + FIRST_POSITION_RUN);
-      await readPositionKeys(positionsFrom(after + 1, firstRunEnd), found);
-      if (found.size === firstRunEnd - after && firstRunEnd < end) {
+      await readPositionKeys(positionsFrom(after + 1, firstRunEnd), found, projection);
+      // One that does not wait reads on past a missing position too, once anything followed it.
+      const readOn = found.size === firstRunEnd - after || (options.waitForGaps === false && found.size > 0);
+      if (readOn && firstRunEnd < end) {
         const start = firstRunEnd + 1;
-        const highest = await readPositionBlocks(start, end, found);
+        const highest = await readPositionBlocks(start, end, found, projection);
         // Below the highest found, the rows stored before blocks were kept, and any append in
         // flight; above it, rows without a block (stored before, or by a process that kept none).
-        await readPositionKeys(positionsFrom(start, highest).filter((position) => !found.has(position)), found);
-        await readPositionRuns(Math.max(start, highest + 1), end, found);
+        await readPositionKeys(positionsFrom(start, highest).filter((position) => !found.has(position)), found, projection);
+        await readPositionRuns(Math.max(start, highest + 1), end, found, projection);
       }
       let last = after;
       for (const position of found.keys()) last = Math.max(last, position);
       const read: StoredEvent<D>[] = [];
+      let through = last;
       for (let position = after + 1; position <= last; position++) {
-        const row = found.get(position) ?? (await waitOrVoid(position, gapWaitMs));
+        let row = found.get(position);
+        if (!row && options.waitForGaps === false) {
+          through = Math.min(through, position - 1);
+          continue;
+        }
+        row ??= await waitOrVoid(position, gapWaitMs);
         if (row.stream > 0) read.push(toEvent<D>(row));
       }
-      return { events: read, through: last };
+      return { events: read, through, highest: last };
     },
 
     async readStream<D = Record<string, unknown>>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {

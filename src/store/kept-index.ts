@@ -1,6 +1,8 @@
-import { ObjectId, type Db, type Document, type Filter, type Sort } from 'mongodb';
+import { randomUUID } from 'node:crypto';
+import { type Db, type Document, type Filter, type Sort } from 'mongodb';
 import siftModule from 'sift';
-import { type IndexSpec } from './mongo.js';
+import { changeLog, GAP_WAIT_MS, POSITION_BLOCK, type StoredEvent } from './change-log.js';
+import { isDuplicateKey } from './mongo.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
 import { siteChanges } from './site-changes.js';
 
@@ -12,23 +14,39 @@ import { siteChanges } from './site-changes.js';
  * read, each by its key. A list that filters or sorts on a field the index does not keep (a
  * search in titles and content) is not served by it.
  *
- * Kept current across processes by notes. A write through this process updates its entry at
- * once and, before the write is answered, records a note naming the item in `kept_index_notes`,
- * under the second it was written (its bucket). Before a list, a process that anything changed
- * for since its last look (the site's change token moved), or that has not looked for a second,
- * reads the notes of the seconds since its last look less a margin (by equality on the bucket,
- * which the embedded database serves from an index) and reads again the items they name that it
- * has not seen. Notes are kept about a minute; a process that has not looked for longer reads
- * the whole index again.
+ * Kept current across processes by following the change log by position, the one clock of the
+ * whole log, never by anyone's wall clock. Every write of the documents an index holds is an
+ * event of the log, at a position; a process's copy remembers the last position it followed to
+ * (`through`). Before a list, a copy that anything changed for since its last look (the site's
+ * change token moved), or that has not looked for a second, reads the events past it (by key,
+ * then by position block: equality, which the embedded database serves from an index), without
+ * their data, and reads again the items they name. `readPositions` makes the prefix gap-free: a
+ * position whose append is still in flight holds the copy there (the events past it are applied
+ * all the same) until it lands, or until the copy voids it after `GAP_WAIT_MS`, and the append
+ * then takes a later position. So a slow write is seen once it lands, however slow.
+ *
+ * An event is appended before its item's document is written (the projection): an item whose
+ * document has not yet reached the event a copy went past is awaited, read again at every look
+ * until it has (or is gone, after an event that ends its stream). What changes the documents
+ * without an event of its own moves a token the copies read at every look, by key, and a copy
+ * that finds it moved reads the whole index again: healing (the events were there; their
+ * documents were written late, perhaps after a copy's full read) and a rebuild. A process's
+ * first read starts following the log a few blocks before the head it found, for the projections
+ * still running then; a copy that has not looked for long (a full page of positions behind)
+ * reads the whole index again too.
  */
 export interface KeptIndexSpec {
-  /** What its notes are filed under. */
+  /** What its token is filed under. */
   readonly name: string;
   readonly collection: string;
   /** The documents it holds. */
   readonly holds: Filter<Document>;
   /** The fields kept of each (`_id` and `version` always are). */
   readonly fields: readonly string[];
+  /** The stream types (post type slugs) whose events write its documents. */
+  readonly streamTypes: readonly string[];
+  /** Event types after which a stream has no document left (a force delete). */
+  readonly endsStream: readonly string[];
 }
 
 export interface KeptPage {
@@ -42,46 +60,50 @@ interface Entry {
   [field: string]: unknown;
 }
 
-interface Note {
-  _id: ObjectId;
-  bucket: number;
-  index: string;
-  ids: number[];
-  /** The whole collection was rewritten (a rebuild): read it all again. */
-  reset?: boolean;
+/** The document an item must reach, from the last of its events a copy went past. */
+interface Awaited {
+  seq: number;
+  /** That event ended the stream: no document is what it leaves. */
+  ends: boolean;
+}
+
+/** A checkpoint row whose token moves when documents changed without an event: every copy reads everything again. */
+interface RereadToken {
+  _id: string;
+  token: string;
 }
 
 // sift is CommonJS: Node hands its tester over as the module, with a `default` naming it again;
 // other loaders (the test runner's) hand over the tester alone.
 const sift = (typeof siftModule === 'function' ? siftModule : (siftModule as { default: unknown }).default) as typeof siftModule.default;
 
-const NOTES = 'kept_index_notes';
-const BUCKET_MS = 1000;
-/** Notes written this long before a look began may still have been in flight then. */
-const MARGIN_MS = 3000;
-/** How long notes are kept; a process that has not looked for longer reads everything again. */
-const RETENTION_MS = 60_000;
-/** The longest a list is served without a look at the notes, for writes no change token announced. */
+/** The longest a list is served without a look at the log, for writes no change token announced. */
 const QUIET_MS = 1000;
+/** Positions a look reads at most; a copy a full page behind has been away long, and reads everything again. */
+const LOOK_POSITIONS = 16 * POSITION_BLOCK;
+/** Positions below the head a first read follows the log from: the events whose projection may still have been running then. */
+const FIRST_READ_OVERLAP = 4 * POSITION_BLOCK;
 
-export const keptIndexNoteIndexes: IndexSpec[] = [{ collection: NOTES, key: { bucket: 1 }, name: 'bucket' }];
-
-const bucketOf = (ms: number) => Math.floor(ms / BUCKET_MS);
-const notesOf = (db: Db) => db.collection<Note>(NOTES);
+const tokens = (db: Db) => db.collection<RereadToken>('checkpoints');
+const tokenKey = (name: string) => `kept_index:${name}`;
 
 /** One process's copy of an index over one database. */
 interface Copy {
   entries: Map<number, Entry> | null;
-  /** When the last look (or full read) began. */
+  /** The last position of the log followed to: every event up to it is in the entries, or its item is awaited. */
+  through: number;
+  /** Items whose document had not reached an event the copy went past: read again at every look. */
+  awaited: Map<number, Awaited>;
+  /** The first missing position the copy is held at, and when (this process's monotonic time) it was first found missing. */
+  gap: { position: number; since: number } | null;
+  /** The reread token as of the last full read (null: none recorded). */
+  token: string | null;
+  /** When the last look (or full read) began, in this process's monotonic time. */
   lookedAt: number;
-  /** Notes already applied (or written here), by id, with their bucket. */
-  seen: Map<string, number>;
   /** Counts the site's changes; a look covers those counted when it began. */
   changes: number;
   covered: number;
   looking: Promise<void> | null;
-  /** The last bucket this process pruned behind. */
-  prunedUpTo: number;
   /** Counts changes to the entries: an order computed at an older count is stale. */
   generation: number;
   /** Lists' matching ids in order, by filter and sort, as of a generation (the newest few). */
@@ -99,9 +121,9 @@ export interface KeptIndex {
   page(db: Db, filter: object, sort: Sort, skip: number, limit: number): Promise<KeptPage>;
   /** Every entry, current as `page` reads them: what a list as of an earlier point starts from (`as-of.ts`). */
   entries(db: Db): Promise<ReadonlyMap<number, Readonly<Document>>>;
-  /** This process wrote the document `id` (null: it is gone) at `at`, by the writer's clock: the entry now, and a note for the others. */
-  wrote(db: Db, id: number, doc: Document | null, at: Date): Promise<void>;
-  /** Documents changed by other means (healing): read again here, and noted for the others. */
+  /** This process wrote the document `id` (null: it is gone): its entry now (the others follow the event). */
+  wrote(db: Db, id: number, doc: Document | null): void;
+  /** Documents changed later than their events (healing): every copy, this one too, reads everything again. */
   changed(db: Db, ids: number[]): Promise<void>;
   /** The whole collection was rewritten (a rebuild): every process reads it again. */
   reset(db: Db): Promise<void>;
@@ -116,7 +138,7 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
   function copyOf(db: Db): Copy {
     let copy = copies.get(db);
     if (!copy) {
-      const fresh: Copy = { entries: null, lookedAt: 0, seen: new Map(), changes: 0, covered: 0, looking: null, prunedUpTo: 0, generation: 0, orders: new Map() };
+      const fresh: Copy = { entries: null, through: 0, awaited: new Map(), gap: null, token: null, lookedAt: 0, changes: 0, covered: 0, looking: null, generation: 0, orders: new Map() };
       siteChanges(db).onChange(() => void fresh.changes++);
       copies.set(db, (copy = fresh));
     }
@@ -153,77 +175,101 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
     return ids;
   }
 
-  async function readAll(db: Db, copy: Copy): Promise<void> {
-    const began = Date.now();
+  const readToken = async (db: Db) => (await tokens(db).findOne({ _id: tokenKey(spec.name) }))?.token ?? null;
+
+  /** Moves the reread token: every copy that reads it next reads the whole index again. */
+  async function moveToken(db: Db): Promise<void> {
+    const row = { _id: tokenKey(spec.name), token: randomUUID() };
+    await tokens(db)
+      .replaceOne({ _id: row._id }, row, { upsert: true })
+      .catch(async (error: unknown) => {
+        // FerretDB does not retry an upsert that lost a race for the key: the row exists now.
+        if (!isDuplicateKey(error)) throw error;
+        await tokens(db).replaceOne({ _id: row._id }, row);
+      });
+  }
+
+  /**
+   * Reads every document again, and follows the log from a little before its head: the token and
+   * the head are read first, so a rebuild or heal finishing meanwhile, or an event appended
+   * meanwhile, is found by the next look.
+   */
+  async function readAll(db: Db, copy: Copy, token: string | null): Promise<void> {
+    const head = (await changeLog(db).firstFreePosition()) - 1;
     const rows = await db
       .collection(spec.collection)
       .find(spec.holds, { projection, comment: `${FULL_SCAN_COMMENT} a process's first read of the ${spec.name} list index, kept from then on` })
       .toArray();
     copy.entries = new Map(rows.map((row) => [row._id as unknown as number, toEntry(row)]));
     copy.generation++;
-    copy.lookedAt = began;
-    copy.seen.clear();
+    copy.token = token;
+    copy.through = Math.max(0, head - FIRST_READ_OVERLAP);
+    copy.gap = null;
   }
 
-  async function readAgain(db: Db, copy: Copy, ids: Iterable<number>): Promise<void> {
+  const holdsStream = (event: StoredEvent) => event.streamType === undefined || spec.streamTypes.includes(event.streamType);
+  const reached = (doc: Document | null, wanted: Awaited) => wanted.seq === 0 || (doc ? ((doc.version as number | undefined) ?? 0) >= wanted.seq : wanted.ends);
+
+  /**
+   * Reads again the items the events name that the copy does not have at that version already,
+   * and those awaited; those whose document is still behind stay awaited.
+   */
+  async function follow(db: Db, copy: Copy, events: StoredEvent[]): Promise<void> {
+    const wanted = new Map(copy.awaited);
+    for (const event of events) {
+      if (!holdsStream(event)) continue;
+      // An event stored before events named their type may be another index's: read again, not awaited.
+      const seq = event.streamType === undefined ? 0 : event.seq;
+      if ((wanted.get(event.stream)?.seq ?? -1) < seq) wanted.set(event.stream, { seq, ends: spec.endsStream.includes(event.type) });
+    }
     const collection = db.collection(spec.collection);
-    await Promise.all([...ids].map(async (id) => put(copy, id, await collection.findOne({ _id: id } as unknown as Filter<Document>, { projection }))));
+    await Promise.all(
+      [...wanted].map(async ([id, awaited]) => {
+        const version = copy.entries?.get(id)?.version;
+        if (awaited.seq > 0 && version !== undefined && version >= awaited.seq) return void copy.awaited.delete(id);
+        const doc = await collection.findOne({ _id: id } as unknown as Filter<Document>, { projection });
+        put(copy, id, doc);
+        if (reached(doc, awaited)) copy.awaited.delete(id);
+        else copy.awaited.set(id, awaited);
+      }),
+    );
+  }
+
+  /** The events past the copy's position: without waiting at a gap, unless it has been waited out (then voided). */
+  function readOn(db: Db, copy: Copy, began: number) {
+    const voiding = copy.gap !== null && began - copy.gap.since >= GAP_WAIT_MS;
+    return changeLog(db).readPositions(copy.through, LOOK_POSITIONS, { withoutData: true, ...(voiding ? { gapWaitMs: 0 } : { waitForGaps: false }) });
   }
 
   async function look(db: Db, copy: Copy): Promise<void> {
-    const began = Date.now();
+    const began = performance.now();
     const covering = copy.changes;
-    if (!copy.entries || began - copy.lookedAt > RETENTION_MS - MARGIN_MS) {
-      await readAll(db, copy);
-      copy.covered = covering;
-      return;
+    const token = await readToken(db);
+    if (!copy.entries || token !== copy.token) await readAll(db, copy, token);
+    let page = await readOn(db, copy, began);
+    if (page.highest - copy.through >= LOOK_POSITIONS) {
+      // A full page behind: away long. Reading everything again costs less than following.
+      await readAll(db, copy, token);
+      page = await readOn(db, copy, began);
     }
-    const from = bucketOf(copy.lookedAt - MARGIN_MS);
-    const buckets = Array.from({ length: bucketOf(began) - from + 1 }, (_, offset) => from + offset);
-    const notes = (await Promise.all(buckets.map((bucket) => notesOf(db).find({ bucket }).toArray()))).flat();
-    const stale = new Set<number>();
-    for (const note of notes) {
-      const key = note._id.toHexString();
-      if (copy.seen.has(key)) continue;
-      copy.seen.set(key, note.bucket);
-      if (note.index !== spec.name) continue;
-      if (note.reset) {
-        await readAll(db, copy);
-        copy.covered = covering;
-        return;
-      }
-      for (const id of note.ids) stale.add(id);
-    }
-    await readAgain(db, copy, stale);
+    const { events, through, highest } = page;
+    await follow(db, copy, events);
+    copy.gap = through === highest ? null : copy.gap?.position === through + 1 ? copy.gap : { position: through + 1, since: began };
+    copy.through = through;
     copy.lookedAt = began;
     copy.covered = covering;
-    for (const [key, bucket] of copy.seen) if (bucket < from) copy.seen.delete(key);
   }
 
   /** Resolves once the copy covers every change counted before the call, and is no older than `QUIET_MS`. */
   async function current(db: Db): Promise<Map<number, Entry>> {
     const copy = copyOf(db);
     const wanted = copy.changes;
-    const asked = Date.now();
+    const asked = performance.now();
     while (!copy.entries || copy.covered < wanted || copy.lookedAt < asked - QUIET_MS) {
       copy.looking ??= look(db, copy).finally(() => (copy.looking = null));
       await copy.looking;
     }
     return copy.entries;
-  }
-
-  async function note(db: Db, fields: Omit<Note, '_id' | 'bucket' | 'index'>, at = new Date()): Promise<void> {
-    const copy = copyOf(db);
-    const now = at.getTime();
-    const row: Note = { _id: new ObjectId(), bucket: bucketOf(now), index: spec.name, ...fields };
-    copy.seen.set(row._id.toHexString(), row.bucket);
-    await notesOf(db).insertOne(row);
-    // Each process prunes behind the seconds it writes in, by key: a bucket a minute old is read by no one.
-    const old = bucketOf(now - RETENTION_MS - MARGIN_MS);
-    if (old > copy.prunedUpTo) {
-      copy.prunedUpTo = old;
-      await notesOf(db).deleteMany({ bucket: old }).catch(() => {});
-    }
   }
 
   const servedFields = (fields: Iterable<string>) => [...fields].every((field) => kept.has(field.split('.')[0]));
@@ -239,20 +285,17 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
       return { ids: ids.slice(skip, limit > 0 ? skip + limit : undefined), total: ids.length };
     },
     entries: (db) => current(db),
-    async wrote(db, id, doc, at) {
+    wrote(db, id, doc) {
       put(copyOf(db), id, doc);
-      await note(db, { ids: [id] }, at);
     },
     async changed(db, ids) {
-      if (!ids.length) return;
-      await readAgain(db, copyOf(db), ids);
-      await note(db, { ids });
+      if (ids.length) await moveToken(db);
     },
     async reset(db) {
       const copy = copyOf(db);
       copy.entries = null;
       copy.generation++;
-      await note(db, { ids: [], reset: true });
+      await moveToken(db);
     },
   };
 }

@@ -161,15 +161,6 @@ async function confirmProjected<S extends Versioned>(deps: KernelDeps, type: His
   }
 }
 
-/** Tells the type's list index (and through it the other processes) of the item a committed event left. */
-async function noteWritten<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, state: S | null): Promise<void> {
-  try {
-    await type.projection.keptIndex?.wrote(deps.store.db, event.stream, state, deps.clock());
-  } catch (error) {
-    deps.logger.error({ stream: event.stream, seq: event.seq, err: error }, 'the list index was not told of a committed event; other processes list the item as it was for up to a minute');
-  }
-}
-
 /** Appends the first event of a new stream (its `created` event) and projects it. */
 export async function createItem<S extends Versioned, D>(
   deps: KernelDeps,
@@ -427,8 +418,11 @@ function settle(step: Step, failure?: unknown): void {
   else if ('result' in step) step.command.resolve(step.result);
 }
 
-/** What follows a commit outside the item's queue: the read model confirmed, the list index told. */
+/**
+ * What follows a commit outside the item's queue: the read model confirmed, and this process's
+ * list index given the item (other processes' indexes follow the event itself).
+ */
 async function afterCommit<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, state: Versioned | null): Promise<void> {
   await confirmProjected(deps, type, event);
-  await noteWritten(deps, type, event, state as S | null);
+  type.projection.keptIndex?.wrote(deps.store.db, event.stream, state);
 }

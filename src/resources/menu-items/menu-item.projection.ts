@@ -111,6 +111,8 @@ export const menuItemListIndex = keptIndex({
   collection: 'menu_items',
   holds: {},
   fields: ['status', 'menu', 'menuOrder', 'parent', 'slug', 'date', 'modified', 'author', 'firstPosition', 'position'],
+  streamTypes: [MENU_ITEM_STREAM_TYPE],
+  endsStream: ['deleted'],
 });
 
 export const menuItemsProjection = documentProjection<MenuItemDoc, RevisionDoc>({

@@ -185,6 +185,8 @@ export const postListIndex = keptIndex({
   holds: { type: { $in: [...POSTS_CONTROLLER_TYPES] } },
   // Positions and trashedFrom serve lists as of an earlier point: which items changed since, and who may read them.
   fields: ['type', 'status', 'date', 'dateGmt', 'modified', 'author', 'parent', 'menu_order', 'slug', 'sticky', 'terms', 'trashedFrom', 'firstPosition', 'position'],
+  streamTypes: POSTS_CONTROLLER_TYPES,
+  endsStream: ['deleted'],
 });
 
 export const postsProjection = documentProjection<PostDoc, RevisionDoc>({
