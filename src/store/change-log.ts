@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type AnyBulkWriteOperation, BSON, type Db, type Document, type Filter, type Sort } from 'mongodb';
 import { countTable, readFields, readTable, storedField, storedValue } from './ferretdb-tables.js';
-import { type IndexSpec, isDuplicateKey } from './mongo.js';
+import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey, mayWriteAgain, readBack } from './mongo.js';
 import { type PostgresConnection } from './postgresql.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
 import { StoreError } from './store-errors.js';
@@ -416,7 +416,11 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
    * at consecutive positions above the stream's previous event and above every position this
    * process has handed out. Ordered inserts stop at the first refused row, so what is stored is a
    * prefix of the run; after any error it is read back by key, whatever the server reported,
-   * before anything is answered. A duplicate key is then one of two things: the `(stream, seq)`
+   * before anything is answered. While the database is unavailable (an election, with the
+   * acknowledgement lost), the read back waits for it to answer again, up to `READ_BACK_TIMEOUTS`
+   * database timeouts after the insert was sent (`readBack`), and rows found missing then are
+   * sent again within that bound: their `(stream, seq)` keeps a copy still on its way from being
+   * stored twice. A duplicate key is one of two things: the `(stream, seq)`
    * of the first row not stored is someone else's (the race for the version is lost: the prefix
    * stands, and is returned), or that row's position was taken (by another process's event or a
    * reader's void): the rest of the run takes the first free positions after it and is inserted
@@ -431,6 +435,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
       return { ...event, seq, data: serializeData(event.data), block: eventBlock(stream, seq), ...atPosition(first + offset) };
     });
     for (const row of rows) assertStorable(row);
+    const sentAt = performance.now();
     let stored = 0;
     while (stored < rows.length) {
       const rest = rows.slice(stored);
@@ -442,9 +447,9 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
       } catch (error) {
         let found: StoredEvent[];
         try {
-          found = await readSeqs(stream, rest[0].seq, rest.at(-1)!.seq);
+          found = await readBack(db, sentAt, () => readSeqs(stream, rest[0].seq, rest.at(-1)!.seq));
         } catch {
-          // Nothing can be said of what was stored: the caller answers the first error.
+          // Nothing can be said of what was stored within the bound: the caller answers the first error.
           throw error;
         }
         const ours = (row: EventRow, event: StoredEvent | undefined) =>
@@ -458,6 +463,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
         if (stored === rows.length) break;
         const refused = rows[stored];
         const lost = found.some((event) => event.seq === refused.seq);
+        if (!lost && isDatabaseUnavailable(error) && mayWriteAgain(db, sentAt)) continue;
         if (lost || !isDuplicateKey(error)) {
           if (!lost && stored === 0) throw error;
           abandon(rows.slice(stored).map((row) => row.position!));

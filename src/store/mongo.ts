@@ -10,6 +10,7 @@ import {
   type Db,
   type IndexDescription,
 } from 'mongodb';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { type PostgresConnection } from './postgresql.js';
 
@@ -30,6 +31,18 @@ export const DEFAULT_DATABASE_TIMEOUT_MS = 5000;
  */
 const ROUND_TRIP_BACKSTOP_FACTOR = 6;
 const MIN_ROUND_TRIP_BACKSTOP_MS = 30_000;
+
+/**
+ * How long a write that met an unavailable database (its acknowledgement lost in an election, or
+ * a restart) waits for the database to answer again, in database timeouts from when it was sent:
+ * until then what it wrote is read back, and the write is answered from what is found, not as an
+ * error. Three timeouts (15 s by default) cover a replica set's election (MongoDB's
+ * `electionTimeoutMillis` is 10 s); past them the write is answered 503, and may be stored
+ * all the same if the database comes back later.
+ */
+export const READ_BACK_TIMEOUTS = 3;
+/** The pause between reads back that failed at once (a refused connection): server selection waits out the rest. */
+const READ_BACK_PAUSE_MS = 100;
 
 /** The bound for command-line scripts that read or rewrite the whole log in one query. */
 export const SCRIPT_DATABASE_TIMEOUT_MS = 10 * 60_000;
@@ -175,3 +188,28 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     (error instanceof MongoServerError && typeof error.code === 'number' && UNAVAILABLE_SERVER_CODES.has(error.code))
   );
 }
+
+/** The bound a store was opened with (`StoreOptions.timeoutMs`), as its driver holds it. */
+export const databaseTimeoutOf = (db: Db): number => db.client.options.serverSelectionTimeoutMS;
+
+/**
+ * Reads back what a failed write may have stored: `read` is tried again while the database is
+ * unavailable, until `READ_BACK_TIMEOUTS` database timeouts after `sentAt` (`performance.now()`
+ * when the write was first sent); then its error is thrown. A database that answers again before
+ * then is found by the read in flight (server selection waits for it), so the write is resolved
+ * as soon as it can be; the last read may end one timeout past the bound.
+ */
+export async function readBack<T>(db: Db, sentAt: number, read: () => Promise<T>): Promise<T> {
+  const deadline = sentAt + READ_BACK_TIMEOUTS * databaseTimeoutOf(db);
+  for (;;) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || performance.now() >= deadline) throw error;
+      await delay(Math.min(READ_BACK_PAUSE_MS, deadline - performance.now()));
+    }
+  }
+}
+
+/** Whether a write that met an unavailable database may still be sent again: within `readBack`'s bound. */
+export const mayWriteAgain = (db: Db, sentAt: number): boolean => performance.now() < sentAt + READ_BACK_TIMEOUTS * databaseTimeoutOf(db);
