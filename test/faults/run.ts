@@ -1,10 +1,12 @@
 // The fault suite (`npm run test:faults [-- --rounds 20 --clients 6]`): the service as a process
 // with its own embedded FerretDB, killed with SIGKILL during a write load round after round, then
-// its database frozen and killed under load. Prints what it saw and `N passed, N failed`.
+// its database frozen and killed under load, then acknowledgements lost in elections (a proxy in
+// front of the database). Prints what it saw and `N passed, N failed`.
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { databaseFaults } from './database-faults.js';
 import { killRounds } from './kill-rounds.js';
+import { lostAcknowledgements } from './lost-acknowledgements.js';
 import { dataDirs, type Check } from './service.js';
 
 const { values } = parseArgs({
@@ -37,6 +39,7 @@ log(`  restart after kill -9: median ${Math.round(restarts[Math.floor(restarts.l
 
 if (!values['skip-database']) {
   for (const phase of await databaseFaults(log)) checks.push(...phase.checks);
+  checks.push(...(await lostAcknowledgements(log)));
 }
 
 const failed = checks.filter((c) => c.failures.length > 0);
