@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DIFF_CHARS } from '../../src/lib/text-diff.js';
-import { MAX_PAGE_CHARS } from '../../src/resources/changes/changes.schema.js';
+import { MAX_PAGE_CHARS, MAX_PAGE_READ_CHARS } from '../../src/resources/changes/changes.schema.js';
 import { changeLog } from '../../src/store/change-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -13,7 +13,8 @@ let author: Awaited<ReturnType<TestApp['asRole']>>;
 /** The last position before the long post: where the feed's pages over it start. */
 let since: number;
 let post: number;
-const UPDATES = 12;
+// Enough that the post's events (about 300 KB each) pass what one page of the feed reads.
+const UPDATES = 16;
 
 /** Two versions of a 300 KB text of 6,000 lines that differ on every line. */
 const version = (name: string) => Array.from({ length: 6000 }, (_, i) => `${name} line ${i} ${'x'.repeat(32)}`).join('\n');
@@ -86,6 +87,17 @@ describe('a page of the change feed over a long post rewritten on every line', (
     expect(pages.length).toBeGreaterThan(1);
     expect(changes.map((change) => change.seq)).toEqual(Array.from({ length: UPDATES + 1 }, (_, i) => i + 1));
     for (const change of changes) expect(change.object).toMatchObject({ id: post });
+  });
+
+  it('without include, anonymous or its author: a page reads about MAX_PAGE_READ_CHARS of events, the rest on the next pages', async () => {
+    // Each change carries the post's whole text in the log: a page reads up to the bound, and one more.
+    const mostChanges = Math.floor(MAX_PAGE_READ_CHARS / version('first').length) + 1;
+    for (const headers of [{}, author.headers]) {
+      const { pages, changes } = await followToTheEnd({}, headers);
+      expect(pages.length).toBeGreaterThan(1);
+      for (const page of pages) expect(page.changes.length).toBeLessThanOrEqual(mostChanges);
+      expect(changes.map((change) => [change.item, change.seq])).toEqual(Array.from({ length: UPDATES + 1 }, (_, i) => [post, i + 1]));
+    }
   });
 
   it('waiting readers of one anonymous page share one answer, each given the whole of it', async () => {
