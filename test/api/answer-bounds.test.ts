@@ -109,3 +109,29 @@ describe('a page of the change feed over a long post rewritten on every line', (
     }
   });
 });
+
+describe("the long post's revisions, listed without per_page", () => {
+  it('come all of them, as WordPress answers, each written as it is made (chunked, no length known before)', async () => {
+    const listed = await app.api('GET', `/cms/v2/posts/${post}/revisions`, { headers: author.headers, query: { context: 'edit' } });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('content-length')).toBeNull();
+    expect(listed.headers.get('transfer-encoding')).toBe('chunked');
+    expect(listed.headers.get('x-wp-total')).toBe(String(UPDATES));
+    // Newest first: the last update wrote the text the loop's last turn chose.
+    expect(listed.body.map((revision: { content: { raw: string } }) => revision.content.raw)).toEqual(
+      Array.from({ length: UPDATES }, (_, i) => version((UPDATES - 1 - i) % 2 ? 'first' : 'second')),
+    );
+    expect(listed.body[0]._links.parent[0].href).toMatch(new RegExp(`/posts/${post}$`));
+
+    // The layer's global parameters apply to each item as it goes.
+    const ids = listed.body.map((revision: { id: number }) => revision.id);
+    const fields = await app.api('GET', `/cms/v2/posts/${post}/revisions`, { headers: author.headers, query: { _fields: 'id,parent' } });
+    expect(fields.body).toEqual(ids.map((id: number) => ({ id, parent: post })));
+    const envelope = await app.api('GET', `/cms/v2/posts/${post}/revisions`, { headers: author.headers, query: { _fields: 'id', _envelope: '1' } });
+    expect(envelope.body).toMatchObject({ status: 200, headers: { 'X-WP-Total': String(UPDATES) }, body: ids.map((id: number) => ({ id })) });
+    const jsonp = await app.api('GET', `/cms/v2/posts/${post}/revisions`, { headers: author.headers, query: { _fields: 'id', _jsonp: 'take' } });
+    expect(jsonp.text).toBe(`/**/take(${JSON.stringify(ids.map((id: number) => ({ id })))})`);
+    const head = await app.api('HEAD', `/cms/v2/posts/${post}/revisions`, { headers: author.headers });
+    expect([head.status, head.text, head.headers.get('x-wp-total')]).toEqual([200, '', String(UPDATES)]);
+  });
+});
