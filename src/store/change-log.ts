@@ -51,7 +51,7 @@ const EVENT_READ = { enableUtf8Validation: false } as const;
  * decoding any of it, and an answer of a block of a long post's versions (21 MB) took a slice of
  * its own to assemble.
  */
-const EVENT_READ_BATCH = 8;
+export const EVENT_READ_BATCH = 8;
 
 /**
  * One accepted change of an item: `seq` counts from 1 within the item's stream. `data` is
