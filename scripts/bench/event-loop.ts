@@ -213,6 +213,9 @@ const phases: Phase[] = [
   { name: 'feed page of diffs, limit=500, over that post, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${feedSince}&limit=500&include=diff`) },
   { name: 'feed page of items, limit=500, over that post, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${feedSince}&limit=500&include=item`) },
   { name: 'feed page, limit=500, over that post, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${feedSince}&limit=500`) },
+  // WordPress lists every revision without per_page: 60 of 340 KB, content raw and rendered.
+  { name: 'all revisions of that post (no per_page), its author', run: () => send('GET', `${posts}/${feedPost.id}/revisions?context=edit`, { headers: author }) },
+  { name: 'history page of that post, its author', run: () => send('GET', `${posts}/${feedPost.id}/history`, { headers: author }) },
   { name: '20 MB of post content, administrator', run: () => send('POST', posts, { body: JSON.stringify({ title: 'Big', content: 'a'.repeat(20 << 20) }), headers: admin }) },
   // The largest body a logged-in caller may send, taken: what a write of that size costs.
   { name: '15 MB of post content (stored), administrator', reference: true, run: () => send('POST', posts, { body: JSON.stringify({ title: 'Big', content: 'a'.repeat(15 << 20) }), headers: admin }) },

@@ -1,5 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { SLICE_MS } from './time-slices.js';
+import { Slices } from './time-slices.js';
 
 /**
  * What one answer may still take: characters of what it carries, and milliseconds of the work
@@ -10,7 +9,8 @@ import { SLICE_MS } from './time-slices.js';
 export class AnswerBudget {
   private chars = 0;
   private workMs = 0;
-  private sliceEnds = performance.now() + SLICE_MS;
+  /** The turns of the answer's work: what it reads and folds pauses here too, uncounted. */
+  readonly slices = new Slices();
 
   constructor(
     readonly maxChars: number,
@@ -29,10 +29,7 @@ export class AnswerBudget {
 
   /** Runs `work` and counts its time, first letting other requests in when a slice is used up. */
   async work<T>(work: () => T): Promise<T> {
-    if (performance.now() > this.sliceEnds) {
-      await nextTurn();
-      this.sliceEnds = performance.now() + SLICE_MS;
-    }
+    await this.slices.pause();
     const started = performance.now();
     try {
       return work();

@@ -7,15 +7,26 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  */
 export const SLICE_MS = 10;
 
+/**
+ * The turns of one piece of work: `pause()` between its steps lets other work run once a slice of
+ * SLICE_MS has been used since the last turn, and costs nothing before.
+ */
+export class Slices {
+  private sliceEnds = performance.now() + SLICE_MS;
+
+  async pause(): Promise<void> {
+    if (performance.now() <= this.sliceEnds) return;
+    await nextTurn();
+    this.sliceEnds = performance.now() + SLICE_MS;
+  }
+}
+
 /** `items.map(map)`, letting other work run whenever a slice of SLICE_MS has been used. */
 export async function mapInSlices<T, U>(items: readonly T[], map: (item: T, index: number) => U): Promise<U[]> {
   const out: U[] = [];
-  let sliceEnds = performance.now() + SLICE_MS;
+  const slices = new Slices();
   for (const [index, item] of items.entries()) {
-    if (performance.now() > sliceEnds) {
-      await nextTurn();
-      sliceEnds = performance.now() + SLICE_MS;
-    }
+    await slices.pause();
     out.push(map(item, index));
   }
   return out;

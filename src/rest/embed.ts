@@ -17,6 +17,12 @@ export const EMBED_CONCURRENCY = 4;
  * and a relation with nothing embeddable is left out.
  */
 export async function embedLinks(data: unknown, embed: EmbedRequest, fetch: Fetch): Promise<unknown> {
+  const embedItem = linkEmbedder(embed, fetch);
+  return Array.isArray(data) ? Promise.all(data.map(embedItem)) : embedItem(data);
+}
+
+/** `embedLinks` for one item at a time, every link fetched once for all the items it is given (a streamed list's). */
+export function linkEmbedder(embed: EmbedRequest, fetch: Fetch): (item: unknown) => Promise<unknown> {
   const cache = new Map<string, Promise<unknown>>();
   const turn = inTurn(EMBED_CONCURRENCY);
   const fetchInTurn = (href: string) => turn(() => fetch(href));
@@ -45,5 +51,5 @@ export async function embedLinks(data: unknown, embed: EmbedRequest, fetch: Fetc
     }
     return Object.keys(embedded).length ? { ...item, _embedded: embedded } : item;
   };
-  return Array.isArray(data) ? Promise.all(data.map(embedItem)) : embedItem(data);
+  return embedItem;
 }

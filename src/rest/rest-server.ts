@@ -1,7 +1,7 @@
 import { type Ajv } from 'ajv';
 import { applyArgs, compileArgs, withClientBounds } from './args.js';
 import { clientInput, parseQueryString } from './client-input.js';
-import { embedLinks } from './embed.js';
+import { embedLinks, linkEmbedder } from './embed.js';
 import { asRestError, Forbidden, InvalidJson, isAnswerable, NoRoute, RestError } from './errors.js';
 import { filterFields, parseFieldList } from './fields.js';
 import { filterByContext } from './item-schema.js';
@@ -10,6 +10,7 @@ import { RestRequest, type IncomingRequest } from './rest-request.js';
 import { RestEventStream, RestResponse, RestStream, type HeaderValue, type Pagination, type ServerSentEvent } from './rest-response.js';
 import { type CompiledEndpoint, type CompiledRoute, type RouteSpec } from './route.js';
 import { createAjv, type Context } from './schema.js';
+import { StreamedList } from './streamed-list.js';
 import { describeRoute } from './discovery.js';
 import { isDatabaseUnavailable } from '../store/mongo.js';
 
@@ -126,7 +127,16 @@ export class RestServer<D> {
   /** A dispatched answer as it is sent: links compacted, `_embed` (unless null), `_fields`, and the pagination `Link`. */
   async present(result: Dispatched<D>, apiRoot: string, embed: EmbedRequest | null): Promise<RestResult> {
     let body = result.data;
-    if (!result.error && result.request) {
+    if (!result.error && result.request && body instanceof StreamedList) {
+      // Each item as the items of a list are presented, as it comes.
+      const embedItem = embed !== null ? linkEmbedder(embed, (href) => this.embedded(href, apiRoot, result.request!)) : undefined;
+      const fields = result.request.fields;
+      body = body.map(async (item) => {
+        let presented = compactAll(item);
+        if (embedItem) presented = await embedItem(presented);
+        return fields !== null ? filterFields(presented, fields) : presented;
+      });
+    } else if (!result.error && result.request) {
       body = result.keyed ? mapValues(body, compactAll) : compactAll(body);
       if (embed !== null) {
         body = await embedLinks(body, embed, (href) => this.embedded(href, apiRoot, result.request!));
@@ -235,6 +245,7 @@ export class RestServer<D> {
       const schema = route.spec.schema;
       const forContext = (data: unknown) => (schema ? filterByContext(schema, data, request.context) : data);
       const data = response.status >= 300 ? response.data
+        : response.data instanceof StreamedList ? response.data.map(forContext)
         : response.keyed ? mapValues(response.data, forContext)
         : forContext(response.data);
       return { status: response.status, headers: response.headers, data, pagination: response.pagination, keyed: response.keyed };
@@ -288,7 +299,9 @@ export class RestServer<D> {
       { embedded: true },
     );
     if (result.data === undefined) return undefined;
-    return result.error ? result.data : compactAll(result.data);
+    if (result.error) return result.data;
+    // An embedded list is a page of at most `per_page` (set above): taken whole.
+    return compactAll(result.data instanceof StreamedList ? await result.data.toArray() : result.data);
   }
 }
 

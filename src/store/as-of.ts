@@ -1,5 +1,6 @@
 import { type Collection, type Db, type Document, type Sort } from 'mongodb';
-import { changeLog, EVENT_BLOCK, type StoredEvent } from './change-log.js';
+import { Slices } from '../lib/time-slices.js';
+import { changeLog, type StoredEvent } from './change-log.js';
 import { findByIds } from './filters.js';
 import { matcher, sortDocuments, type KeptIndex } from './kept-index.js';
 import { type HistoryType, type Versioned } from './kernel.js';
@@ -87,38 +88,18 @@ export async function positionAt(db: Db, time: Date, now: Date): Promise<number>
 }
 
 /**
- * The events of a stream up to `position`, oldest first. A stream's positions rise with its seqs,
- * so its events are read from seq 1 a block at a time (by equality on the block, which the
- * embedded database serves from an index) until one is past the position or the stream ends:
- * the cost is the item's events up to that point, whatever the size of the log.
+ * Folds a stream's events up to `position` with the type's pure fold: the item they leave (null:
+ * none, or gone). A stream's positions rise with its seqs, so its events are read from seq 1, a
+ * block at a time and one event decoded at a time (`foldSeqs`), until one is past the position or
+ * the stream ends: the cost is the item's events up to that point, whatever the size of the log,
+ * and what is held is one event and the state, however long the item's history.
  */
-/** Blocks of a stream read at once when its last seq is known. */
-const BLOCKS_AT_ONCE = 8;
-
-export async function eventsThrough(db: Db, stream: number, position: number, lastSeq?: number): Promise<StoredEvent[]> {
-  const log = changeLog(db);
-  const found: StoredEvent[] = [];
-  for (let first = 1; ; ) {
-    // The stream's last seq, when its read model tells it, bounds the reads: seqs past it are not
-    // there to be read one by one (a read model behind its log only costs those reads), and the
-    // blocks up to it are read several at once.
-    const known = lastSeq !== undefined && lastSeq >= first;
-    const blockEnd = (Math.floor(first / EVENT_BLOCK) + (known ? BLOCKS_AT_ONCE : 1)) * EVENT_BLOCK - 1;
-    const last = known ? Math.min(blockEnd, lastSeq) : blockEnd;
-    const batch = await log.readSeqs(stream, first, last);
-    for (const event of batch) {
-      if ((event.position ?? Infinity) > position) return found;
-      found.push(event);
-    }
-    if (batch.length < last - first + 1) return found;
-    first = last + 1;
-  }
-}
-
-/** Folds a stream's events with the type's pure fold: the item they leave (null: none, or gone). */
-export function foldEvents<S extends Versioned>(type: HistoryType<S>, events: readonly StoredEvent[]): S | null {
+export async function foldThrough<S extends Versioned>(db: Db, type: HistoryType<S>, id: number, position: number, slices = new Slices()): Promise<S | null> {
   let state: S | null = null;
-  for (const event of events) state = type.fold(state, event).state;
+  for await (const event of changeLog(db).foldSeqs(id, 1, Number.MAX_SAFE_INTEGER, slices)) {
+    if ((event.position ?? Infinity) > position) break;
+    state = type.fold(state, event).state;
+  }
   return state;
 }
 
@@ -130,11 +111,8 @@ export function foldEvents<S extends Versioned>(type: HistoryType<S>, events: re
 export async function stateAt<S extends Versioned & Positioned>(db: Db, type: HistoryType<S>, id: number, position: number, current?: S | null): Promise<S | null> {
   if (current?.firstPosition !== undefined && current.firstPosition > position) return null;
   if (current?.position !== undefined && current.position <= position) return current;
-  return foldEvents(type, await eventsThrough(db, id, position, current?.version));
+  return foldThrough(db, type, id, position);
 }
-
-const foldThrough = async <S extends Versioned>(db: Db, type: HistoryType<S>, id: number, position: number, lastSeq?: number) =>
-  foldEvents(type, await eventsThrough(db, id, position, lastSeq));
 
 /** Whether a read model's document can stand for the item at `position` without a fold, or is known not to exist then. */
 export function unchangedSince(doc: Positioned, position: number): boolean {
@@ -182,9 +160,11 @@ export interface ListAtSpec<S extends Versioned & Positioned & { _id: number }> 
  * both without a read. An item whose last event is at or before the position is what it was
  * then, so the index's entry is matched as it is (a search, on fields the index does not keep,
  * reads its document); only the items changed since are folded to the position, each reading its
- * own events up to it. So the cost is the type's items in memory, plus the items changed since
- * the position (their events up to it), plus the page read by key: a recent point is cheap, and
- * an old one on a busy site costs every item changed since.
+ * own events up to it, one at a time. So the cost is the type's items in memory, plus the items
+ * changed since the position (their events up to it), plus the page read by key: a recent point
+ * is cheap, and an old one on a busy site costs every item changed since. Of a folded item that
+ * matches, only its id and sort keys are kept; the page's are folded again: a list over long
+ * posts held every changed post whole.
  */
 export async function listAt<S extends Versioned & Positioned & { _id: number }>(db: Db, spec: ListAtSpec<S>): Promise<{ docs: S[]; total: number }> {
   const { position } = spec;
@@ -198,20 +178,26 @@ export async function listAt<S extends Versioned & Positioned & { _id: number }>
   }
   const served = spec.index.serves(spec.filter, spec.sort);
   const found: Document[] = served ? unchanged.map((id) => entries.get(id)!).filter(matches) : (await findByIds(spec.collection, unchanged as S['_id'][])).filter(matches);
-  const folded = new Map<number, S>();
+  // A sort on a field's part (`title.rendered`) keeps the whole field.
+  const sortKeys = [...new Set(['_id', ...Object.keys(spec.sort).map((key) => key.split('.')[0])])];
+  const folded = new Set<number>();
+  const slices = new Slices();
   for (let start = 0; start < changed.length; start += FOLD_CONCURRENCY) {
-    // The entry's version (the stream's last seq, as far as the index knows) bounds the events read.
-    const states = await Promise.all(changed.slice(start, start + FOLD_CONCURRENCY).map((id) => foldThrough(db, spec.type, id, position, entries.get(id)?.version as number | undefined)));
-    for (const state of states) if (state && matches(state)) folded.set(state._id, state);
+    const states = await Promise.all(changed.slice(start, start + FOLD_CONCURRENCY).map((id) => foldThrough(db, spec.type, id, position, slices)));
+    for (const state of states) {
+      if (!state || !matches(state)) continue;
+      folded.add(state._id);
+      found.push(Object.fromEntries(sortKeys.map((key) => [key, (state as Document)[key]])));
+    }
   }
-  found.push(...folded.values());
   sortDocuments(found, spec.sort);
   const pageIds = found.slice(spec.skip, spec.limit > 0 ? spec.skip + spec.limit : undefined).map((doc) => doc._id as number);
   const read = new Map((await findByIds(spec.collection, pageIds.filter((id) => !folded.has(id)) as S['_id'][])).map((doc) => [doc._id as number, doc as S]));
-  const docs = pageIds.flatMap((id) => {
-    const doc = folded.get(id) ?? read.get(id);
-    return doc ? [doc] : [];
-  });
+  const docs: S[] = [];
+  for (const id of pageIds) {
+    const doc = folded.has(id) ? await foldThrough(db, spec.type, id, position, slices) : read.get(id);
+    if (doc) docs.push(doc);
+  }
   return { docs, total: found.length };
 }
 
@@ -228,7 +214,8 @@ export async function streamsDeletedSince(db: Db, position: number, streamType: 
   const last = await lastPosition(db);
   const deleted: number[] = [];
   for (let after = position; after < last; ) {
-    const { events, through } = await log.readPositions(after, Math.min(SINCE_BATCH, last - after));
+    // Which item, what kind, of which type: the events' data (their content) is left unread.
+    const { events, through } = await log.readPositions(after, Math.min(SINCE_BATCH, last - after), { outline: true });
     if (through === after) break;
     for (const event of events) if (event.type === 'deleted' && event.streamType === streamType) deleted.push(event.stream);
     after = through;

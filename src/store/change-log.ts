@@ -1,9 +1,11 @@
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { type AnyBulkWriteOperation, BSON, type Db, type Document, type Filter, type Sort } from 'mongodb';
+import { type AnyBulkWriteOperation, BSON, type Db, type Filter, type FindOptions, type Sort } from 'mongodb';
 import { countTable, readFields, readTable, storedField, storedValue } from './ferretdb-tables.js';
 import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey, mayWriteAgain, readBack } from './mongo.js';
 import { type PostgresConnection } from './postgresql.js';
+import { Slices } from '../lib/time-slices.js';
+import { PositionRows } from './position-rows.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
 import { StoreError } from './store-errors.js';
 
@@ -30,8 +32,26 @@ const BLOCK_READ_FROM = 8;
 const KEYED_BATCH = 4;
 /** Events a scan asks for at once (and reads ahead). */
 const SCAN_BATCH = 1000;
+/**
+ * Events a scan decodes ahead of its caller. The driver's batch is at most 16 MB (the server's
+ * bound); a read-ahead of a whole batch of events decoded held a thousand of them, gigabytes once
+ * they are long.
+ */
+const SCAN_AHEAD = 64;
 /** Reads by key sent together. */
 const KEYED_READS_AT_ONCE = 32;
+/**
+ * Event rows are read without checking that their strings are valid UTF-8: the service wrote them
+ * from JavaScript strings, and the check scanned every character of every long text again (most
+ * of what decoding a page of long events cost).
+ */
+const EVENT_READ = { enableUtf8Validation: false } as const;
+/**
+ * Rows a read of long events asks for at once: the driver assembles each answer whole before
+ * decoding any of it, and an answer of a block of a long post's versions (21 MB) took a slice of
+ * its own to assemble.
+ */
+export const EVENT_READ_BATCH = 8;
 
 /**
  * One accepted change of an item: `seq` counts from 1 within the item's stream. `data` is
@@ -129,8 +149,8 @@ const toEvent = <D>(row: EventRow): StoredEvent<D> => ({
   type: row.type,
   at: row.at,
   actor: row.actor,
-  // Read without it (`withoutData`): null.
-  data: (row.data === undefined ? null : JSON.parse(row.data)) as D,
+  // An outline (`readPositions`' `outline`) was read without its data.
+  data: (row.data === undefined ? {} : JSON.parse(row.data)) as D,
   ...(row.redacted ? { redacted: row.redacted } : {}),
   ...(row.erasure ? { erasure: row.erasure } : {}),
   ...(row.position !== undefined ? { position: row.position } : {}),
@@ -244,8 +264,8 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
     if (scan.streams) filter.stream = scan.streams.length === 1 ? scan.streams[0] : { $in: scan.streams };
     if (scan.since) filter.at = { $gte: scan.since };
     const sort: Sort = byTime ? { at: 1, stream: 1, seq: 1 } : { stream: 1, seq: 1 };
-    const cursor = events.find(filter).sort(sort).batchSize(SCAN_BATCH);
-    return Readable.from(cursor, { objectMode: true, highWaterMark: SCAN_BATCH });
+    const cursor = events.find(filter, EVENT_READ).sort(sort).batchSize(SCAN_BATCH);
+    return Readable.from(cursor, { objectMode: true, highWaterMark: SCAN_AHEAD });
   }
 
   /** The last event of each stream appended to since `since`, from the `at` index: what a checkpointed heal reads. */
@@ -315,34 +335,42 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
     return [...bySeq.values()].sort((a, b) => a.seq - b.seq).map((row) => toEvent<D>(row));
   }
 
-  /** The rows at `positions`, by key, a run at a time, into `found`. */
-  async function readPositionKeys(positions: number[], found: Map<number, EventRow>, projection?: Document): Promise<void> {
+  /** The rows at `positions` up to the cap, by key, a run at a time, into `rows`. */
+  async function readPositionKeys(positions: number[], rows: PositionRows<EventRow>, read: FindOptions): Promise<void> {
     for (let start = 0; start < positions.length; start += MAX_POSITION_RUN) {
-      const rows = await Promise.all(positions.slice(start, start + MAX_POSITION_RUN).map((position) => events.findOne({ position }, { projection })));
-      for (const row of rows) if (row) found.set(row.position!, row);
+      const run = positions.slice(start, start + MAX_POSITION_RUN).filter((position) => position <= rows.cap);
+      const found = await Promise.all(run.map((position) => events.findOne({ position }, read)));
+      for (const row of found) {
+        if (row) rows.add(row);
+        await rows.slices.pause();
+      }
     }
   }
 
-  /** The rows at positions `start..end` the blocks of those positions hold, into `found`; the highest position found (0: none). */
-  async function readPositionBlocks(start: number, end: number, found: Map<number, EventRow>, projection?: Document): Promise<number> {
-    const blocks = positionsFrom(Math.floor(start / POSITION_BLOCK), Math.floor(end / POSITION_BLOCK));
-    let highest = 0;
-    for (const rows of await Promise.all(blocks.map((positionBlock) => events.find({ positionBlock }, { projection }).toArray()))) {
-      for (const row of rows) {
-        if (row.position! < start || row.position! > end) continue;
-        found.set(row.position!, row);
-        highest = Math.max(highest, row.position!);
+  /**
+   * The rows at positions `start..end` the blocks of those positions hold, into `rows`, a block at
+   * a time until one starts past the cap; the highest position kept (0: none). Each row is decoded
+   * as the cursor hands it over, with a pause between rows, where `toArray` decoded a block of
+   * long events (64 versions of a 340 KB post: 21 MB) in one go.
+   */
+  async function readPositionBlocks(start: number, end: number, rows: PositionRows<EventRow>, read: FindOptions): Promise<number> {
+    for (const positionBlock of positionsFrom(Math.floor(start / POSITION_BLOCK), Math.floor(end / POSITION_BLOCK))) {
+      if (positionBlock * POSITION_BLOCK > rows.cap) break;
+      for await (const row of events.find({ positionBlock }, read).batchSize(EVENT_READ_BATCH)) {
+        if (row.position! >= start && row.position! <= end) rows.add(row);
+        await rows.slices.pause();
       }
     }
-    return highest;
+    const highest = rows.highest(0);
+    return highest >= start ? highest : 0;
   }
 
   /** Positions `start..end` by key, in doubling runs, until a run comes back with one missing. */
-  async function readPositionRuns(start: number, end: number, found: Map<number, EventRow>, projection?: Document): Promise<void> {
-    for (let run = FIRST_POSITION_RUN, next = start; next <= end; run *= 2) {
-      const positions = positionsFrom(next, Math.min(end, next + Math.min(run, MAX_POSITION_RUN) - 1));
-      await readPositionKeys(positions, found, projection);
-      if (positions.some((position) => !found.has(position))) return;
+  async function readPositionRuns(start: number, end: number, rows: PositionRows<EventRow>, read: FindOptions): Promise<void> {
+    for (let run = FIRST_POSITION_RUN, next = start; next <= Math.min(end, rows.cap); run *= 2) {
+      const positions = positionsFrom(next, Math.min(end, rows.cap, next + Math.min(run, MAX_POSITION_RUN) - 1));
+      await readPositionKeys(positions, rows, read);
+      if (positions.some((position) => position <= rows.cap && !rows.has(position))) return;
       next += positions.length;
     }
   }
@@ -523,50 +551,52 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
      * The first few positions are read by key, the rest of the page by block (`POSITION_BLOCK`;
      * the embedded database serves only equality from an index), and by key again those stored
      * before blocks were kept. A gap that reaches the end of what was read is taken for the end of
-     * the log until a later read.
+     * the log until a later read. `maxBytes`: about how much event data the read holds (one event
+     * at least); past it the prefix ends sooner (`PositionRows`), and `through` says where.
+     * `outline`: the events without their data (`data` is `{}`), for a reader that needs only who
+     * changed which item when, and how.
      *
      * `waitForGaps: false`: a reader that must not be held up (a list) neither waits for a missing
      * position nor voids it: `through` ends before the first, and `events` holds every event read,
-     * those past it too; `highest` is the highest position read. `withoutData`: the events come
-     * without their `data` (null), for a reader that needs only which items changed.
+     * those past it too; `highest` is the highest position read.
      */
     async readPositions<D = Record<string, unknown>>(
       after: number,
       limit: number,
-      options: { gapWaitMs?: number; waitForGaps?: boolean; withoutData?: boolean } = {},
+      options: { gapWaitMs?: number; maxBytes?: number; outline?: boolean; waitForGaps?: boolean } = {},
     ): Promise<{ events: StoredEvent<D>[]; through: number; highest: number }> {
       const gapWaitMs = options.gapWaitMs ?? GAP_WAIT_MS;
-      const projection = options.withoutData ? { data: 0 } : undefined;
       const end = after + limit;
-      const found = new Map<number, EventRow>();
+      const rows = new PositionRows<EventRow>(end, options.maxBytes ?? Number.POSITIVE_INFINITY);
+      const read: FindOptions = options.outline ? { ...EVENT_READ, projection: { data: 0 } } : EVENT_READ;
       // A reader at the head (a waiting feed, woken by every change) asks for a few positions by
       // key; only once they are all there is the rest of the page read, a block at a time.
       const firstRunEnd = Math.min(end, after + FIRST_POSITION_RUN);
-      await readPositionKeys(positionsFrom(after + 1, firstRunEnd), found, projection);
+      await readPositionKeys(positionsFrom(after + 1, firstRunEnd), rows, read);
       // One that does not wait reads on past a missing position too, once anything followed it.
-      const readOn = found.size === firstRunEnd - after || (options.waitForGaps === false && found.size > 0);
-      if (readOn && firstRunEnd < end) {
+      const readOn = rows.found.size === firstRunEnd - after || (options.waitForGaps === false && rows.found.size > 0);
+      if (readOn && firstRunEnd < rows.cap) {
         const start = firstRunEnd + 1;
-        const highest = await readPositionBlocks(start, end, found, projection);
+        const highest = await readPositionBlocks(start, end, rows, read);
         // Below the highest found, the rows stored before blocks were kept, and any append in
         // flight; above it, rows without a block (stored before, or by a process that kept none).
-        await readPositionKeys(positionsFrom(start, highest).filter((position) => !found.has(position)), found, projection);
-        await readPositionRuns(Math.max(start, highest + 1), end, found, projection);
+        await readPositionKeys(positionsFrom(start, highest).filter((position) => !rows.has(position)), rows, read);
+        await readPositionRuns(Math.max(start, highest + 1), end, rows, read);
       }
-      let last = after;
-      for (const position of found.keys()) last = Math.max(last, position);
-      const read: StoredEvent<D>[] = [];
+      const last = rows.highest(after);
+      const found: StoredEvent<D>[] = [];
       let through = last;
       for (let position = after + 1; position <= last; position++) {
-        let row = found.get(position);
+        let row = rows.found.get(position);
         if (!row && options.waitForGaps === false) {
           through = Math.min(through, position - 1);
           continue;
         }
         row ??= await waitOrVoid(position, gapWaitMs);
-        if (row.stream > 0) read.push(toEvent<D>(row));
+        if (row.stream > 0) found.push(toEvent<D>(row));
+        await rows.slices.pause();
       }
-      return { events: read, through, highest: last };
+      return { events: found, through, highest: last };
     },
 
     async readStream<D = Record<string, unknown>>(stream: number, options: ReadOptions = {}): Promise<StoredEvent<D>[]> {
@@ -579,6 +609,41 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
     },
 
     readSeqs,
+
+    /**
+     * The events `first..last` of a stream in seq order, one at a time, as a fold over a long log
+     * reads them: block by block, each row decoded as the cursor hands it over (a block's rows come
+     * in any order; one out of turn waits for its turn), with a pause between rows (`slices`), and
+     * each row a block did not hold (stored before blocks were kept) by its key. It ends early where
+     * the stream does. `readSeqs` holds the whole run at once.
+     */
+    async *foldSeqs<D = Record<string, unknown>>(stream: number, first: number, last: number, slices = new Slices()): AsyncGenerator<StoredEvent<D>> {
+      let next = first;
+      for (let block = Math.floor(first / EVENT_BLOCK); next <= last; block++) {
+        const blockEnd = Math.min(last, (block + 1) * EVENT_BLOCK - 1);
+        const early = new Map<number, EventRow>();
+        for await (const row of events.find({ block: eventBlock(stream, next) }, EVENT_READ).batchSize(EVENT_READ_BATCH)) {
+          if (row.seq < next || row.seq > blockEnd) continue;
+          early.set(row.seq, row);
+          for (let turn = early.get(next); turn; turn = early.get(next)) {
+            early.delete(next++);
+            yield toEvent<D>(turn);
+            await slices.pause();
+          }
+        }
+        for (; next <= blockEnd; next++) {
+          const row = early.get(next) ?? (await events.findOne({ stream, seq: next }, EVENT_READ));
+          if (!row) return;
+          yield toEvent<D>(row);
+          await slices.pause();
+        }
+      }
+    },
+
+    /** Whether the stream holds an event at `seq`, read by key without its data. */
+    async holds(stream: number, seq: number): Promise<boolean> {
+      return (await events.findOne({ stream, seq }, { projection: { _id: 1 } })) !== null;
+    },
 
     /**
      * Every event after `afterSeq`, read by key a few at a time until a seq is missing (a stream's
@@ -600,8 +665,9 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
 
     /**
      * Every event (or those of `streams`, or since `since`), oldest first, from a cursor: constant
-     * memory. Up to one batch is read ahead, so the database prepares the next batch while the
-     * caller works through this one (the driver alone asks only once its batch is used up).
+     * memory (a batch of at most 16 MB, and SCAN_AHEAD events decoded). Events are read ahead, so
+     * the database prepares the next batch while the caller works through this one (the driver
+     * alone asks only once its batch is used up).
      */
     async *scan<D = Record<string, unknown>>(scan: ScanOptions = {}): AsyncGenerator<StoredEvent<D>> {
       for await (const row of scannedRows(scan)) {

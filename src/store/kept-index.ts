@@ -238,7 +238,7 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
   /** The events past the copy's position: without waiting at a gap, unless it has been waited out (then voided). */
   function readOn(db: Db, copy: Copy, began: number) {
     const voiding = copy.gap !== null && began - copy.gap.since >= GAP_WAIT_MS;
-    return changeLog(db).readPositions(copy.through, LOOK_POSITIONS, { withoutData: true, ...(voiding ? { gapWaitMs: 0 } : { waitForGaps: false }) });
+    return changeLog(db).readPositions(copy.through, LOOK_POSITIONS, { outline: true, ...(voiding ? { gapWaitMs: 0 } : { waitForGaps: false }) });
   }
 
   async function look(db: Db, copy: Copy): Promise<void> {

@@ -9,7 +9,7 @@ import { changeLog, type ChangeLog, type StoredEvent } from '../../store/change-
 import { type Versioned } from '../../store/kernel.js';
 import { timelineEntry, type TimelineEntry } from '../history/index.js';
 import { type ChangeSource } from '../manifest.js';
-import { MAX_PAGE_CHARS, MAX_PAGE_WORK_MS, type Include } from './changes.schema.js';
+import { MAX_PAGE_CHARS, MAX_PAGE_READ_CHARS, MAX_PAGE_WORK_MS, type Include } from './changes.schema.js';
 
 /** One change as the feed answers it. */
 export type ChangeJson = { item: number; item_type: string } & TimelineEntry & {
@@ -66,23 +66,51 @@ export class ChangeSources {
   }
 }
 
-/** Items whose folded state a process keeps for the feed's next page, at most. */
+/** Items whose folded state a process keeps for the feed's next page, at most, and the characters of their texts. */
 const FOLDED_KEPT = 2000;
-type Folded = Map<number, { seq: number; state: Versioned | null }>;
-const foldedByDb = new WeakMap<Db, Folded>();
+const FOLDED_KEPT_CHARS = 16 << 20;
 
-function foldedStatesOf(db: Db): Folded {
-  let folded = foldedByDb.get(db);
-  if (!folded) foldedByDb.set(db, (folded = new Map()));
-  return folded;
+interface FoldedState {
+  seq: number;
+  state: Versioned | null;
+  /** About how large the state is: the length of its texts. */
+  chars: number;
 }
 
-/** Keeps an item's latest folded state, the least recently kept one going first when full. */
-function keepFolded(folded: Folded, stream: number, entry: { seq: number; state: Versioned | null }): void {
-  if ((folded.get(stream)?.seq ?? 0) > entry.seq) return;
-  folded.delete(stream);
-  folded.set(stream, entry);
-  if (folded.size > FOLDED_KEPT) folded.delete(folded.keys().next().value!);
+/**
+ * The states this process last folded items to, for the feed's next page: the least recently kept
+ * goes first once there are FOLDED_KEPT, or their texts pass FOLDED_KEPT_CHARS (2,000 states of
+ * long posts held gigabytes).
+ */
+class FoldedStates {
+  private readonly states = new Map<number, FoldedState>();
+  private chars = 0;
+
+  get(stream: number): FoldedState | undefined {
+    return this.states.get(stream);
+  }
+
+  keep(stream: number, entry: FoldedState): void {
+    const previous = this.states.get(stream);
+    if ((previous?.seq ?? 0) > entry.seq || entry.chars > FOLDED_KEPT_CHARS) return;
+    if (previous) this.chars -= previous.chars;
+    this.states.delete(stream);
+    this.states.set(stream, entry);
+    this.chars += entry.chars;
+    while (this.states.size > FOLDED_KEPT || this.chars > FOLDED_KEPT_CHARS) {
+      const [oldest, dropped] = this.states.entries().next().value!;
+      this.states.delete(oldest);
+      this.chars -= dropped.chars;
+    }
+  }
+}
+
+const foldedByDb = new WeakMap<Db, FoldedStates>();
+
+function foldedStatesOf(db: Db): FoldedStates {
+  let folded = foldedByDb.get(db);
+  if (!folded) foldedByDb.set(db, (folded = new FoldedStates()));
+  return folded;
 }
 
 // The event types that change nothing a reader of the item sees: another's autosave, a revision's removal.
@@ -96,10 +124,18 @@ interface ItemLook {
   current: Versioned | null;
   /** Whether the log holds a later event that ended the item (its deletion): the read model is then rightly gone. */
   ended?: Promise<boolean>;
-  /** The item after each seq up to the page's last of it (index 0: before its creation), folded from its log. */
-  states?: Promise<(Versioned | null)[]>;
+  /** The item around the page's events of it, folded from its log (`ItemStates`). */
+  states?: Promise<ItemStates>;
   /** About how many characters the item takes in an answer (its stored form's), for `include=item`. */
   chars?: number;
+}
+
+/** An item's states around a page's events of it. */
+interface ItemStates {
+  /** The item after each of the page's events of it, and before the first (null: not yet, or no more). */
+  bySeq: Map<number, Versioned | null>;
+  /** Its latest state that was an item, up to the page's last event of it. */
+  lastKnown: Versioned | null;
 }
 
 /**
@@ -113,12 +149,17 @@ interface ItemLook {
  * content). Events of types no source describes, and filtered ones, are covered and left out.
  * A page stops adding changes once their diffs and items pass MAX_PAGE_CHARS, or its diffs took
  * MAX_PAGE_WORK_MS (its first change always goes in): `last` then ends before the first change
- * left out, so the next page starts with it and a follower misses nothing.
+ * left out, so the next page starts with it and a follower misses nothing. It reads about
+ * MAX_PAGE_READ_CHARS of events at most (one at least), ending sooner where they are long, and
+ * decodes, folds and answers them in slices, with other requests answered between.
  */
 export async function readChanges(deps: Deps, sources: ChangeSources, req: RestRequest, query: ChangesQuery): Promise<ChangesPage> {
   const { db } = deps.store;
   const log = changeLog(db);
-  const { events, through } = await log.readPositions(query.since, query.limit, query.gapWaitMs !== undefined ? { gapWaitMs: query.gapWaitMs } : {});
+  const { events, through } = await log.readPositions(query.since, query.limit, {
+    maxBytes: MAX_PAGE_READ_CHARS,
+    ...(query.gapWaitMs !== undefined ? { gapWaitMs: query.gapWaitMs } : {}),
+  });
   const looks = new Map<number, ItemLook>();
   const itemTypes = await sources.typesOf(log, events);
   const wanted = events.filter((event) => sources.of(itemTypes.get(event.stream)) !== undefined);
@@ -142,37 +183,58 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       return last !== undefined && look.source.history.projection.endsStream.includes(last.type);
     })());
   const folded = foldedStatesOf(db);
+  const budget = new AnswerBudget(MAX_PAGE_CHARS, MAX_PAGE_WORK_MS);
   /**
-   * The item's states through the page's last event of it (`states[seq]`; holes below what was
-   * needed). Folded on from the state this process last folded it to, when that is not past the
-   * page's first event of it and no event since erased anything (the item's log then holds
-   * nothing after the page's last event: an erasure there may have blanked what the kept state
-   * still holds); else from its first event. A reader at the head, woken by each change, so reads
-   * that change rather than the item's whole log.
+   * The item's states around the page's events of it. The page's own events are folded from the
+   * page; the log before them is read an event at a time (`foldSeqs`), from the state this process
+   * last folded the item to when that is not past the page's first event and no event since erased
+   * anything (the item's log then holds nothing after the page's last event, and no event read owes
+   * an erasure: an erasure may have blanked what the kept state still holds); else from its first
+   * event. A reader at the head, woken by each change, so reads that change rather than the item's
+   * whole log, and a page holds the states of its own events, not one per event of the item's log.
    */
-  const statesOf = (look: ItemLook, stream: number): Promise<(Versioned | null)[]> =>
+  const statesOf = (look: ItemLook, stream: number): Promise<ItemStates> =>
     (look.states ??= (async () => {
       const { first: firstSeq, last: lastSeq } = seqsOf.get(stream)!;
+      const onPage = wanted.filter((event) => event.stream === stream);
+      const { history } = look.source;
       const kept = folded.get(stream);
-      let start = kept && kept.state !== null && kept.seq < firstSeq ? kept : { seq: 0, state: null };
-      let events = await log.readSeqs(stream, start.seq + 1, start.seq > 0 ? lastSeq + 1 : lastSeq);
-      if (start.seq > 0 && events.some((event) => event.erasure !== undefined || event.seq > lastSeq)) {
-        start = { seq: 0, state: null };
-        events = await log.readSeqs(stream, 1, lastSeq);
+      const keptUsable = kept !== undefined && kept.state !== null && kept.seq < firstSeq && !onPage.some((event) => event.erasure !== undefined) && !(await log.holds(stream, lastSeq + 1));
+      const foldBefore = async (start: { seq: number; state: Versioned | null }) => {
+        let { seq, state } = start;
+        let lastKnown = state;
+        for await (const event of log.foldSeqs(stream, seq + 1, firstSeq - 1, budget.slices)) {
+          if (start.seq > 0 && event.erasure !== undefined) return undefined;
+          state = history.fold(state, event).state;
+          seq = event.seq;
+          lastKnown = state ?? lastKnown;
+        }
+        return { seq, state, lastKnown };
+      };
+      const before = (keptUsable ? await foldBefore(kept) : undefined) ?? (await foldBefore({ seq: 0, state: null }))!;
+      // A log that ends before the page's first event (read while it was erased) leaves the item unknown before it.
+      let state = before.seq === firstSeq - 1 ? before.state : null;
+      let { lastKnown } = before;
+      const bySeq = new Map<number, Versioned | null>([[firstSeq - 1, state]]);
+      for (const event of onPage) {
+        state = history.fold(state, event).state;
+        bySeq.set(event.seq, state);
+        lastKnown = state ?? lastKnown;
+        await budget.slices.pause();
       }
-      const states: (Versioned | null)[] = [];
-      states[start.seq] = start.state;
-      for (const event of events) states[event.seq] = look.source.history.fold(states[event.seq - 1] ?? null, event).state;
-      if (events.length === lastSeq - start.seq) keepFolded(folded, stream, { seq: lastSeq, state: states[lastSeq] });
-      return states;
+      if (before.seq === firstSeq - 1 && onPage.length === lastSeq - firstSeq + 1) {
+        const chars = state ? look.source.diffFields.reduce((sum, field) => sum + look.source.fieldText(state!, field).length, 0) : 0;
+        folded.keep(stream, { seq: lastSeq, state, chars });
+      }
+      return { bySeq, lastKnown };
     })());
 
   const user: Principal = req.user;
   const changes: ChangeJson[] = [];
   let last = through;
   const objects: { change: ChangeJson; look: ItemLook }[] = [];
-  const budget = new AnswerBudget(MAX_PAGE_CHARS, MAX_PAGE_WORK_MS);
   for (const event of events) {
+    await budget.slices.pause();
     if (budget.spent) {
       last = event.position! - 1;
       break;
@@ -194,15 +256,14 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
     if (current) full = source.mayReadHistory(user, current);
     else {
       // Gone: its history was for those who could read it before its end.
-      const states = await statesOf(look, event.stream);
-      const lastKnown = [...states].reverse().find((state) => state != null);
-      full = lastKnown !== undefined && source.mayReadHistory(user, lastKnown);
+      const { lastKnown } = await statesOf(look, event.stream);
+      full = lastKnown !== null && source.mayReadHistory(user, lastKnown);
     }
     const needStates = !full || query.include === 'diff';
     if (needStates) {
-      const states = await statesOf(look, event.stream);
-      before = states[event.seq - 1] ?? null;
-      after = states[event.seq] ?? null;
+      const { bySeq } = await statesOf(look, event.stream);
+      before = bySeq.get(event.seq - 1) ?? null;
+      after = bySeq.get(event.seq) ?? null;
     }
     let showContent = full;
     if (!full) {

@@ -1,8 +1,8 @@
 import { type Deps } from '../../deps.js';
 import { type PageWindow } from '../../rest/pagination.js';
-import { changeLog, type StoredEvent } from '../../store/change-log.js';
+import { changeLog } from '../../store/change-log.js';
 import { findByIds } from '../../store/filters.js';
-import { writtenRevision, type WireNames } from './history.serializer.js';
+import { timelineEntry, type TimelineEntry, type WireNames } from './history.serializer.js';
 import { REVISION_BLOCK, revisionBlock, revisionsCollection } from '../revisions/index.js';
 import { type ItemRoute } from '../../rest/item-route.js';
 import { type RestRequest } from '../../rest/rest-request.js';
@@ -28,35 +28,46 @@ export interface HistoryItem {
 }
 
 /**
- * One page of an item's events, oldest first. A stream's seqs run 1..n without gaps (each append
+ * One page of an item's entries, oldest first. A stream's seqs run 1..n without gaps (each append
  * is at the item's version plus one), so the item's version is their count (unless the read model
- * lags the log), and a page is the seqs after `skip`, each read by its key.
+ * lags the log), and a page is the seqs after `skip`. Each event is read, decoded and made an
+ * entry before the next (`foldSeqs`): an entry names the fields a change set, never their content,
+ * and a page of 100 changes of a long post held every one of them whole.
  */
-export async function historyPage(deps: Pick<Deps, 'store'>, item: { _id: number; version?: number }, window: PageWindow): Promise<{ events: StoredEvent[]; total: number }> {
+export async function historyPage(
+  deps: Pick<Deps, 'store'>,
+  item: { _id: number; version?: number },
+  window: PageWindow,
+  wireNames?: WireNames,
+): Promise<{ entries: TimelineEntry[]; total: number }> {
   const log = changeLog(deps.store.db);
   // The read model may lag the log (a crash between an append and its projection): an event past
   // the item's version means the log is counted instead.
-  const behind = item.version === undefined || (await log.readSeqs(item._id, item.version + 1, item.version + 1)).length > 0;
+  const behind = item.version === undefined || (await log.holds(item._id, item.version + 1));
   const total = behind ? await log.countStream(item._id) : item.version!;
   const last = Math.min(total, window.skip + window.perPage);
-  return { events: await log.readSeqs(item._id, window.skip + 1, last), total };
+  const entries: TimelineEntry[] = [];
+  for await (const event of log.foldSeqs(item._id, window.skip + 1, last)) entries.push(timelineEntry(event, wireNames));
+  return { entries, total };
 }
 
-const revisionIds = (events: readonly StoredEvent[]): number[] =>
-  events.map((event) => writtenRevision(event)?.id).filter((id): id is number => id !== undefined);
+/** Every entry of an item's log, oldest first, each event read and let go in turn (constant memory). */
+export async function* allEntries(deps: Pick<Deps, 'store'>, item: { _id: number }, wireNames?: WireNames): AsyncGenerator<TimelineEntry> {
+  for await (const event of changeLog(deps.store.db).foldSeqs(item._id, 1, Number.MAX_SAFE_INTEGER)) yield timelineEntry(event, wireNames);
+}
 
 /**
- * Which of the revisions named by `events` (a run of one item's log) are still revisions or
+ * Which of the revisions named by `entries` (a run of one item's log) are still revisions or
  * autosaves of `parent` (deleted ones get no link). A revision row keeps the block of the event
  * that last wrote it, so the rows of the run's blocks are read by block; the rest (an autosave
  * written again later, a row stored before rows kept their block) each by id.
  */
-export async function liveRevisions(deps: Pick<Deps, 'store'>, parent: number, events: readonly StoredEvent[]): Promise<Set<number>> {
-  const ids = revisionIds(events);
+export async function liveRevisions(deps: Pick<Deps, 'store'>, parent: number, entries: readonly TimelineEntry[]): Promise<Set<number>> {
+  const ids = entries.map((entry) => entry.revision).filter((id): id is number => id !== null);
   if (ids.length === 0) return new Set();
   const revisions = revisionsCollection(deps.store.db);
-  const first = Math.floor(events[0].seq / REVISION_BLOCK);
-  const last = Math.floor(events.at(-1)!.seq / REVISION_BLOCK);
+  const first = Math.floor(entries[0].seq / REVISION_BLOCK);
+  const last = Math.floor(entries.at(-1)!.seq / REVISION_BLOCK);
   const blocks = Array.from({ length: last - first + 1 }, (_, offset) => revisionBlock(parent, (first + offset) * REVISION_BLOCK));
   const found = new Set<number>();
   for (const rows of await Promise.all(blocks.map((block) => revisions.find({ block }, { projection: { _id: 1 } }).toArray()))) {

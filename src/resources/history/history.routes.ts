@@ -5,19 +5,18 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { RestStream, type RestResponse } from '../../rest/rest-response.js';
 import { itemPath } from '../../rest/item-route.js';
 import { defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
-import { changeLog } from '../../store/change-log.js';
 import { canViewHistory } from './history.permissions.js';
-import { historyPage, inBatches, liveRevisions, type HistoryItem, type HistorySubject } from './history.queries.js';
+import { allEntries, historyPage, inBatches, liveRevisions, type HistoryItem, type HistorySubject } from './history.queries.js';
 import { historyArgs, historySchema } from './history.schema.js';
 import { compactEntry, prepareHistoryEntry, type HistoryJson } from './history.serializer.js';
 
 const NDJSON = 'application/x-ndjson';
-// Revision links are checked once per this many streamed events: one indexed query, bounded memory.
+// Revision links are checked once per this many streamed entries: one indexed query, bounded memory.
 const STREAM_BATCH = 500;
 
 /**
  * `/<rest_base>/<id>/history`: the item's change log, oldest first. A page of JSON by default;
- * with `Accept: application/x-ndjson`, every event, one object a line, read from a cursor.
+ * with `Accept: application/x-ndjson`, every event, one object a line, each read and let go in turn.
  */
 export function historyRoutes<Item extends HistoryItem>(subject: HistorySubject<Item>): RouteSpec<Deps>[] {
   const { route } = subject;
@@ -45,21 +44,19 @@ function wantsStream(req: RestRequest): boolean {
 async function listHistory<Item extends HistoryItem>(subject: HistorySubject<Item>, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const doc = await subject.find(deps, req.params.id);
   const window = pageWindow(req.params);
-  const { events, total } = await historyPage(deps, doc, window);
-  const live = req.wants('_links') ? await liveRevisions(deps, doc._id, events) : new Set<number>();
+  const { entries, total } = await historyPage(deps, doc, window, subject.wireNames);
+  const live = req.wants('_links') ? await liveRevisions(deps, doc._id, entries) : new Set<number>();
   const item = { route: itemPath(subject.route, doc), wireNames: subject.wireNames };
-  const entries = events.map((event) => prepareHistoryEntry(event, item, live, req));
-  return pageOf(entries, total, window, PostInvalidPage);
+  return pageOf(entries.map((entry) => prepareHistoryEntry(entry, item, live, req)), total, window, PostInvalidPage);
 }
 
 async function streamHistory<Item extends HistoryItem>(subject: HistorySubject<Item>, req: RestRequest, deps: Deps): Promise<RestStream> {
   const doc = await subject.find(deps, req.params.id);
-  const events = changeLog(deps.store.db).scan({ streams: [doc._id] });
   const item = { route: itemPath(subject.route, doc), wireNames: subject.wireNames };
   async function* entries(): AsyncGenerator<HistoryJson> {
-    for await (const batch of inBatches(events, STREAM_BATCH)) {
+    for await (const batch of inBatches(allEntries(deps, doc, subject.wireNames), STREAM_BATCH)) {
       const live = await liveRevisions(deps, doc._id, batch);
-      for (const event of batch) yield compactEntry(prepareHistoryEntry(event, item, live, req));
+      for (const entry of batch) yield compactEntry(prepareHistoryEntry(entry, item, live, req));
     }
   }
   return new RestStream(entries());

@@ -112,16 +112,15 @@ export interface ItemOfEntry {
  * An entry with its links: `up` to the item and, while it still exists, the revision or autosave
  * the event wrote (as WordPress links a revision to its parent).
  */
-export function prepareHistoryEntry(event: StoredEvent, item: ItemOfEntry, liveRevisions: ReadonlySet<number>, req: RestRequest): HistoryJson {
-  const entry: HistoryJson = timelineEntry(event, item.wireNames);
+export function prepareHistoryEntry(entry: TimelineEntry, item: ItemOfEntry, liveRevisions: ReadonlySet<number>, req: RestRequest): HistoryJson {
   if (!req.wants('_links')) return entry;
   const links: Links = { up: [{ href: req.url(item.route), embeddable: true }] };
-  const revision = writtenRevision(event);
-  if (revision && liveRevisions.has(revision.id)) {
-    links['https://api.w.org/revision'] = [{ href: req.url(`${item.route}/${revision.kind === 'autosave' ? 'autosaves' : 'revisions'}/${revision.id}`) }];
+  if (entry.revision !== null && liveRevisions.has(entry.revision)) {
+    // An autosave's event writes an autosave (`writtenRevision`); every other, a revision.
+    const kind = entry.type === 'autosaved' ? 'autosaves' : 'revisions';
+    links['https://api.w.org/revision'] = [{ href: req.url(`${item.route}/${kind}/${entry.revision}`) }];
   }
-  entry._links = links;
-  return entry;
+  return { ...entry, _links: links };
 }
 
 /** A streamed entry: the layer compacts links only in JSON responses, so a stream does it here. */

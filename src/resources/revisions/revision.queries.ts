@@ -5,7 +5,7 @@ import { escapeRegex } from '../../lib/regex.js';
 import { defineRestError, type RestErrorClass } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { NoSearchTerm, OrderbyIncludeMissing, PostInvalidId } from '../post-errors.js';
-import { REVISION_BLOCK, revisionBlock, revisionsCollection, type RevisionDoc } from './revision.model.js';
+import { REVISION_BLOCK, REVISION_TEXT_FIELDS, revisionBlock, revisionsCollection, type RevisionDoc } from './revision.model.js';
 import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 
 export const InvalidParent = defineRestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
@@ -106,6 +106,7 @@ export interface RevisionListParams {
 }
 
 export interface RevisionPage {
+  /** The page's rows, read one at a time as they are taken (`rowsInOrder`). */
   docs: AsyncIterable<RevisionDoc>;
   total: number;
   totalPages: number;
@@ -118,7 +119,9 @@ export interface RevisionPage {
  * last, is an error. Unfiltered, the count is the item's own (kept by its projection, shown as
  * `version-history`) and the default order (date, then id) walks the `(parent, date, _id)`
  * index from a cursor. Filtered or otherwise ordered, one pass reads the sort keys of the
- * matching rows, which gives both the count and the page's ids; only the page's rows are read.
+ * matching rows, which gives both the count and the page's ids. Either way the page's order is
+ * found from sort keys alone, and its rows are read one at a time as the answer takes them: a page
+ * of every revision of a long post held them all.
  */
 export async function revisionPage(deps: Deps, parent: RevisionedItem, params: RevisionListParams, projection: Record<string, 0>): Promise<RevisionPage> {
   const filter = listFilter(parent._id, params);
@@ -143,26 +146,30 @@ export async function revisionPage(deps: Deps, parent: RevisionedItem, params: R
   if (unfiltered) {
     const total = parent.revisionCount;
     const { totalPages, skip, limit } = window(total);
-    if (!byDate) return { docs: await byIds(deps, await orderedIds(deps, filter, params, dir, { skip, limit }), projection), total, totalPages };
+    if (!byDate) return { docs: rowsInOrder(deps, await orderedIds(deps, filter, params, dir, { skip, limit }), projection), total, totalPages };
     // `date` (WordPress's "date ID") and `include_slugs`, which without `slug` falls back to the date.
-    return { docs: toAsync(await pageByBlocks(deps, parent, dir, skip, limit, projection)), total, totalPages };
+    // Rows without their texts are small: read whole as their order is found.
+    if (textless(projection)) return { docs: toAsync(await pageByBlocks(deps, parent, dir, skip, limit, projection)), total, totalPages };
+    const ids = (await pageByBlocks(deps, parent, dir, skip, limit, { _id: 1, date: 1 })).map((row) => row._id);
+    return { docs: rowsInOrder(deps, ids, projection), total, totalPages };
   }
   const ordered = await orderedIds(deps, filter, params, dir);
   const total = ordered.length;
   const { totalPages, skip, limit } = window(total);
-  return { docs: await byIds(deps, limit ? ordered.slice(skip, skip + limit) : ordered, projection), total, totalPages };
+  return { docs: rowsInOrder(deps, limit ? ordered.slice(skip, skip + limit) : ordered, projection), total, totalPages };
 }
 
 /** Blocks read at once while walking an item's log for a page of its revisions. */
 const BLOCKS_AT_ONCE = 2;
 
 /**
- * One page of an item's revisions and autosaves by date, then id: read block by block from the
- * newest end of its log (or the oldest, ascending), each block by key, until the page is filled,
- * and one block further, since rows of neighbouring blocks may share or swap dates (clocks of
- * different processes); then sorted. A page costs the blocks it spans, not the item's history.
+ * One page of an item's revisions and autosaves by date, then id (with `projection`: a row's sort
+ * keys alone, or the row without its texts): read block by block from the newest end of its log
+ * (or the oldest, ascending), each block by key, until the page is filled, and one block further,
+ * since rows of neighbouring blocks may share or swap dates (clocks of different processes); then
+ * sorted. A page costs the blocks it spans, not the item's history.
  */
-async function pageByBlocks(deps: Deps, parent: RevisionedItem, dir: 1 | -1, skip: number, limit: number, projection: Record<string, 0>): Promise<RevisionDoc[]> {
+async function pageByBlocks(deps: Deps, parent: RevisionedItem, dir: 1 | -1, skip: number, limit: number, projection: Record<string, 0 | 1>): Promise<RevisionDoc[]> {
   const revisions = revisionsCollection(deps.store.db);
   const lastBlock = Math.floor(parent.version / REVISION_BLOCK);
   const wanted = limit ? skip + limit : Number.POSITIVE_INFINITY;
@@ -218,10 +225,21 @@ function listFilter(parent: number, params: RevisionListParams): Filter<Revision
   return and.length === 1 ? and[0] : { $and: and };
 }
 
-async function byIds(deps: Deps, ids: number[], projection: Record<string, 0>): Promise<AsyncIterable<RevisionDoc>> {
-  if (!ids.length) return toAsync([]);
-  return toAsync(await findByIds(revisionsCollection(deps.store.db), ids, { projection }));
+/**
+ * The rows with these ids, in this order (missing ones left out), each read when the previous one
+ * was taken: a revision may hold megabytes of text, so a page holds one at a time. Rows without
+ * their texts are small, and read all at once, as before.
+ */
+async function* rowsInOrder(deps: Deps, ids: readonly number[], projection: Record<string, 0>): AsyncGenerator<RevisionDoc> {
+  const revisions = revisionsCollection(deps.store.db);
+  const atOnce = textless(projection) ? Math.max(1, ids.length) : 1;
+  for (let start = 0; start < ids.length; start += atOnce) {
+    yield* await findByIds(revisions, ids.slice(start, start + atOnce), { projection });
+  }
 }
+
+/** Whether rows read with `projection` leave out every text field (a list asked for ids and dates). */
+const textless = (projection: Record<string, 0>) => REVISION_TEXT_FIELDS.every((field) => projection[field] === 0);
 
 async function* toAsync<T>(items: T[]): AsyncIterable<T> {
   yield* items;

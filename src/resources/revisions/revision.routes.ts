@@ -3,6 +3,7 @@ import { defineRestError, defineRestErrorWith } from '../../rest/errors.js';
 import { contextArg, filterByContext } from '../../rest/item-schema.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
+import { StreamedList } from '../../rest/streamed-list.js';
 import { CREATABLE, DELETABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
 import { CONTEXTS, type Context, type ItemSchema } from '../../rest/schema.js';
 import { REVISION_TEXT_FIELDS, revisionsCollection, type RevisionDoc } from './revision.model.js';
@@ -10,7 +11,7 @@ import { diffRevisions } from './revision.diff.js';
 import { canDeleteRevision, canReadRevisions, canRestoreRevision } from './revision.permissions.js';
 import { parentOf, routeRevision, InvalidRevision, predecessorOf, revisionPage, type RevisionListParams } from './revision.queries.js';
 import { revisionDiffSchema, revisionIdArg, revisionListArgs, revisionSchema } from './revision.schema.js';
-import { prepareRevision, revisionRecord, wantsField } from './revision.serializer.js';
+import { prepareRevision, renderLongRevision, revisionRecord, wantsField } from './revision.serializer.js';
 import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 
 const TrashNotSupported = defineRestError('rest_trash_not_supported', "Revisions do not support trashing. Set 'force=true' to delete.", 501);
@@ -55,10 +56,16 @@ async function listRevisions<Item extends RevisionedItem>(type: RevisionedType<I
   const parent = await parentOf(req, deps, type);
   const params = listParams(req);
   const { docs, total, totalPages } = await revisionPage(deps, parent, params, projectionFor(req, schema));
-  const items: Record<string, unknown>[] = [];
-  for await (const doc of docs) items.push(prepareRevision(revisionRecord(doc, deps.siteUrl), req, type, schema, parent));
+  // Each revision is read, rendered and written before the next: WordPress answers every one
+  // without `per_page`, and a long post's were held all at once.
+  async function* items(): AsyncGenerator<Record<string, unknown>> {
+    for await (const doc of docs) {
+      const rendered = await renderLongRevision(doc, req, schema, deps);
+      yield prepareRevision(revisionRecord(doc, deps.siteUrl), req, type, schema, parent, rendered);
+    }
+  }
   const headers = { 'X-WP-Total': String(total), 'X-WP-TotalPages': String(totalPages) };
-  return new RestResponse(items, 200, headers, { total, totalPages, page: params.page });
+  return new RestResponse(new StreamedList(items()), 200, headers, { total, totalPages, page: params.page });
 }
 
 /**
@@ -125,7 +132,7 @@ export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType
           permission: read,
           handler: async (req, deps) => {
             const { parent, revision } = await parentAndRevision(deps, type, req);
-            return prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema, parent);
+            return prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema, parent, await renderLongRevision(revision, req, schema, deps));
           },
         },
         {

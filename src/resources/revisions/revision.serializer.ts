@@ -1,4 +1,7 @@
 import { renderContent, renderExcerpt, renderTitle } from '../../lib/content-render.js';
+import { renderKey } from '../../lib/content-render.off-thread.js';
+import { type RenderedFields } from '../../lib/content-render.cache.js';
+import { type Deps } from '../../deps.js';
 import { itemPath } from '../../rest/item-route.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
@@ -39,7 +42,8 @@ export function wantsField(req: RestRequest, schema: ItemSchema, field: string):
  * only `raw` and `rendered` of the text fields the schema has, the excerpt rendered from itself
  * alone (never generated from the content), and a `parent` link as the only link. The parent is
  * named as its type names it in URLs (a template by `<theme>//<slug>`) when the record belongs to
- * `parent`, the item the route names. Fields the request does not want are not computed.
+ * `parent`, the item the route names. Fields the request does not want are not computed; long
+ * content comes `rendered` beforehand (`renderLongRevision`).
  */
 export function prepareRevision<Item extends RevisionedItem>(
   record: RevisionRecord,
@@ -47,6 +51,7 @@ export function prepareRevision<Item extends RevisionedItem>(
   type: RevisionedType<Item>,
   schema: ItemSchema,
   parent?: Item,
+  rendered?: RenderedFields,
 ): Record<string, unknown> {
   const ofParent = parent !== undefined && record.parent === parent._id;
   const data: Record<string, unknown> = {};
@@ -68,7 +73,7 @@ export function prepareRevision<Item extends RevisionedItem>(
   if (want('slug')) data.slug = record.slug;
   if (want('guid')) data.guid = { rendered: record.guid, raw: record.guid };
   text('title', renderTitle);
-  text('content', renderContent);
+  text('content', (raw) => rendered?.content ?? renderContent(raw));
   // `the_excerpt` on the raw excerpt: an empty one stays empty.
   text('excerpt', (raw) => renderExcerpt(raw, ''));
   if (type.extraFields) {
@@ -80,4 +85,13 @@ export function prepareRevision<Item extends RevisionedItem>(
     data._links = { parent: [{ href: req.url(route) }] } satisfies Links;
   }
   return data;
+}
+
+/**
+ * The content of a long revision rendered first, off the event loop (and kept by its id and
+ * version, as a post's is): a list of long revisions rendered each where it was asked for.
+ */
+export async function renderLongRevision(doc: RevisionDoc, req: RestRequest, schema: ItemSchema, deps: Pick<Deps, 'renderer'>): Promise<RenderedFields | undefined> {
+  if (!schema.properties.content || !wantsField(req, schema, 'content.rendered') || !deps.renderer.isLong(doc.content ?? '')) return undefined;
+  return deps.renderer.render({ key: `revision:${renderKey(doc._id, doc.version)}`, content: doc.content, excerpt: undefined, renderContent: true });
 }

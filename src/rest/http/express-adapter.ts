@@ -22,6 +22,7 @@ import { ifNoneMatchHits } from '../conditional.js';
 import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type ServerSentEvent } from '../rest-response.js';
+import { holdsStreamedList, jsonPieces } from '../streamed-list.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
 import { bodyError, bodyParsers } from './body-parsers.js';
 import { type LiveRequests } from './live-requests.js';
@@ -258,7 +259,8 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     let result;
     try {
       result = await server.serve(incoming, apiRoot);
-      if (cache && key !== undefined && result.status === 200 && !result.stream && !result.events) {
+      // A streamed list is written as it is made: there is no whole answer to keep.
+      if (cache && key !== undefined && result.status === 200 && !result.stream && !result.events && !holdsStreamedList(result.body)) {
         result.headers = { ...result.headers, ETag: cache.store(key, startedAt, result, JSON.stringify(result.body) ?? 'null') };
       }
     } finally {
@@ -359,7 +361,7 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
   if (result.stream) {
     res.setHeader('Content-Type', 'application/x-ndjson; charset=UTF-8');
     for await (const item of result.stream) {
-      if (!res.write(`${JSON.stringify(item)}\n`)) await new Promise((resolve) => res.once('drain', resolve));
+      if (!res.write(`${JSON.stringify(item)}\n`)) await drained(res);
       if (res.destroyed) return;
     }
     res.end();
@@ -369,8 +371,20 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
   if (result.events) return writeEventStream(req, res, result.events);
 
   const callback = req.query._jsonp;
+  const jsonp = typeof callback === 'string' && callback !== '';
+  if (holdsStreamedList(result.body)) {
+    res.setHeader('Content-Type', jsonp ? 'application/javascript; charset=UTF-8' : 'application/json; charset=UTF-8');
+    if (req.method === 'HEAD') return void res.end();
+    if (jsonp) res.write(`/**/${callback}(`);
+    for await (const piece of jsonPieces(result.body)) {
+      if (!res.write(piece)) await drained(res);
+      if (res.destroyed) return;
+    }
+    res.end(jsonp ? ')' : undefined);
+    return;
+  }
   const json = JSON.stringify(result.body) ?? 'null';
-  if (typeof callback === 'string' && callback !== '') {
+  if (jsonp) {
     res.setHeader('Content-Type', 'application/javascript; charset=UTF-8');
     res.end(req.method === 'HEAD' ? undefined : `/**/${callback}(${json})`);
     return;
@@ -394,7 +408,7 @@ async function writeEventStream(req: Request, res: Response, open: (closed: Abor
   try {
     for await (const message of open(closing.signal)) {
       if (res.destroyed) return;
-      if (!res.write(serverSentEvent(message))) await new Promise((resolve) => res.once('drain', resolve));
+      if (!res.write(serverSentEvent(message))) await drained(res);
     }
   } finally {
     closing.abort();
@@ -410,6 +424,19 @@ function serverSentEvent(message: ServerSentEvent): string {
   if (message.event !== undefined) lines.push(`event: ${message.event}`);
   for (const line of JSON.stringify(message.data).split('\n')) lines.push(`data: ${line}`);
   return `${lines.join('\n')}\n\n`;
+}
+
+/** Resolves once `res` can take more, or is closed (a client gone never drains it). */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
 
 /** How long `/readyz` may take to answer. */
