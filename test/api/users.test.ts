@@ -118,6 +118,15 @@ describe('GET /users/<id> and /users/me', () => {
     expect(admin.status).toBe(200);
   });
 
+  it('takes /users/me for the caller whatever id the body names, an object included', async () => {
+    const self = await app.asRole('subscriber');
+    for (const id of [{ raw: 1 }, 1, 'me']) {
+      const updated = await app.api('POST', '/cms/v2/users/me', { headers: self.headers, json: { id, name: `Named ${typeof id}` } });
+      expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+      expect(updated.body.id).toBe(self.id);
+    }
+  });
+
   it('answers unknown ids and anonymous /me as WordPress does', async () => {
     const unknown = await app.api('GET', '/cms/v2/users/999999', { headers: app.admin });
     expect(unknown.status).toBe(404);

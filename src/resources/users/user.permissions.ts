@@ -27,9 +27,13 @@ export async function userByIdOrMe(deps: Deps, id: number | 'me', caller: RestUs
   return doc;
 }
 
-/** The user a route names: `/users/<id>`, or the caller for `/users/me`. */
+/**
+ * The user a route names: `/users/<id>`, or the caller for `/users/me`, told by the matched
+ * route, not by `id`: on `/users/me` an `id` in the body is no argument of the route, so nothing
+ * checked it (an object there was converted and answered 500).
+ */
 export function targetUser(req: RestRequest, deps: Deps): Promise<UserDoc> {
-  return userByIdOrMe(deps, req.params.id === undefined ? 'me' : Number(req.params.id), req.user);
+  return userByIdOrMe(deps, req.route.endsWith('/users/me') ? 'me' : Number(req.params.id), req.user);
 }
 
 const editsSomePostType = (req: RestRequest) => POST_TYPES.some((type) => type.show_in_rest && can(req.user, type.caps.edit_posts));
