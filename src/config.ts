@@ -185,7 +185,7 @@ function databaseUri(env: Env, name: string, allowName: string): string | undefi
   } catch (error) {
     throw new ConfigError(`${name} is not a MongoDB connection string: ${(error as Error).message}`);
   }
-  const option = (key: string) => [...params.entries()].find(([candidate]) => candidate.toLowerCase() === key.toLowerCase())?.[1];
+  const option = (key: string) => uriOption(params, key);
   const readPreference = option('readPreference');
   if (readPreference !== undefined && readPreference !== 'primary') {
     throw new ConfigError(`${name} asks for readPreference=${readPreference}: the service reads its own writes and the change log's order from the primary only; remove it.`);
@@ -211,7 +211,12 @@ const REPLICA_SET_TIMEOUT_MS = 15_000;
 function namesReplicaSet(uri: string | undefined): boolean {
   if (!uri?.trim()) return false;
   const parsed = new ConnectionString(uri.trim());
-  return parsed.isSRV || [...parsed.searchParams.keys()].some((key) => key.toLowerCase() === 'replicaset');
+  return parsed.isSRV || uriOption(parsed.searchParams, 'replicaSet') !== undefined;
+}
+
+/** A connection string's option: the driver reads their names whatever their case (`replicaset`, `W`). */
+function uriOption(params: URLSearchParams, name: string): string | undefined {
+  return [...params.entries()].find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
 }
 
 /** Below this a worker cannot hold a 16 MB body parsed, with the rest of its work. */
