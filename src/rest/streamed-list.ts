@@ -1,3 +1,5 @@
+import { jsonPieces } from '../lib/json-text.js';
+
 /**
  * A collection sent as its items are made: the layer passes each item through context, links,
  * `_embed` and `_fields` as it comes, and the adapter writes the JSON array an item at a time, as
@@ -36,20 +38,24 @@ export function holdsStreamedList(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && Object.values(body).some((value) => value instanceof StreamedList);
 }
 
-/** `body` as JSON text, in pieces: a streamed list (itself, or a value of its own) an item a piece. */
-export async function* jsonPieces(body: unknown): AsyncGenerator<string> {
+/**
+ * `body` as JSON text, in pieces: a streamed list (itself, or a value of its own) an item at a
+ * time, and long strings a slice at a time (`jsonPieces` of lib/json-text).
+ */
+export async function* answerPieces(body: unknown): AsyncGenerator<string> {
   if (body instanceof StreamedList) {
     yield '[';
     let first = true;
     for await (const item of body) {
-      yield `${first ? '' : ','}${JSON.stringify(item) ?? 'null'}`;
+      if (!first) yield ',';
+      yield* jsonPieces(item);
       first = false;
     }
     yield ']';
     return;
   }
   if (!holdsStreamedList(body)) {
-    yield JSON.stringify(body) ?? 'null';
+    yield* jsonPieces(body);
     return;
   }
   let first = true;
@@ -58,7 +64,7 @@ export async function* jsonPieces(body: unknown): AsyncGenerator<string> {
     if (value === undefined) continue;
     yield `${first ? '' : ','}${JSON.stringify(key)}:`;
     first = false;
-    yield* jsonPieces(value);
+    yield* answerPieces(value);
   }
   yield '}';
 }

@@ -4,6 +4,7 @@ import { type AnyBulkWriteOperation, BSON, type Db, type Filter, type FindOption
 import { countTable, readFields, readTable, storedField, storedValue } from './ferretdb-tables.js';
 import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey, mayWriteAgain, readBack } from './mongo.js';
 import { type PostgresConnection } from './postgresql.js';
+import { jsonText } from '../lib/json-text.js';
 import { Slices } from '../lib/time-slices.js';
 import { PositionRows } from './position-rows.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
@@ -123,13 +124,19 @@ export function assertStorable(doc: object): void {
   if (bytes > MAX_DOCUMENT_BYTES) throw new DocumentTooLargeError(bytes);
 }
 
-/** Serializes event data, refusing what would not read back as written. */
-function serializeData(data: unknown): string {
-  return JSON.stringify(data, (key, value: unknown) => {
+/**
+ * Serializes event data, refusing what would not read back as written. Long strings (a long post's
+ * content) are serialized a slice at a time, letting other requests run between the slices.
+ */
+function serializeData(data: unknown): Promise<string> {
+  return jsonText(data, (key, value: unknown) => {
     if (typeof value === 'number' && !Number.isFinite(value)) throw new NonFiniteNumberError(key);
     return value;
   });
 }
+
+/** A position no event reaches: a row carrying it is as large as it can be once it has its own. */
+const LARGEST_POSITION = Number.MAX_SAFE_INTEGER;
 
 export const changeLogIndexes: IndexSpec[] = [
   { collection: 'events', key: { stream: 1, seq: 1 }, name: 'stream_seq_unique', unique: true },
@@ -457,12 +464,17 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
    */
   async function insertRun<D>(run: NewEvent<D>[], expectedVersion: number, expectedPosition?: number): Promise<StoredEvent<D>[]> {
     const stream = run[0].stream;
-    const first = await reserve(run.length, await positionOf(stream, expectedVersion, expectedPosition));
-    const rows = run.map((event, offset): EventRow => {
+    // Serialized and sized before positions are reserved: a reserved position not yet written is a
+    // gap every reader of the log waits on.
+    const rows: EventRow[] = [];
+    for (const [offset, event] of run.entries()) {
       const seq = expectedVersion + 1 + offset;
-      return { ...event, seq, data: serializeData(event.data), block: eventBlock(stream, seq), ...atPosition(first + offset) };
-    });
-    for (const row of rows) assertStorable(row);
+      const row = { ...event, seq, data: await serializeData(event.data), block: eventBlock(stream, seq), ...atPosition(LARGEST_POSITION) };
+      assertStorable(row);
+      rows.push(row);
+    }
+    const first = await reserve(run.length, await positionOf(stream, expectedVersion, expectedPosition));
+    rows.forEach((row, offset) => Object.assign(row, atPosition(first + offset)));
     const sentAt = performance.now();
     let stored = 0;
     while (stored < rows.length) {

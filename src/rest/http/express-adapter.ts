@@ -3,6 +3,8 @@ import { STATUS_CODES } from 'node:http';
 import { type Duplex } from 'node:stream';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
+import { holdsLongString } from '../../lib/json-text.js';
+import { Slices } from '../../lib/time-slices.js';
 import { type Logger } from '../../logger.js';
 import { asServiceWork } from '../../store/service-work.js';
 import { clientInput, parseQueryString, type ClientParams } from '../client-input.js';
@@ -22,7 +24,7 @@ import { ifNoneMatchHits } from '../conditional.js';
 import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type ServerSentEvent } from '../rest-response.js';
-import { holdsStreamedList, jsonPieces } from '../streamed-list.js';
+import { answerPieces, holdsStreamedList } from '../streamed-list.js';
 import { type RestResult, type RestServer } from '../rest-server.js';
 import { bodyError, bodyParsers } from './body-parsers.js';
 import { type LiveRequests } from './live-requests.js';
@@ -372,13 +374,17 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
 
   const callback = req.query._jsonp;
   const jsonp = typeof callback === 'string' && callback !== '';
-  if (holdsStreamedList(result.body)) {
+  // A list streamed as it is made, or an answer with long strings (a long post's content, raw and
+  // rendered), is written a piece at a time: whole, it would be one long serialization.
+  if (holdsStreamedList(result.body) || holdsLongString(result.body)) {
     res.setHeader('Content-Type', jsonp ? 'application/javascript; charset=UTF-8' : 'application/json; charset=UTF-8');
     if (req.method === 'HEAD') return void res.end();
     if (jsonp) res.write(`/**/${callback}(`);
-    for await (const piece of jsonPieces(result.body)) {
+    const slices = new Slices();
+    for await (const piece of answerPieces(result.body)) {
       if (!res.write(piece)) await drained(res);
       if (res.destroyed) return;
+      await slices.pause();
     }
     res.end(jsonp ? ')' : undefined);
     return;
