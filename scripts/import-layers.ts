@@ -1,4 +1,4 @@
-// The import graph of src/ against its layers (README, Layout): every import goes to the
+// The import graph of src/ against its layers (docs/architecture.md, Layers): every import goes to the
 // importer's own layer or one below it, no two folders import each other, directly or round a
 // longer circle, and a resource folder is entered only through its index.ts.
 // `test/contract/import-layers.test.ts` holds `npm test` to it; `npm run imports:report` prints

@@ -5,9 +5,10 @@ import { type CommandStartedEvent } from 'mongodb';
 import { changeLog, EVENT_READ_BATCH } from '../../src/store/change-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
-// No answer grows with what the site holds beyond a bound the README states: a page of the
-// change feed over a long post rewritten on every line, again and again, is answered within its
-// bound, its diffs cut short and marked, and the rest reached page after page, nothing skipped.
+// No answer grows with what the site holds beyond a bound docs/history.md states ("What an answer
+// holds"): a page of the change feed over a long post rewritten on every line, again and again, is
+// answered within its bound, its diffs cut short and marked, and the rest reached page after page,
+// nothing skipped.
 
 let app: TestApp;
 /** Told of every command the service sends, while a test listens. */

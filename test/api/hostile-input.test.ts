@@ -822,8 +822,8 @@ describe('client-sized inputs, refused before any work', () => {
     bounded = await createTestApp({
       env: { CMS_RESPONSE_CACHE_BYTES: '0' },
       // Only what serving a request sends: start-up's own work may still be finishing. Every
-      // request first looks at the change token, one read whatever it asks (README, "What a process
-      // remembers"): no work the input causes.
+      // request first looks at the change token, one read whatever it asks (docs/operations.md,
+      // "What a process remembers"): no work the input causes.
       onCommand: (event) => {
         const command = `${event.commandName} ${String(event.command[event.commandName])}`;
         if (currentServiceWork() === 'request' && command !== 'find checkpoints') commands.push(command);

@@ -1,4 +1,4 @@
-// The production topology (README, Running several nodes) as files: nothing runs Docker here, so
+// The production topology (docs/operations.md, Running several nodes) as files: nothing runs Docker here, so
 // docker-compose.yml is validated against the Compose Specification's JSON Schema, and the facts
 // the topology rests on are checked as data: a three-member replica set and its initiation, every
 // node's connection string asking for majority writes and reads on the primary, settings the

@@ -1,4 +1,4 @@
-// src/ imports only downward through its layers (README, Layout), no two folders import each
+// src/ imports only downward through its layers (docs/architecture.md, Layers), no two folders import each
 // other, a resource folder is entered only through its index.ts, and a collection is named only by
 // its owner: an import from a lower layer to a higher one, a folder or file cycle, an import of
 // another resource folder's other files, or a collection named in a second folder fails here.
