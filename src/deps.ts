@@ -55,7 +55,7 @@ export interface UserDeletion {
 }
 
 /**
- * What a resource reads of another that sits above it in the import graph (README, Layout), and so
+ * What a resource reads of another that sits above it in the import graph (docs/architecture.md, Layout), and so
  * may not import: each answered by exactly one resource, the collection's owner.
  */
 export interface SiteLookups {

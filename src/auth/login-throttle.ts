@@ -92,7 +92,7 @@ export function networkOf(ip: string): string {
 
 /**
  * Counts failed logins in the database, so every service process sees the same counts, by the
- * rule "lock the pair, slow the account" (README, "Login throttle"):
+ * rule "lock the pair, slow the account" (docs/security.md, "Login throttle"):
  *
  * - an address that has used its failures at an account is refused there (429) for the window;
  * - an address that has used its far larger allowance over all accounts is refused at every

@@ -39,7 +39,7 @@ const SETTLED_WINDOW = 16;
  * Makes the positions just below `position` final before an answer as of it is given: a missing
  * one there with a later one present may be an append in flight, which would change the answer
  * once it landed; `readPositions` waits for it, then voids it. Appends in flight take positions
- * near the end of the log, which this window covers (README, "Reading and restoring as of a point").
+ * near the end of the log, which this window covers (docs/history.md, "Reading and restoring as of a point").
  */
 async function settleThrough(db: Db, position: number): Promise<void> {
   const from = Math.max(0, position - SETTLED_WINDOW);
