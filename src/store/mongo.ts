@@ -170,6 +170,15 @@ const UNAVAILABLE_SERVER_CODES = new Set([91, 189, 10107, 11600, 11602, 13435, 1
 // in time (every one waiting on a frozen server), or the pool is closing.
 const UNAVAILABLE_POOL_ERRORS = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClosedError']);
 const SOCKET_ERRORS = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT']);
+/**
+ * FerretDB answers a command its PostgreSQL could not run with code 1 and PostgreSQL's words: the
+ * server went away under it (connection exceptions, class 08; shut down, crashed or starting,
+ * 57P01-57P03), it is a standby that cannot write (25006, just after a failover), or its
+ * connection broke or could not be made (pgx's own words). Each means "not now", as a primary
+ * stepping down does.
+ */
+const POSTGRES_AWAY =
+  /\(SQLSTATE (08\w{3}|57P0[123]|25006)\)|failed to connect to|conn closed|unexpected EOF|broken pipe|connection reset by peer|connection refused/;
 
 /**
  * Whether an error says the database could not be reached or did not answer in time (so the
@@ -185,7 +194,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     error instanceof MongoTopologyClosedError ||
     error instanceof MongoNotConnectedError ||
     (error instanceof MongoError && UNAVAILABLE_POOL_ERRORS.has(error.name)) ||
-    (error instanceof MongoServerError && typeof error.code === 'number' && UNAVAILABLE_SERVER_CODES.has(error.code))
+    (error instanceof MongoServerError && typeof error.code === 'number' && UNAVAILABLE_SERVER_CODES.has(error.code)) ||
+    (error instanceof MongoServerError && error.code === 1 && POSTGRES_AWAY.test(error.errmsg ?? ''))
   );
 }
 

@@ -6,7 +6,7 @@ import { resources } from '../../src/resources/index.js';
 import { startService } from '../../src/service.js';
 import { freePort } from '../../src/store/wire-server.js';
 import { isDatabaseUnavailable } from '../../src/store/mongo.js';
-import { startOwnDatabase, timed, type OwnDatabase } from '../support/own-database.js';
+import { startOwnDatabase, startOwnPostgresDatabase, timed, type OwnDatabase } from '../support/own-database.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 // The bound a request may wait on the database (CMS_DATABASE_TIMEOUT_MS), kept short here.
@@ -63,6 +63,44 @@ describe('a database that stops answering', () => {
     expect(again.body.title.raw).toBe('before the freeze');
     expect((await app.site('GET', '/readyz')).status).toBe(200);
   }, 60_000);
+});
+
+// FerretDB answers a command its PostgreSQL could not run with code 1 and PostgreSQL's words
+// ("terminating connection due to unexpected postmaster exit (SQLSTATE 57P01)", "failed to
+// connect"): the server under it crashed, or a failover is under way. That is the database being
+// away, not a fault of the request.
+describe('a PostgreSQL that goes away under FerretDB', () => {
+  let database: Awaited<ReturnType<typeof startOwnPostgresDatabase>>;
+  let app: TestApp;
+  beforeAll(async () => {
+    database = await startOwnPostgresDatabase();
+    if (database) app = await createTestApp({ databaseUri: database.server.uri, env: { CMS_DATABASE_TIMEOUT_MS: String(BOUND_MS) } });
+  }, 120_000);
+  afterAll(async () => {
+    await app?.stop();
+    await database?.stop();
+  });
+
+  it('answers 503 in the error shape (never 500) until it is back, and every write answered 2xx is stored once', async (context) => {
+    if (!database) return context.skip();
+    const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'before the crash' } });
+    expect(created.status).toBe(201);
+    process.kill(database.postgresPid(), 'SIGKILL');
+    const answers: { status: number; code?: string; title: string }[] = [];
+    // Writes sent while PostgreSQL is down and while it recovers (its supervisor starts it again).
+    for (let round = 0; round < 40 && !(answers.some((a) => a.status === 503) && answers.at(-1)?.status === 200); round++) {
+      const title = `during the crash ${round}`;
+      const answer = await app.api('POST', `/cms/v2/posts/${created.body.id}`, { headers: app.admin, json: { title } });
+      answers.push({ status: answer.status, code: answer.body?.code, title });
+      if (answer.status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(answers.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([]);
+    expect(answers.some((a) => a.status === 503 && a.code === 'db_connect_fail')).toBe(true);
+    expect(answers.at(-1)?.status).toBe(200);
+    const revisions = await app.api('GET', `/cms/v2/posts/${created.body.id}/revisions`, { headers: app.admin, query: { per_page: 100, context: 'edit' } });
+    const titles = (revisions.body as { title: { raw: string } }[]).map((revision) => revision.title.raw);
+    for (const answer of answers.filter((a) => a.status === 200)) expect(titles.filter((title) => title === answer.title)).toHaveLength(1);
+  }, 120_000);
 });
 
 describe('id claims queued behind a frozen database', () => {

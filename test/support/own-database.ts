@@ -6,6 +6,7 @@ import { createLogger } from '../../src/logger.js';
 import { type DatabaseServer } from '../../src/store/wire-server.js';
 import { lockDataDir } from '../../src/store/data-lock.js';
 import { ensureFerretDbBinary, startFerretDb } from '../../src/store/ferretdb.js';
+import { findPostgres, startPostgres } from '../../src/store/postgresql.js';
 
 export interface OwnDatabase {
   server: DatabaseServer;
@@ -35,6 +36,34 @@ export async function startOwnDatabase(): Promise<OwnDatabase> {
         // Not running any more.
       }
       await server.stop();
+      await lock.release();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * FerretDB on a PostgreSQL of the test's own, in a temporary folder: `postgresPid()` is the
+ * PostgreSQL server under FerretDB, for a test that takes it away (FerretDB itself stays). None
+ * where the machine has no PostgreSQL server programs.
+ */
+export async function startOwnPostgresDatabase(): Promise<(OwnDatabase & { postgresPid(): number }) | undefined> {
+  const found = findPostgres();
+  if (!found) return undefined;
+  const config = loadConfig(process.env);
+  const logger = createLogger('warn');
+  const binary = await ensureFerretDbBinary(config.cacheDir, logger);
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cms-own-pg-'));
+  const lock = await lockDataDir(dataDir);
+  const postgres = await startPostgres(path.join(dataDir, 'postgresql'), found.binDir, found.version, logger);
+  const server = await startFerretDb(binary, { kind: 'postgresql', url: postgres.url, label: 'PostgreSQL of the test' }, dataDir, lock, logger);
+  return {
+    server,
+    pid: () => server.pid!,
+    postgresPid: () => postgres.pid,
+    stop: async () => {
+      await server.stop();
+      await postgres.stop();
       await lock.release();
       await fs.rm(dataDir, { recursive: true, force: true });
     },
