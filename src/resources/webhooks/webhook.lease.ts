@@ -99,7 +99,8 @@ export function deliveryLease(db: Db, options: { timeoutMs: number }) {
     if (term > 0) {
       const current = await leases.findOne({ _id: term });
       if (current && current.owner !== owner && !current.released) {
-        const left = current.renewed.getTime() + lease - now;
+        // A term of the earlier shape (no `renewed`) counts as run out.
+        const left = current.renewed instanceof Date ? current.renewed.getTime() + lease - now : -1;
         if (left >= 0) {
           lookAt = performance.now() + left + 10;
           return false;
