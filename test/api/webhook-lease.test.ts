@@ -31,10 +31,13 @@ let db: Db;
 let env: Record<string, string>;
 let receiver: WebhookReceiver;
 let nodes: Node[] = [];
+/** Every process started, stopped at the end even if it never said it was listening. */
+const started: ServiceProcess[] = [];
 let endpoint: { id: string; position: number };
 
 async function startNode(): Promise<Node> {
   const service = runService(env);
+  started.push(service);
   const listening = await service.waitForLog((line) => line.msg === 'listening');
   return { service, url: String(listening.url), pid: service.child.pid! };
 }
@@ -123,14 +126,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const node of nodes) {
-    try {
-      process.kill(node.pid, 'SIGCONT');
-      node.service.child.kill('SIGTERM');
-    } catch {
-      // Gone already (killed by a test).
-    }
-    await node.service.exited;
+  for (const service of started) {
+    if (service.child.exitCode !== null || service.child.signalCode !== null) continue;
+    service.child.kill('SIGCONT');
+    service.child.kill('SIGTERM');
+    await service.exited;
   }
   await receiver?.close();
   await db?.dropDatabase();
