@@ -281,6 +281,32 @@ describe('the delivery lease', () => {
     const post = await createPost('After the other stopped');
     await receiver.waitFor(ofItem(post), 1, 30_000);
   }, 60_000);
+
+  it("is timed by the database's clock: a holder whose own clock is an hour behind is not taken over while it renews", async () => {
+    // The process behind claims the first term of a database of its own; then one with a true clock starts beside it.
+    const behind = await createTestApp({ env: ENV, clock: () => new Date(Date.now() - 3600e3) });
+    const leases = behind.deps.store.db.collection('webhook_leases');
+    const other = await startServiceOn(behind.databaseName, { env: ENV });
+    try {
+      const hook = await behind.api('POST', '/cms/v2/webhooks', { headers: behind.admin, json: { url: receiver.url } });
+      expect(hook.status).toBe(201);
+      await expect.poll(() => leases.countDocuments(), { timeout: 10_000 }).toBe(1);
+      receiver.answer = () => ({ status: 204, delayMs: 50 });
+      const post = (await behind.api('POST', '/cms/v2/posts', { headers: behind.admin, json: { title: 'Skewed', status: 'draft' } })).body.id as number;
+      // Longer than a term (the delivery timeout and 10 s), with changes all along.
+      for (let version = 2; version <= 8; version++) {
+        await sleep(2000);
+        expect((await behind.api('POST', `/cms/v2/posts/${post}`, { headers: behind.admin, json: { title: `Skewed, v${version}` } })).status).toBe(200);
+      }
+      await receiver.waitFor(ofItem(post), 8);
+      await sleep(300);
+      expect(receiver.received.filter(ofItem(post)).map((request) => request.json.data.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(await leases.countDocuments()).toBe(1);
+    } finally {
+      await other.stop();
+      await behind.stop();
+    }
+  }, 60_000);
 });
 
 describe('an idle deliverer', () => {

@@ -8,6 +8,8 @@ export interface Received {
   timestamp: string;
   signature: string;
   body: string;
+  /** The port the request came from (the sender's end of the connection). */
+  remotePort: number;
   /** The parsed body. */
   json: { type: string; timestamp: string; data: { position?: number; item?: { id: number; type: string; href?: string }; version?: number; webhook?: string } };
 }
@@ -61,6 +63,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
         timestamp: String(req.headers['webhook-timestamp']),
         signature: String(req.headers['webhook-signature']),
         body,
+        remotePort: req.socket.remotePort ?? 0,
         json: JSON.parse(body),
       };
       received.push(request);

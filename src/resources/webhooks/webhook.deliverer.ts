@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { type UpdateFilter } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { changeLog, type StoredEvent } from '../../store/change-log.js';
 import { isDuplicateKey } from '../../store/mongo.js';
@@ -80,16 +81,23 @@ export function webhookHeaders(endpoint: WebhookDoc, id: string, payload: string
 export async function attempt(
   endpoint: WebhookDoc,
   delivery: Pick<DeliveryDoc, '_id' | 'payload' | 'attempts'>,
-  options: { policy: TargetPolicy; timeoutMs: number; clock: () => Date; signal?: AbortSignal },
+  options: { policy: TargetPolicy; timeoutMs: number; clock: () => Date; signal?: AbortSignal; mayStart?: () => boolean },
 ): Promise<{ outcome: SendOutcome; entry: DeliveryAttempt }> {
   const at = options.clock();
   const { headers, timestamp } = webhookHeaders(endpoint, delivery._id, delivery.payload, at);
-  const outcome = await send(endpoint.url, headers, delivery.payload, { policy: options.policy, timeoutMs: options.timeoutMs, signal: options.signal });
+  const outcome = await send(endpoint.url, headers, delivery.payload, { policy: options.policy, timeoutMs: options.timeoutMs, signal: options.signal, mayStart: options.mayStart });
   const entry: DeliveryAttempt = { attempt: delivery.attempts + 1, at, timestamp, status: outcome.status, duration_ms: outcome.duration_ms, error: outcome.error, response: outcome.response };
   return { outcome, entry };
 }
 
 const succeeded = (status: number | null) => status !== null && status >= 200 && status < 300;
+
+/**
+ * The filter that fences a write of delivery state with the writer's term: the document must not
+ * carry a later one (documents written before terms were recorded carry none). The write sets the
+ * term, so that once a later holder wrote a document, an earlier one's writes to it match nothing.
+ */
+const notAfter = (term: number) => ({ term: { $not: { $gt: term } } });
 
 /**
  * The webhook deliverer, run by every service process; only the holder of the delivery lease
@@ -100,13 +108,16 @@ const succeeded = (status: number | null) => status !== null && status >= 200 &&
  * most `webhooksConcurrency` at a time, only the oldest pending delivery of each item (a later
  * change of an item waits while an earlier one is retried). A delivery is marked delivered only
  * after its receiver answered 2xx, so a process killed mid-delivery leaves it pending, and the
- * next holder sends it again: at least once, in order per item per endpoint.
+ * next holder sends it again: at least once, in order per item per endpoint. Every write of
+ * delivery state (a cursor, a queued or settled delivery, a disabled endpoint) carries the
+ * holder's term and matches nothing once a later term wrote the document (`notAfter`), so a holder
+ * that outlived its term cannot undo its successor's progress, and stops as soon as it finds it.
  */
 export function startDeliverer(deps: Deps): BackgroundWork {
   const db = deps.store.db;
   const { clock } = deps;
   const log = changeLog(db);
-  const lease = deliveryLease(db, clock);
+  const lease = deliveryLease(db, { timeoutMs: deps.config.webhooksTimeoutMs });
   const policy = targetPolicy(deps.config.webhooksAllowAddresses);
   const stopping = new AbortController();
   const inFlight = new Map<string, Promise<void>>();
@@ -146,6 +157,19 @@ export function startDeliverer(deps: Deps): BackgroundWork {
   let lastRound = Number.NEGATIVE_INFINITY;
   let busy = true;
 
+  /**
+   * After a fenced write matched nothing: whether the document now carries a later term (then this
+   * process lost its lease, and stops at once) rather than being gone or changed through the API.
+   */
+  async function fencedOut(collection: 'webhooks' | 'webhook_deliveries', id: string, term: number): Promise<boolean> {
+    const doc = await db.collection<{ _id: string; term?: number }>(collection).findOne({ _id: id }, { projection: { term: 1 } });
+    if (!doc || (doc.term ?? 0) <= term) return false;
+    logger.warn({ term, later: doc.term }, 'webhook delivery lease taken over: this process stops delivering');
+    lease.lost();
+    queues.clear();
+    return true;
+  }
+
   /** Queues the events past the endpoints' cursors; whether it moved any cursor (a full queue's waits). */
   async function queue(endpoints: WebhookDoc[]): Promise<boolean> {
     const from = Math.min(...endpoints.map((endpoint) => endpoint.cursor));
@@ -155,10 +179,12 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     if (through === from) return false;
     let moved = false;
     for (const endpoint of endpoints) {
-      if (endpoint.cursor >= through || !lease.holds()) continue;
+      const term = lease.term();
+      if (term === undefined) return moved;
+      if (endpoint.cursor >= through) continue;
       // A full queue takes no more until it drains: the events wait in the log, at the endpoint's cursor.
       if ((queues.get(endpoint._id)?.docs.length ?? 0) >= QUEUE_AHEAD) continue;
-      const rows = events.filter((event) => event.position! > endpoint.cursor && filterMatches(endpoint.events, webhookEventType(event))).map((event) => pendingDelivery(endpoint, event));
+      const rows = events.filter((event) => event.position! > endpoint.cursor && filterMatches(endpoint.events, webhookEventType(event))).map((event) => pendingDelivery(endpoint, event, term));
       if (rows.length) {
         const kept = queues.get(endpoint._id);
         try {
@@ -172,13 +198,14 @@ export function startDeliverer(deps: Deps): BackgroundWork {
         }
       }
       // A replay begun meanwhile (another generation) has moved the cursor itself.
-      await webhooksCollection(db).updateOne({ _id: endpoint._id, generation: endpoint.generation }, { $set: { cursor: through } });
+      const advanced = await webhooksCollection(db).updateOne({ _id: endpoint._id, generation: endpoint.generation, ...notAfter(term) }, { $set: { cursor: through, term } });
+      if (!advanced.matchedCount && (await fencedOut('webhooks', endpoint._id, term))) return moved;
       moved = true;
     }
     return moved;
   }
 
-  function pendingDelivery(endpoint: WebhookDoc, event: StoredEvent): DeliveryDoc {
+  function pendingDelivery(endpoint: WebhookDoc, event: StoredEvent, term: number): DeliveryDoc {
     const now = clock();
     return {
       _id: deliveryId(endpoint._id, endpoint.generation, event.position!),
@@ -199,6 +226,7 @@ export function startDeliverer(deps: Deps): BackgroundWork {
       updated: now,
       last_status: null,
       log: [],
+      term,
     };
   }
 
@@ -233,13 +261,18 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     else kept.docs.splice(index, 1);
   }
 
-  /** Starts the deliveries that are due; whether it started any. */
+  /**
+   * Starts the deliveries that are due; whether it started any. Each starts only while the term
+   * covers the whole of it (renewed first when it no longer does), and is fenced with that term.
+   */
   async function dispatch(endpoints: WebhookDoc[]): Promise<boolean> {
     const before = inFlight.size;
     for (const endpoint of endpoints) {
       for (const delivery of due(await queueOf(endpoint), clock(), inFlight)) {
-        if (inFlight.size >= deps.config.webhooksConcurrency || !lease.holds() || stopping.signal.aborted) return inFlight.size > before;
-        const running = deliver(endpoint, delivery)
+        if (inFlight.size >= deps.config.webhooksConcurrency || stopping.signal.aborted) return inFlight.size > before;
+        if (!lease.covers() && !((await lease.tick()) && lease.covers())) return inFlight.size > before;
+        const term = lease.term()!;
+        const running = deliver(endpoint, delivery, term)
           .catch((error: unknown) => logger.warn({ err: error, delivery: delivery._id }, 'webhook delivery not recorded'))
           .finally(() => {
             inFlight.delete(delivery._id);
@@ -251,33 +284,43 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     return inFlight.size > before;
   }
 
-  async function deliver(endpoint: WebhookDoc, delivery: QueuedDelivery): Promise<void> {
-    const { outcome, entry } = await attempt(endpoint, delivery, { policy, timeoutMs: deps.config.webhooksTimeoutMs, clock, signal: stopping.signal });
+  /**
+   * Sends one delivery under `term` and records what came of it, fenced with the term: a holder
+   * whose term ended meanwhile (it was paused, or another process took over) records nothing, and
+   * the delivery stays pending for the next holder to send again.
+   */
+  async function deliver(endpoint: WebhookDoc, delivery: QueuedDelivery, term: number): Promise<void> {
+    const mayStart = () => lease.term() === term && !stopping.signal.aborted;
+    const { outcome, entry } = await attempt(endpoint, delivery, { policy, timeoutMs: deps.config.webhooksTimeoutMs, clock, signal: stopping.signal, mayStart });
     // Stopped mid-request: the attempt's fate is unknown, so it stays pending and is sent again.
     if (stopping.signal.aborted && outcome.status === null) return;
+    if (lease.term() !== term) return;
     const now = clock();
     const deliveries = deliveriesCollection(db);
+    const fenced = { _id: delivery._id, ...notAfter(term) };
+    /** Records the attempt; false when a later term fenced it out (this process then stops). */
+    const record = async (update: UpdateFilter<DeliveryDoc>): Promise<boolean> =>
+      (await deliveries.updateOne(fenced, update)).matchedCount > 0 || !(await fencedOut('webhook_deliveries', delivery._id, term));
     // The log is read only now, by key: the kept queue leaves it out.
     const { log: earlier = [] } = (await deliveries.findOne({ _id: delivery._id }, { projection: { log: 1 } })) ?? {};
-    const base = { attempts: delivery.attempts + 1, updated: now, last_status: outcome.status, log: [...earlier, entry].slice(-ATTEMPTS_KEPT) };
+    const base = { attempts: delivery.attempts + 1, updated: now, last_status: outcome.status, log: [...earlier, entry].slice(-ATTEMPTS_KEPT), term };
     if (succeeded(outcome.status)) {
-      await deliveries.updateOne({ _id: delivery._id }, { $set: { ...base, state: 'delivered', retries: 0, next_attempt_at: null }, $unset: { queue: '' } });
-      settle(delivery, { state: 'delivered' });
+      if (await record({ $set: { ...base, state: 'delivered', retries: 0, next_attempt_at: null }, $unset: { queue: '' } })) settle(delivery, { state: 'delivered' });
       return;
     }
     if (outcome.status === 410) {
-      await webhooksCollection(db).updateOne({ _id: endpoint._id }, { $set: { active: false, disabled_reason: 'The endpoint answered 410 Gone.' } });
+      const disabled = await webhooksCollection(db).updateOne({ _id: endpoint._id, ...notAfter(term) }, { $set: { active: false, disabled_reason: 'The endpoint answered 410 Gone.', term } });
+      if (!disabled.matchedCount && (await fencedOut('webhooks', endpoint._id, term))) return;
       logger.info({ webhook: endpoint._id }, 'webhook endpoint answered 410: disabled');
     }
     const retries = delivery.retries + 1;
     const wait = nextAttemptDelay(retries, outcome.retryAfterMs);
     if (wait === null) {
-      await deliveries.updateOne({ _id: delivery._id }, { $set: { ...base, retries, state: 'failed', dead: endpoint._id, next_attempt_at: null }, $unset: { queue: '' } });
-      settle(delivery, { state: 'failed' });
+      if (await record({ $set: { ...base, retries, state: 'failed', dead: endpoint._id, next_attempt_at: null }, $unset: { queue: '' } })) settle(delivery, { state: 'failed' });
       return;
     }
     const retry = { ...base, retries, next_attempt_at: new Date(now.getTime() + wait) };
-    await deliveries.updateOne({ _id: delivery._id }, { $set: retry });
+    if (!(await record({ $set: retry }))) return;
     const { log: _log, ...queued } = retry;
     settle(delivery, { ...queued, state: 'pending' });
   }
@@ -317,7 +360,7 @@ export function startDeliverer(deps: Deps): BackgroundWork {
     const quietFor = performance.now() - lastRound;
     if (!active.length) return heard.site || quietFor >= UNANNOUNCED_LOOK_MS;
     // Only a holder keeps queues: a retry due there is sent even if its term ran out meanwhile.
-    if (busy || inFlight.size > 0 || heard.any || quietFor >= QUIET_ROUND_MS || retryDue()) return true;
+    if (busy || inFlight.size > 0 || heard.any || quietFor >= QUIET_ROUND_MS || lease.lookDue() || retryDue()) return true;
     if (!lease.holds()) return false;
     if ([...queues.values()].some(stale)) return true;
     await changes.catchUp();

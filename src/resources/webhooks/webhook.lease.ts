@@ -3,33 +3,70 @@ import { randomBytes } from 'node:crypto';
 import { type Db } from 'mongodb';
 import { isDuplicateKey } from '../../store/mongo.js';
 
-/** How long a lease lasts without being renewed: how long deliveries wait after their deliverer froze. */
-export const LEASE_MS = 15_000;
-/** The holder stops this long before its lease ends, so that its last request is over before another process may begin. */
-const LEASE_MARGIN_MS = 5_000;
+/**
+ * How long a term lasts past its last renewal, beyond the longest delivery: a holder starts a
+ * delivery only while its term covers the whole of it plus `LEASE_MARGIN_MS`, and after a renewal
+ * it may go on starting them for this long without another.
+ */
+const RENEWAL_SLACK_MS = 5_000;
+/**
+ * What the holder keeps between the end of its own reckoning of its term and the earliest moment
+ * another process may claim the next one: the database's clock may step, or differ between the
+ * servers that answer (a failover), by up to half of it within a term.
+ */
+export const LEASE_MARGIN_MS = 5_000;
+/** A renewal acknowledged later than this after it was sent is not counted (see `tick`). */
+const RENEWAL_ROUND_TRIP_MS = LEASE_MARGIN_MS / 2;
 /** A holder renews at most this often, however often it looks. */
 const RENEW_EVERY_MS = 2_000;
+
+/** How long a term lasts without being renewed, for deliveries that take at most `timeoutMs`. */
+export const leaseMs = (timeoutMs: number) => timeoutMs + RENEWAL_SLACK_MS + LEASE_MARGIN_MS;
 
 interface LeaseDoc {
   /** The term: 1, 2, 3…, one document each, claimed under the `_id` index. */
   _id: number;
   owner: string;
-  until: Date;
+  /** When the holder last renewed it, by the database's clock. */
+  renewed: Date;
+  /** Set when its holder stopped cleanly: the next term may be claimed at once. */
+  released?: boolean;
+}
+
+/** The database's clock: what `hello` says its time is (the primary's, on a replica set). */
+async function databaseTime(db: Db): Promise<number> {
+  const hello = await db.admin().command({ hello: 1 });
+  const time = hello.localTime;
+  if (!(time instanceof Date)) throw new Error('the database did not say its time (hello.localTime)');
+  return time.getTime();
 }
 
 /**
- * The right to deliver webhooks, held by one process at a time. Each holder claims the next term
- * by inserting its document (the unique `_id` index lets one process in); it renews its term while
- * it runs, and a process may claim the next term once the current one has run out, or at once
- * when its holder is a process of this machine that no longer exists (a `kill -9`). A holder that
- * could not renew stops delivering before its term ends by its own clock, and one that sees a
- * later term stops at once. Terms run 1..n without gaps, so the current one is found by key.
+ * The right to deliver webhooks, held by one process at a time, and the fencing term that comes
+ * with it. Each holder claims the next term by inserting its document (the unique `_id` index lets
+ * one process in: the only atomic step the embedded database offers); terms run 1..n without gaps,
+ * so the current one is found by key.
+ *
+ * A holder is alive while its term is renewed, whatever machine it runs on: only the database's
+ * clock says a term ran out (a renewal stores the database's time through `$currentDate`; a
+ * claimant compares it with the database's time from `hello`). The holder reckons its term on its
+ * own monotonic clock from the moment it *sent* the renewal, which the database applied no
+ * earlier, so it ends its term, less `LEASE_MARGIN_MS`, before any claimant can see it run out;
+ * a renewal acknowledged later than `RENEWAL_ROUND_TRIP_MS` is not counted, as a claimant may
+ * have read the term before it landed. No node's wall clock plays a part.
+ *
+ * Every write of delivery state is fenced with the term besides (`fence`): a holder that outlived
+ * its term (a pause, a clock step) writes nothing over what a later term wrote.
  */
-export function deliveryLease(db: Db, clock: () => Date) {
+export function deliveryLease(db: Db, options: { timeoutMs: number }) {
   const leases = db.collection<LeaseDoc>('webhook_leases');
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const lease = leaseMs(options.timeoutMs);
+  /** The term held, and until when this process may act on it (its monotonic clock, margin taken off). */
   let held: { term: number; until: number; renewed: number } | undefined;
   let knownTop = 0;
+  /** When a claimant next looks: the moment the term it saw would run out, unless renewed. */
+  let lookAt = 0;
 
   const exists = async (term: number) => (await leases.findOne({ _id: term }, { projection: { _id: 1 } })) !== null;
 
@@ -51,61 +88,94 @@ export function deliveryLease(db: Db, clock: () => Date) {
     return below;
   };
 
-  return {
-    owner,
-    /** Whether this process may deliver now (its own clock against its term's end, less a margin). */
-    holds: () => held !== undefined && clock().getTime() < held.until - LEASE_MARGIN_MS,
+  const remaining = () => (held ? held.until - performance.now() : 0);
 
-    /** Renews the term this process holds, or claims the next one when the current one is over. */
-    async tick(): Promise<boolean> {
-      const now = clock().getTime();
-      if (held && now < held.until - LEASE_MARGIN_MS) {
-        if (now < held.renewed + RENEW_EVERY_MS) return true;
-        if (await exists(held.term + 1)) {
-          held = undefined;
+  /** Claims the term after the current one if that one ran out (by the database's clock), was released, or is this process's own. */
+  async function claim(): Promise<boolean> {
+    const sent = performance.now();
+    // The database's time first, then the term: a renewal the holder counts landed before this.
+    const now = await databaseTime(db);
+    const term = await currentTerm();
+    if (term > 0) {
+      const current = await leases.findOne({ _id: term });
+      if (current && current.owner !== owner && !current.released) {
+        // A term of the earlier shape (no `renewed`) counts as run out.
+        const left = current.renewed instanceof Date ? current.renewed.getTime() + lease - now : -1;
+        if (left >= 0) {
+          lookAt = performance.now() + left + 10;
           return false;
         }
-        await leases.updateOne({ _id: held.term, owner }, { $set: { until: new Date(now + LEASE_MS) } });
-        held.until = now + LEASE_MS;
-        held.renewed = now;
-        return true;
+      }
+    }
+    try {
+      // The database's time read above, which is no later than the insert.
+      await leases.insertOne({ _id: term + 1, owner, renewed: new Date(now) });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      return false;
+    }
+    knownTop = term + 1;
+    held = { term: term + 1, until: sent + lease - LEASE_MARGIN_MS, renewed: sent };
+    return true;
+  }
+
+  /** Renews the held term, unless a later one was claimed; false when it is no longer held. */
+  async function renew(): Promise<boolean> {
+    const current = held!;
+    if (await exists(current.term + 1)) {
+      held = undefined;
+      return false;
+    }
+    const sent = performance.now();
+    const result = await leases.updateOne({ _id: current.term, owner, released: { $ne: true } }, { $currentDate: { renewed: true } });
+    if (result.matchedCount === 0) {
+      held = undefined;
+      return false;
+    }
+    // A slow renewal may have landed after a claimant read the term: the term is reckoned from the one before.
+    if (held === current && performance.now() - sent <= RENEWAL_ROUND_TRIP_MS) {
+      current.until = sent + lease - LEASE_MARGIN_MS;
+      current.renewed = sent;
+    }
+    return held === current;
+  }
+
+  return {
+    owner,
+    /** The term held (undefined: none); writes of delivery state are fenced with it. */
+    term: () => (held && remaining() > 0 ? held.term : undefined),
+    /** Whether this process may still act on its term. */
+    holds: () => remaining() > 0,
+    /** Whether a delivery of at most `timeoutMs`, started now, ends within the term, margin kept. */
+    covers: () => remaining() >= options.timeoutMs,
+    /** Whether a claimant should look again now (the term it saw may have run out). */
+    lookDue: () => held === undefined && lookAt > 0 && performance.now() >= lookAt,
+
+    /**
+     * Renews the term this process holds (at most every `RENEW_EVERY_MS`, or at once when it no
+     * longer covers a whole delivery), or claims the next one when the current one is over.
+     */
+    async tick(): Promise<boolean> {
+      if (held && remaining() > 0) {
+        if (performance.now() < held.renewed + RENEW_EVERY_MS && remaining() >= options.timeoutMs) return true;
+        return renew();
       }
       held = undefined;
-      const term = await currentTerm();
-      if (term > 0) {
-        const current = await leases.findOne({ _id: term });
-        if (current && current.owner !== owner && current.until.getTime() > now && ownerMayLive(current.owner)) return false;
-      }
-      try {
-        await leases.insertOne({ _id: term + 1, owner, until: new Date(now + LEASE_MS) });
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-        return false;
-      }
-      knownTop = term + 1;
-      held = { term: term + 1, until: now + LEASE_MS, renewed: now };
-      return true;
+      return claim();
+    },
+
+    /** A write fenced by a later term matched nothing: this process no longer holds any. */
+    lost(): void {
+      held = undefined;
     },
 
     /** Ends this process's term at once, so that another process takes over without waiting it out. */
     async release(): Promise<void> {
       const term = held?.term;
       held = undefined;
-      if (term !== undefined) await leases.updateOne({ _id: term, owner }, { $set: { until: new Date(0) } });
+      if (term !== undefined) await leases.updateOne({ _id: term, owner }, { $set: { released: true } });
     },
   };
 }
 
 export type DeliveryLease = ReturnType<typeof deliveryLease>;
-
-/** False only when `owner` names a process of this machine that is gone. */
-function ownerMayLive(owner: string): boolean {
-  const [host, pid] = owner.split(':');
-  if (host !== os.hostname() || Number(pid) === process.pid) return true;
-  try {
-    process.kill(Number(pid), 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}

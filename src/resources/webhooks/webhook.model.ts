@@ -24,6 +24,8 @@ export interface WebhookDoc {
   cursor: number;
   /** Raised by each replay, so that a replay's deliveries are new messages, queued after the earlier ones. */
   generation: number;
+  /** The delivery lease's term of the deliverer's last write (its cursor, disabling it): a holder of an earlier term writes here no more. */
+  term?: number;
 }
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
@@ -77,6 +79,8 @@ export interface DeliveryDoc {
   last_status: number | null;
   /** The newest attempts (at most `ATTEMPTS_KEPT`). */
   log: DeliveryAttempt[];
+  /** The delivery lease's term of the deliverer's last write: a holder of an earlier term writes here no more. */
+  term?: number;
 }
 
 /** Attempts each delivery keeps in its log. */

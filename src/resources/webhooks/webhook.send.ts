@@ -18,10 +18,17 @@ export interface SendOutcome {
 /**
  * POSTs `body` to `url` once, as a webhook: no redirect is followed (its target was never
  * checked), the connection goes only to an address the policy accepts (`checkedLookup`), and the
- * whole exchange is bounded by `timeoutMs` and by `signal` (the service stopping). Node's `http`
+ * whole exchange is bounded by `timeoutMs` and by `signal` (the service stopping). Nothing is
+ * written until the connection is made, and then only if `mayStart` still agrees (the deliverer's
+ * term may have ended while the host was looked up and connected to). Node's `http`
  * rather than `fetch`: Node's own fetch cannot be given a lookup without the undici package.
  */
-export function send(url: string, headers: Record<string, string>, body: string, options: { policy: TargetPolicy; timeoutMs: number; signal?: AbortSignal; now?: () => number }): Promise<SendOutcome> {
+export function send(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { policy: TargetPolicy; timeoutMs: number; signal?: AbortSignal; now?: () => number; mayStart?: () => boolean },
+): Promise<SendOutcome> {
   const started = performance.now();
   const finish = (outcome: Omit<SendOutcome, 'duration_ms'>): SendOutcome => ({ ...outcome, duration_ms: Math.round(performance.now() - started) });
   return new Promise((resolve) => {
@@ -66,12 +73,27 @@ export function send(url: string, headers: Record<string, string>, body: string,
         response.on('error', done);
       },
     );
+    // The request line, headers and body go out together, once connected, if they still may.
+    request.once('socket', (socket) => {
+      const write = () => {
+        if (options.mayStart && !options.mayStart()) request.destroy(new NotStarted());
+        else request.end(body);
+      };
+      if (socket.connecting) socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', write);
+      else write();
+    });
     request.on('error', (error: Error) => {
-      const reason = error instanceof RefusedTarget ? `refused: ${error.message}` : error.name === 'AbortError' ? (options.signal?.aborted ? 'the service stopped' : `no answer within ${options.timeoutMs} ms`) : error.message;
+      const reason = error instanceof NotStarted ? error.message : error instanceof RefusedTarget ? `refused: ${error.message}` : error.name === 'AbortError' ? (options.signal?.aborted ? 'the service stopped' : `no answer within ${options.timeoutMs} ms`) : error.message;
       resolve(finish({ status: null, error: reason, response: null }));
     });
-    request.end(body);
   });
+}
+
+/** The request was not sent: `mayStart` refused once the connection was made. */
+class NotStarted extends Error {
+  constructor() {
+    super('not sent: the delivery lease ended before the connection was made');
+  }
 }
 
 /** `Retry-After` as seconds or an HTTP date, in milliseconds from `now`; undefined when absent or unreadable. */

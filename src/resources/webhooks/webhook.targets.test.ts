@@ -44,6 +44,20 @@ describe('a delivery', () => {
     expect(allowed).toMatchObject({ status: 200, error: null, response: 'ok' });
   });
 
+  it('writes nothing once connected if the deliverer may no longer start it (its lease term ended meanwhile)', async () => {
+    const before = requests;
+    const policy = targetPolicy(['127.0.0.1']);
+    let asked = 0;
+    const stale = await send(`http://127.0.0.1:${port}/`, {}, '{}', { policy, timeoutMs: 2000, mayStart: () => (asked++, false) });
+    expect(stale).toMatchObject({ status: null, error: expect.stringMatching(/^not sent: /) });
+    expect(asked).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(requests).toBe(before);
+    const current = await send(`http://127.0.0.1:${port}/`, {}, '{}', { policy, timeoutMs: 2000, mayStart: () => true });
+    expect(current).toMatchObject({ status: 200, response: 'ok' });
+    expect(requests).toBe(before + 1);
+  });
+
   it.each(['127.0.0.1', '[::ffff:0:7f00:1]', '[64:ff9b::7f00:1]'])('refuses an address in the URL without a lookup: %s', async (host) => {
     const refused = await send(`http://${host}:${port}/`, {}, '{}', { policy: targetPolicy([]), timeoutMs: 2000 });
     expect(refused.error).toMatch(/^refused: /);
