@@ -52,6 +52,9 @@ describe('Idempotency-Key', () => {
     // The `?rest_route=` form is the same route.
     const viaQuery = await app.site('POST', `/?rest_route=/cms/v2/posts`, { headers: keyed(key, app.admin), json });
     expectReplayOf(first, viaQuery);
+    // A REST nonce is a credential, not part of the request: a retry may carry another.
+    const withNonce = await app.api('POST', '/cms/v2/posts', { headers: keyed(key, app.admin), json, query: { _wpnonce: 'another' } });
+    expectReplayOf(first, withNonce);
     expect(await createdWithTitle(db, 'created once')).toBe(1);
   });
 

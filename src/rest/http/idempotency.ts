@@ -279,12 +279,22 @@ function headerValue(value: HeaderValue): string | string[] {
   return Array.isArray(value) ? value.map(String) : String(value);
 }
 
-/** The request as the draft's fingerprint sees it: method, route, query and a hash of the body. */
+/**
+ * The request as the draft's fingerprint sees it: method, route, query and a hash of the body.
+ * The REST nonce (`_wpnonce`) is a credential, not part of the request: a retry may carry a fresh one.
+ */
 function fingerprintOf(request: IdempotentRequest): string {
   const body = request.streamedBody
     ? canonical(request.streamedBody)
-    : canonical([request.body, request.files.map((file) => [file.fieldname, file.originalname, file.size, file.buffer ? sha256(file.buffer) : ''])]);
-  return sha256(JSON.stringify([request.method, request.path, canonical(request.query), sha256(body)]));
+    : canonical([withoutNonce(request.body), request.files.map((file) => [file.fieldname, file.originalname, file.size, file.buffer ? sha256(file.buffer) : ''])]);
+  return sha256(JSON.stringify([request.method, request.path, canonical(withoutNonce(request.query)), sha256(body)]));
+}
+
+function withoutNonce(params: unknown): unknown {
+  if (typeof params !== 'object' || params === null || !('_wpnonce' in params)) return params;
+  const copy: Record<string, unknown> = Object.assign(Object.create(null), params);
+  delete copy._wpnonce;
+  return copy;
 }
 
 /** JSON with every object's keys in order, so that the same parameters give the same text. */
