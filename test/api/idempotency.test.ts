@@ -138,6 +138,27 @@ describe('Idempotency-Key', () => {
     expect(await db.collection('events').countDocuments({ stream: post.body.id })).toBe(5);
   });
 
+  it('replays an upload, whose body is read as it comes: its fingerprint is the headers that describe it', async () => {
+    const { default: sharp } = await import('sharp');
+    const pixel = (background: string) => sharp({ create: { width: 4, height: 4, channels: 3, background } }).png().toBuffer();
+    const upload = (key: string, png: Buffer) =>
+      app.api('POST', '/cms/v2/media', {
+        raw: { body: new Uint8Array(png), contentType: 'image/png' },
+        headers: { ...keyed(key, app.admin), 'Content-Disposition': 'attachment; filename="keyed.png"' },
+      });
+    const key = newKey();
+    const mediaCount = async () => Number((await app.api('GET', '/cms/v2/media', { headers: app.admin })).headers.get('x-wp-total'));
+    const before = await mediaCount();
+    const png = await pixel('#ff0000');
+    const first = await upload(key, png);
+    expect(first.status).toBe(201);
+    const again = await upload(key, png);
+    expectReplayOf(first, again);
+    const larger = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#00ff00' } }).png().toBuffer();
+    expect((await upload(key, larger)).status).toBe(422);
+    expect(await mediaCount()).toBe(before + 1);
+  });
+
   it('records a refusal (4xx) like a success', async () => {
     const key = newKey();
     const json = { title: 'refused', status: 'no-such-status' };
