@@ -180,6 +180,29 @@ describe('Idempotency-Key', () => {
     expect((await app.api('POST', '/cms/v2/posts', { headers: keyed('k'.repeat(255), app.admin), json: { title: 'longest key' } })).status).toBe(201);
   });
 
+  it('runs a request released after a 5xx again once it stored nothing, one retry of several at once', async () => {
+    const key = newKey();
+    const json = { title: 'released, run again' };
+    const since = new Date(Date.now() - 1000);
+    const first = await app.api('POST', '/cms/v2/posts', { headers: keyed(key, app.admin), json });
+    expect(first.status).toBe(201);
+    // As a 5xx leaves the key, with nothing stored: released, and no event carries the claim.
+    await db.collection('events').updateMany({ stream: first.body.id }, { $unset: { claim: '' } });
+    await db.collection('idempotency_keys').updateMany({ createdAt: { $gte: since } }, { $set: { state: 'released' }, $unset: { answer: '' } }, { comment: 'full-scan: a test' });
+    const retries = await Promise.all([1, 2, 3].map(() => app.api('POST', '/cms/v2/posts', { headers: keyed(key, app.admin), json })));
+    const ran = retries.filter((retry) => retry.status === 201 && retry.headers.get('idempotent-replayed') === null);
+    expect(ran.length).toBe(1);
+    expect(ran[0].body.id).not.toBe(first.body.id);
+    for (const retry of retries) {
+      if (retry === ran[0]) continue;
+      if (retry.status === 409) expect(retry.body.code).toBe('rest_idempotency_key_in_flight');
+      else expect(retry.body.id).toBe(ran[0].body.id);
+    }
+    expect(await createdWithTitle(db, 'released, run again')).toBe(2);
+    const again = await app.api('POST', '/cms/v2/posts', { headers: keyed(key, app.admin), json });
+    expectReplayOf(ran[0], again);
+  });
+
   it('takes an expired record for absent: the key runs its request again after 24 hours', async () => {
     const key = newKey();
     const json = { title: 'expires' };

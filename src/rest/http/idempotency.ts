@@ -48,7 +48,8 @@ const SWEEP_EVERY_MS = 60 * 60 * 1000;
 /** The headers an answer is replayed with (Content-Type is always JSON here, and set on sending). */
 const RECORDED_HEADERS = /^(location|etag|last-modified|allow|x-wp-.*)$/i;
 
-type KeyState = 'pending' | 'done' | 'released';
+/** `superseded`: a marker, not a key's record (`supersede`). */
+type KeyState = 'pending' | 'done' | 'released' | 'superseded';
 
 interface RecordedAnswer {
   status: number;
@@ -160,7 +161,7 @@ export class IdempotentWrites {
       const held = await this.keys.findOne({ _id: id });
       if (!held) continue;
       if (held.expiresAt.getTime() <= now.getTime()) {
-        await this.keys.deleteOne({ _id: id, claim: held.claim });
+        if (await this.supersede(held, claim)) await this.keys.deleteOne({ _id: id, claim: held.claim });
         continue;
       }
       if (held.fingerprint !== fingerprint) return refusal(new IdempotencyKeyReused());
@@ -182,13 +183,33 @@ export class IdempotentWrites {
       // A request left pending may still store something (a process paused, not dead): it is never
       // run a second time; one answered with a 5xx is done, and stored nothing, so it may run again.
       if (held.state === 'pending') return refusal(new IdempotencyKeyUnresolved());
-      const taken = await this.keys.updateOne(
-        { _id: id, claim: held.claim, state: 'released' },
-        { $set: { claim, state: 'pending', aliveAt: now } },
-      );
-      if (taken.modifiedCount === 1) return this.runClaimed(id, claim, run);
+      if (!(await this.supersede(held, claim))) return refusal(new IdempotencyKeyInFlight());
+      try {
+        await this.keys.updateOne({ _id: id, claim: held.claim }, { $set: { claim, state: 'pending', aliveAt: now } });
+      } catch (error) {
+        await this.keys.deleteOne({ _id: supersededId(held) }).catch(() => {});
+        throw error;
+      }
+      return this.runClaimed(id, claim, run);
     }
     return refusal(new IdempotencyKeyInFlight());
+  }
+
+  /**
+   * Whether this request is the one to replace `held`'s claim (an expired record, or a released
+   * claim run again): decided by a unique `_id` (a marker derived from the claim replaced), since
+   * FerretDB 1.24 applies a conditional update or delete without atomicity, so two retries could
+   * otherwise both take the key.
+   */
+  private async supersede(held: KeyRecord, claim: string): Promise<boolean> {
+    try {
+      const { fingerprint, user, method, path, createdAt, aliveAt, expiresAt } = held;
+      await this.keys.insertOne({ _id: supersededId(held), claim, state: 'superseded', fingerprint, user, method, path, createdAt, aliveAt, expiresAt });
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
   }
 
   /**
@@ -247,6 +268,9 @@ export class IdempotentWrites {
       .catch((error: unknown) => this.options.logger.warn({ err: error }, 'sweeping expired idempotency keys failed'));
   }
 }
+
+/** The marker of `held`'s claim replaced, expiring with the record. */
+const supersededId = (held: KeyRecord): string => sha256(`${held._id}\n${held.claim}`);
 
 function refusal(error: RestError): RestResult {
   return { status: error.status, headers: {}, body: error.toBody() };
