@@ -1,6 +1,7 @@
 import { type Express } from 'express';
 import { type Deps } from './deps.js';
 import { createHttpApp } from './rest/http/express-adapter.js';
+import { IdempotentWrites } from './rest/http/idempotency.js';
 import { LiveRequests } from './rest/http/live-requests.js';
 import { AnonymousResponseCache } from './rest/http/response-cache.js';
 import { siteChanges } from './store/site-changes.js';
@@ -9,12 +10,13 @@ import { discoveryRoutes } from './rest/index-routes.js';
 import { type RestUser } from './rest/rest-request.js';
 import { type Credentials } from './auth/authenticate.js';
 import { RestServer } from './rest/rest-server.js';
-import { type ResourceManifest } from './resources/manifest.js';
+import { projectionsOf, type ResourceManifest } from './resources/manifest.js';
+import { changeLog } from './store/change-log.js';
 import { readSiteIdentity } from './resources/settings/index.js';
 import { mediaFileUrl } from './resources/media/index.js';
 import { isDatabaseUp } from './store/mongo.js';
 import { adminPageRouter } from './admin-page/admin-page.serve.js';
-import { projectionFaults } from './store/projections.js';
+import { catchUpStream, projectionFaults } from './store/projections.js';
 import { adminRoutes } from './admin/index.js';
 
 export const SITE_NAME = 'CMS';
@@ -52,6 +54,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     }),
   );
   const { responseCacheBytes } = deps.config;
+  const projections = projectionsOf(resources);
   const changes = siteChanges(deps.store.db);
   return createHttpApp({
     cache: responseCacheBytes > 0 ? new AnonymousResponseCache({ maxBytes: responseCacheBytes, entryTtlMs: CACHE_ENTRY_TTL_MS, changes }) : undefined,
@@ -67,6 +70,14 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     bodyLimitBytes: deps.config.bodyLimitBytes,
     trustedProxies: deps.config.trustedProxies,
     anonymousBodyLimitBytes: deps.config.anonymousBodyLimitBytes,
+    idempotency: new IdempotentWrites(deps.store.db, {
+      clock: deps.clock,
+      logger: deps.logger,
+      catchUp: async ({ stream, streamType }) => {
+        const projection = projections.forType(streamType);
+        if (projection) await catchUpStream(deps.store.db, changeLog(deps.store.db), projection, stream);
+      },
+    }),
     liveRequests: new LiveRequests({ perClient: deps.config.liveRequestsPerClient, perProcess: deps.config.liveRequestsPerProcess }),
     logger: deps.logger,
     authenticate: options.authenticate ?? deps.auth.authenticate,

@@ -2,6 +2,8 @@ import { changeLog, changeLogIndexes, upgradePositions } from '../store/change-l
 import { healErasures } from '../store/erasure.js';
 import { healFromCheckpoint } from '../store/projections.js';
 import { idClaimIndexes } from '../store/sequences.js';
+import { writeClaimIndexes } from '../store/write-claims.js';
+import { idempotencyIndexes } from '../rest/http/idempotency.js';
 import { projectionsOf, type ResourceManifest } from './manifest.js';
 
 /**
@@ -15,7 +17,8 @@ export function changeLogResource(resources: readonly ResourceManifest[]): Resou
   const registry = projectionsOf(resources);
   return {
     routes: [],
-    indexes: [...changeLogIndexes, ...idClaimIndexes],
+    // With the claims of `Idempotency-Key`s, which the log's events carry.
+    indexes: [...changeLogIndexes, ...idClaimIndexes, ...writeClaimIndexes, ...idempotencyIndexes],
     seed: async (deps) => {
       // Before anything is appended: new events take positions above the upgraded ones.
       const positioned = await upgradePositions(deps.store.db);

@@ -173,6 +173,17 @@ export const ServiceStarting = defineRestError('maintenance', 'Briefly unavailab
 // Live requests (the change feed's long polls and event streams) a client or a process may hold open: `LiveRequests`.
 export const TooManyLiveRequests = defineRestError('rest_too_many_live_requests', 'This client holds as many live requests (long polls, event streams) open as it may; close one first.', 429);
 export const LiveRequestsFull = defineRestError('rest_live_requests_full', 'The site holds as many live requests open as it can; try again shortly.', 503);
+// `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header, as Stripe serves it): `http/idempotency.ts`.
+export const IdempotencyKeyInvalid = defineRestError('rest_idempotency_key_invalid', 'The Idempotency-Key header must hold 1 to 255 characters.', 400);
+// The draft's 422: the key was first sent with another request (method, route, query or body).
+export const IdempotencyKeyReused = defineRestError('rest_idempotency_key_reused', 'This Idempotency-Key was already used for a different request.', 422);
+// The draft's 409: the first request with the key is still being answered.
+export const IdempotencyKeyInFlight = defineRestError('rest_idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed; retry it later.', 409);
+export const IdempotencyKeyUnresolved = defineRestError(
+  'rest_idempotency_key_unresolved',
+  'The first request with this Idempotency-Key was not answered to the end, and what it changed cannot be answered again; check the resource, and send a new request with a new key.',
+  409,
+);
 /** Seconds a client refused a live request is asked to wait (`Retry-After`). */
 export const RETRY_AFTER_LIVE = 5;
 /** Seconds a client is asked to wait (`Retry-After`) after a 503. */

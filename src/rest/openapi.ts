@@ -178,6 +178,16 @@ function operationIdOf(method: string, path: string): string {
   return `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c?: string) => (c ?? '').toUpperCase())}`;
 }
 
+/** Every write takes one (`http/idempotency.ts`). */
+const IDEMPOTENCY_KEY: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Sent again with the same key (for 24 hours), the request is answered as the first time, with `Idempotent-Replayed: true`, and changes nothing more. The same key with another request: 422; while the first is answered: 409.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
 function describeOperation<D>(operation: Operation<D>, all: Operation<D>[], components: Components): Json {
   const { route, parameters, method, spec } = operation;
   const args = Object.entries(spec.args ?? {});
@@ -224,6 +234,7 @@ function describeOperation<D>(operation: Operation<D>, all: Operation<D>[], comp
     parameters: [
       ...parameters.map((p) => pathParameter(p, argOf(p.name))),
       ...(inQuery || streamed ? bodyArgs.map(([name, arg]) => queryParameter(name, arg)) : []),
+      ...(method === 'GET' ? [] : [IDEMPOTENCY_KEY]),
     ],
     responses,
   };

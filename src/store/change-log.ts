@@ -76,6 +76,8 @@ export interface StoredEvent<D = Record<string, unknown>> {
   erasure?: string;
   /** Its place on the one clock of the whole log (`positions` below); absent only before the upgrade gave it one. */
   position?: number;
+  /** The `Idempotency-Key` claim of the request that appended it (`write-claims.ts`); not read back into events. */
+  claim?: string;
 }
 
 interface EventRow {
@@ -93,6 +95,7 @@ interface EventRow {
   position?: number;
   /** The block of the log its position falls in (`atPosition`); absent on events stored before position blocks were kept. */
   positionBlock?: number;
+  claim?: string;
 }
 
 export type NewEvent<D = Record<string, unknown>> = Omit<StoredEvent<D>, 'seq' | 'redacted' | 'streamType' | 'position'> & { streamType: string };

@@ -10,6 +10,7 @@ import {
 import { forgetErasure, oweErasure, settleErasure, type Erasure } from './erasure.js';
 import { catchUpStream, projectionFaults, type Projection } from './projections.js';
 import { ItemUnprojectableError, PreconditionFailedError, WriteConflictError } from './store-errors.js';
+import { currentWriteClaim } from './write-claims.js';
 
 /**
  * The change-log kernel: the command cycle every history type (post, page, menu item, template)
@@ -170,7 +171,8 @@ export async function createItem<S extends Versioned, D>(
   actor: number,
   decision: NonNullable<Decision<D>>,
 ): Promise<S> {
-  const event: NewEvent<D> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data };
+  const claim = currentWriteClaim();
+  const event: NewEvent<D> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data, ...(claim ? { claim } : {}) };
   const folded = prove(type, null, { ...event, seq: 1 } as StoredEvent).state;
   const stored = (await changeLog(deps.store.db).append(event, 0)) as StoredEvent;
   // As the stored event leaves it: the event now has its place on the clock.
@@ -204,7 +206,9 @@ export function runCommand<S extends Versioned, D>(
 ): Promise<CommandResult<S>> {
   return new Promise((resolve, reject) => {
     const queue = itemQueue(deps.store.db, id);
-    queue.waiting.push({ deps, type, id, actor, decide, options, resolve, reject } as unknown as QueuedCommand);
+    // The request's claim is taken now: the batch may be appended in another request's context.
+    const claim = currentWriteClaim();
+    queue.waiting.push({ deps, type, id, actor, decide, options, claim, resolve, reject } as unknown as QueuedCommand);
     if (!queue.running) void drain(deps.store.db, id, queue);
   });
 }
@@ -219,6 +223,8 @@ interface QueuedCommand {
   actor: number;
   decide: Decide<Versioned, unknown>;
   options: CommandOptions<Versioned>;
+  /** The `Idempotency-Key` claim of the request that made the command, carried by its event. */
+  claim?: string;
   resolve(result: CommandResult<Versioned>): void;
   reject(error: unknown): void;
 }
@@ -327,7 +333,7 @@ async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<vo
           later = open.slice(index);
           break;
         }
-        const event: NewEvent = { stream: id, streamType: type.streamTypeOf(current), type: decision.type, at: command.deps.clock(), actor: command.actor, data: decision.data as Record<string, unknown> };
+        const event: NewEvent = { stream: id, streamType: type.streamTypeOf(current), type: decision.type, at: command.deps.clock(), actor: command.actor, data: decision.data as Record<string, unknown>, ...(command.claim ? { claim: command.claim } : {}) };
         const { state: folded, documents } = prove(type, current, { ...event, seq: current.version + 1 } as StoredEvent);
         // An erasure is owed before the append, so that a crash after it leaves the debt for start-up.
         if (decision.erase) {

@@ -228,7 +228,10 @@ describe('the OpenAPI document describes what the service sends', () => {
           }
           // An upload's body is the file (its fields are documented in the query): no JSON body to compare.
           const body = operation.requestBody?.content['application/json']?.schema;
-          const documented = [...operation.parameters.map((p: { name: string }) => p.name), ...Object.keys(body?.properties ?? {})];
+          // Headers are no arguments; every write documents `Idempotency-Key`, and only that one.
+          const headers = operation.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name);
+          if (headers.join() !== (method === 'GET' ? '' : 'Idempotency-Key')) mismatches.push(`${method} ${path}: documents headers ${headers.join()}`);
+          const documented = [...operation.parameters.filter((p: { in: string }) => p.in !== 'header').map((p: { name: string }) => p.name), ...Object.keys(body?.properties ?? {})];
           const declared = Object.keys(endpoint.args);
           const required = Object.entries<any>(endpoint.args).filter(([, arg]) => arg.required).map(([name]) => name);
           const documentedRequired = [

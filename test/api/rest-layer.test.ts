@@ -473,8 +473,10 @@ describe('methods and headers', () => {
     expect(plain.headers.get('content-type')).toBe('application/json; charset=UTF-8');
     expect(plain.headers.get('x-robots-tag')).toBe('noindex');
     expect(plain.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(plain.headers.get('access-control-expose-headers')).toBe('X-WP-Total, X-WP-TotalPages, Link');
+    // WordPress's, and the `Idempotency-Key` a browser client may send and the replay's mark it may read.
+    expect(plain.headers.get('access-control-expose-headers')).toBe('X-WP-Total, X-WP-TotalPages, Link, Idempotent-Replayed');
     expect(plain.headers.get('access-control-allow-headers')).toContain('Authorization');
+    expect(plain.headers.get('access-control-allow-headers')).toContain('Idempotency-Key');
     expect(plain.headers.get('vary')).toBe('Origin');
     expect(plain.headers.get('access-control-allow-origin')).toBeNull();
     expect(plain.headers.get('cache-control')).toBeNull();

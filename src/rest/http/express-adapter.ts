@@ -25,8 +25,9 @@ import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type ServerSentEvent } from '../rest-response.js';
 import { answerPieces, holdsStreamedList } from '../streamed-list.js';
-import { type RestResult, type RestServer } from '../rest-server.js';
+import { normalizePath, type RestResult, type RestServer } from '../rest-server.js';
 import { bodyError, bodyParsers } from './body-parsers.js';
+import { IDEMPOTENT_METHODS, idempotencyKeyOf, type IdempotentWrites } from './idempotency.js';
 import { type LiveRequests } from './live-requests.js';
 import { type AnonymousResponseCache, type ChangeSignal } from './response-cache.js';
 
@@ -63,6 +64,8 @@ export interface HttpOptions<D> {
   siteRoutes?: readonly express.Router[];
   /** Bounds the requests to live endpoints held open at once; absent, none are bounded. */
   liveRequests?: LiveRequests;
+  /** Keeps the answers of writes sent with an `Idempotency-Key`; absent, the header is ignored. */
+  idempotency?: IdempotentWrites;
 }
 
 type ApiRequest = Request & { jsonError?: string };
@@ -238,6 +241,8 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
       jsonError: req.jsonError,
       ...(streamed.has(req) ? { stream: req } : {}),
     };
+    const idempotencyKey = options.idempotency && IDEMPOTENT_METHODS.has(incoming.method) ? idempotencyKeyOf(headers['idempotency-key']) : undefined;
+    if (idempotencyKey instanceof RestError) return refuse(req, res, idempotencyKey);
     const { cache } = options;
     const reads = incoming.method === 'GET' || incoming.method === 'HEAD';
     const live = server.answersLive(incoming.method, route);
@@ -260,7 +265,22 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     const computed = cache && key !== undefined ? cache.startComputing(key) : undefined;
     let result;
     try {
-      result = await server.serve(incoming, apiRoot);
+      result = idempotencyKey === undefined || !options.idempotency
+        ? await server.serve(incoming, apiRoot)
+        : await options.idempotency.serve(
+          {
+            key: idempotencyKey,
+            user: user.id,
+            method: incoming.method,
+            path: normalizePath(route),
+            query,
+            body,
+            files: incoming.files,
+            ...(streamed.has(req) ? { streamedBody: streamedBodyOf(headers) } : {}),
+          },
+          () => server.serve(incoming, apiRoot),
+          (event) => answerFromItem(incoming, event),
+        );
       // A streamed list is written as it is made: there is no whole answer to keep.
       if (cache && key !== undefined && result.status === 200 && !result.stream && !result.events && !holdsStreamedList(result.body)) {
         result.headers = { ...result.headers, ETag: cache.store(key, startedAt, result, JSON.stringify(result.body) ?? 'null') };
@@ -273,8 +293,27 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     if (streamed.has(req) && !req.complete) result.headers = { ...result.headers, Connection: 'close' };
     // A write may have changed what any process keeps (one refused with a 4xx changed nothing): all
     // of them must know before anyone is told of it.
-    if (!reads && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await options.changes.changed(result.changes ?? 'site');
+    const replayed = result.headers['Idempotent-Replayed'] !== undefined;
+    if (!reads && !replayed && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await options.changes.changed(result.changes ?? 'site');
     await writeResult(req, res, result, user);
+  }
+
+  /**
+   * The answer to a write whose own answer was never recorded, from what it stored: its first
+   * event's item as it is now, read as the caller (in `edit` context, as writes answer), 201 with
+   * its `Location` when the event created it. Undefined when no item route answers for it.
+   */
+  async function answerFromItem(incoming: IncomingRequest, event: { stream: number; type: string; seq: number }): Promise<RestResult | undefined> {
+    const route = normalizePath(incoming.path);
+    const created = event.type === 'created' && event.seq === 1;
+    const itemRoute = created && !route.endsWith(`/${event.stream}`) ? `${route}/${event.stream}` : route;
+    const query: ClientParams = Object.create(null);
+    for (const name of ['_fields', '_embed', '_envelope', 'context'] as const) if (incoming.query[name] !== undefined) query[name] = incoming.query[name];
+    query.context ??= 'edit';
+    const answer = await server.serve({ ...incoming, method: 'GET', path: itemRoute, query, body: Object.create(null), files: [], stream: undefined }, apiRoot);
+    if (answer.status !== 200 || answer.stream || answer.events || holdsStreamedList(answer.body) || Array.isArray(answer.body)) return undefined;
+    if (!created) return answer;
+    return { ...answer, status: 201, headers: { ...answer.headers, Location: `${apiRoot}${itemRoute}` } };
   }
 
   async function answerCached(req: Request, res: Response, result: RestResult, etag: string): Promise<void> {
@@ -342,8 +381,8 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
   res.status(result.status);
   res.setHeader('X-Robots-Tag', 'noindex');
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link');
-  res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type');
+  res.setHeader('Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link, Idempotent-Replayed');
+  res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, Idempotency-Key');
   res.setHeader('Vary', 'Origin');
   const origin = req.get('Origin');
   if (origin !== undefined) {
@@ -491,6 +530,13 @@ function headerMap(req: Request): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = Object.create(null);
   for (const [name, value] of Object.entries(req.headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
+}
+
+/** What describes a body an endpoint reads as a stream (an upload), for an `Idempotency-Key`'s fingerprint. */
+function streamedBodyOf(headers: Record<string, string | undefined>): Record<string, string | undefined> {
+  const described: Record<string, string | undefined> = Object.create(null);
+  for (const name of ['content-type', 'content-length', 'content-disposition', 'content-md5']) described[name] = headers[name];
+  return described;
 }
 
 function escapeHtml(text: string): string {
