@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,13 @@ import { sleep } from './processes.js';
 const DRAIN_MS = 1500;
 /** A request waits out a database away this long before 503: past the 12 s pause (an election). */
 export const DATABASE_TIMEOUT_MS = 15_000;
+/**
+ * Each node runs with a host name of its own (a UTS namespace, `unshare --uts`, where this process
+ * may make one: root), as on machines of their own: a process that finds another's webhook lease
+ * then cannot tell that its holder is gone by looking for its pid, and waits for its term to end.
+ */
+export const OWN_HOST_NAMES = spawnSync('unshare', ['--uts', 'true']).status === 0;
+const hostNamed = (name: string) => ['unshare', '--uts', '--', 'sh', '-c', 'hostname "$0" && exec "$@"', `cms-${name}`];
 const SKEWED_CLOCK = path.join(path.dirname(fileURLToPath(import.meta.url)), 'skewed-clock.js');
 
 /** One node of the service: its own process group, port, data and cache folders, as a machine of its own. */
@@ -24,6 +32,8 @@ export interface ClusterNode {
   readonly runs: ServiceProcess[];
   /** Milliseconds its wall clock is off by, in its current run. */
   clockOffsetMs: number;
+  /** How far ahead of this process's clock its log's `time` read as it said it was listening. */
+  clockSeenOffsetMs?: number;
 }
 
 export async function createNode(root: string, name: string): Promise<Omit<ClusterNode, 'service' | 'runs' | 'clockOffsetMs'>> {
@@ -54,10 +64,11 @@ export async function startNode(
       ...WEBHOOK_ENV,
       ...(clockOffsetMs ? { NODE_OPTIONS: `--import=${new URL(`file://${SKEWED_CLOCK}`).href}`, CLUSTER_CLOCK_OFFSET_MS: String(clockOffsetMs) } : {}),
     }),
-    { detached: true },
+    { detached: true, wrapper: OWN_HOST_NAMES ? hostNamed(node.name) : [] },
   );
   const started: ClusterNode = { ...node, service, runs: [...(node.runs ?? []), service], clockOffsetMs } as ClusterNode;
-  await service.waitForLog((line) => line.msg === 'listening', 120_000);
+  const listening = await service.waitForLog((line) => line.msg === 'listening', 120_000);
+  if (typeof listening.time === 'number') started.clockSeenOffsetMs = listening.time - Date.now();
   await waitReady(started.url, 60_000);
   // The first request of a password costs a memory-hard hash; later ones are remembered.
   await fetch(`${started.url}/cms-json/cms/v2/users/me`, { headers: { Authorization: AUTHORIZATION } });

@@ -10,14 +10,14 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { startWriteLoad, type WriteRecord } from '../faults/load.js';
-import { AUTHORIZATION, check, type Check } from '../faults/service.js';
+import { AUTHORIZATION, check, serverErrors, type Check } from '../faults/service.js';
 import { checkDeliveries, createEndpoint } from '../faults/webhooks.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { checkFeed, checkLists, checkNothingReused, checkWritesOnce } from './checks.js';
 import { startDatabasePair } from './database.js';
 import { startHttpProxy } from './http-proxy.js';
-import { createNode, startNode, stopNode, waitReady, type ClusterNode } from './nodes.js';
+import { createNode, OWN_HOST_NAMES, startNode, stopNode, waitReady, type ClusterNode } from './nodes.js';
 import { sleep, stopAll } from './processes.js';
 import { type RestoreRecord, startRestores } from './restores.js';
 import { SCENARIOS, type Cluster } from './scenarios.js';
@@ -59,7 +59,7 @@ try {
   }
   const proxy = await startHttpProxy(nodes);
   cleanups.push(() => proxy.close());
-  log(`nodes: ${nodes.map((node) => `${node.name} :${node.port}`).join(', ')}; proxy ${proxy.url} (${seconds(started)})`);
+  log(`nodes: ${nodes.map((node) => `${node.name} :${node.port}`).join(', ')}, ${OWN_HOST_NAMES ? 'each with a host name of its own' : "sharing this machine's host name (unshare --uts is refused here)"}; proxy ${proxy.url} (${seconds(started)})`);
 
   const direct = new MongoClient(database.uri, { directConnection: true, serverSelectionTimeoutMS: 30_000 });
   cleanups.push(() => direct.close());
@@ -68,7 +68,7 @@ try {
   cleanups.push(() => receiver.close());
   // Made before any scenario and never moved: its deliveries cross every fault.
   const webhookStart = await createEndpoint(proxy.url, receiver);
-  const cluster: Cluster = { database, faults, nodes, log };
+  const cluster: Cluster = { database, faults, nodes, db, log };
 
   const records: WriteRecord[] = [];
   const restores: RestoreRecord[] = [];
@@ -108,7 +108,10 @@ try {
     checks.push(check(name('every write answered 2xx is in the log'), fresh('lost', writes.lost)));
     checks.push(check(name('every write answered 2xx is in the log once'), fresh('twice', writes.twice)));
     checks.push(check(name('no write answered with an error is in the log'), fresh('committed', writes.committedErrors)));
-    checks.push(check(name('no write answered 500'), load.records.filter((r) => r.status === 500).map((r) => `${r.kind} of ${r.id ?? 'a new item'} answered 500 ${r.code ?? ''}`)));
+    // A 500 is a fault of the service: say what the nodes logged for it.
+    const logged = fresh('logged', nodes.flatMap((node) => node.runs.flatMap((run) => serverErrors(run).map((line) => `${node.name} logged ${line}`))));
+    const internal = [...load.records, ...restoring.records].filter((r) => r.status === 500);
+    checks.push(check(name('no write answered 500'), internal.length ? [...internal.map((r) => `${'kind' in r ? r.kind : 'restore'} of ${r.id ?? 'a new item'} answered 500 ${r.code ?? ''}`), ...logged] : []));
     checks.push(check(name('no id or position reused'), fresh('reused', await checkNothingReused(db, records))));
     const feed = await checkFeed(proxy.url, db);
     checks.push(check(name('the feed replayed from 0 equals the log in position order'), feed.failures));
@@ -150,8 +153,11 @@ function liveItems(records: readonly WriteRecord[]): number[] {
     .map((r) => r.id!);
 }
 
-function statuses(all: readonly { status?: number }[]): Record<string, number> {
+function statuses(all: readonly { status?: number; code?: string }[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const record of all) counts[String(record.status ?? 'unanswered')] = (counts[String(record.status ?? 'unanswered')] ?? 0) + 1;
+  for (const record of all) {
+    const key = record.status === undefined ? 'unanswered' : `${record.status}${record.code ? ` ${record.code}` : ''}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
   return counts;
 }

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { type Db } from 'mongodb';
 import { type WireCommand, type FaultProxy } from '../support/fault-proxy.js';
 import { type DatabasePair } from './database.js';
 import { startNode, stopNode, waitReady, type ClusterNode } from './nodes.js';
@@ -8,6 +10,8 @@ export interface Cluster {
   database: DatabasePair;
   faults: FaultProxy;
   nodes: ClusterNode[];
+  /** The site's database, straight to FerretDB (not through the fault proxy). */
+  db: Db;
   log(line: string): void;
 }
 
@@ -104,23 +108,64 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
-    name: 'a node whose clock is 5 s ahead, appends slowed',
+    name: 'a node whose clock is 5 s ahead, the webhook lease holder frozen, appends slowed',
     async play(cluster) {
       const index = cluster.nodes.length - 1;
       const { ms } = await restart(cluster, index, 5000);
       const node = cluster.nodes[index];
-      const listening = node.service.lines().find((line) => line.msg === 'listening');
-      const seenOffset = typeof listening?.time === 'number' ? Math.round((listening.time - Date.now()) / 1000) : undefined;
-      await sleep(4000);
-      // Appends 300 ms slower: writes from the skewed node and the others overlap in the log.
+      await sleep(3000);
+      // The deliverer stalls (a long GC, a frozen VM) past the end of its term by the skewed
+      // node's clock, not by the others': only the skewed node may take the lease over early.
+      const holder = await leaseHolder(cluster);
+      if (holder) holder.signal('SIGSTOP');
+      await sleep(12_000);
+      if (holder) holder.signal('SIGCONT');
+      await sleep(2000);
+      // Appends 300 ms slower: writes of the skewed node and of the others overlap in the log.
       const fast = cluster.faults.slow(appendToLog, 300);
       await sleep(4000);
       fast();
       await sleep(1000);
+      const offset = node.clockSeenOffsetMs === undefined ? undefined : Math.round(node.clockSeenOffsetMs / 100) / 10;
+      const terms = await cluster.db.collection<{ _id: number; owner: string }>('webhook_leases').find({}).sort({ _id: 1 }).toArray();
       return {
-        summary: `${node.name} restarted with its clock +5 s (ready in ${Math.round(ms)} ms; its log's clock reads about ${seenOffset ?? '?'} s ahead); event appends slowed 300 ms for 4 s`,
-        failures: { "the skewed node's clock is 5 s ahead": seenOffset !== undefined && seenOffset >= 4 && seenOffset <= 6 ? [] : [`its log's time is ${seenOffset} s off`] },
+        summary:
+          `${node.name} restarted with its clock +5 s (ready in ${Math.round(ms)} ms; its log's clock reads ${offset ?? '?'} s ahead); ` +
+          `${holder ? `the lease holder ${holder.name} frozen 12 s` : 'no lease holder found to freeze'}; lease terms ${terms.map((t) => `${t._id} ${ownerNode(cluster, t.owner)?.name ?? t.owner}`).join(', ')}; event appends slowed 300 ms for 4 s`,
+        failures: {
+          "the skewed node's clock is 5 s ahead": offset !== undefined && offset >= 4.5 && offset <= 5.5 ? [] : [`its log's time is ${offset} s off`],
+          'a lease holder was found and frozen': holder ? [] : ['no term of webhook_leases names a running node'],
+        },
       };
     },
   },
 ];
+
+/** The node whose process holds the newest term of the webhook lease (its owner is `host:pid:random`). */
+async function leaseHolder(cluster: Cluster): Promise<{ name: string; signal(signal: NodeJS.Signals): void } | undefined> {
+  const [newest] = await cluster.db.collection<{ _id: number; owner: string }>('webhook_leases').find({}).sort({ _id: -1 }).limit(1).toArray();
+  const node = newest && ownerNode(cluster, newest.owner);
+  if (!node) return undefined;
+  return {
+    name: node.name,
+    signal: (signal) => {
+      try {
+        process.kill(-node.service.child.pid!, signal);
+      } catch {
+        // The group has ended.
+      }
+    },
+  };
+}
+
+/** The node a lease owner's pid belongs to: its process group is the node's. */
+function ownerNode(cluster: Cluster, owner: string): ClusterNode | undefined {
+  const pid = owner.split(':')[1];
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const pgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+    return cluster.nodes.find((node) => node.service.child.pid === pgid);
+  } catch {
+    return undefined;
+  }
+}
