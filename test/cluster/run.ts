@@ -1,4 +1,4 @@
-// The cluster suite (`npm run test:cluster [-- --clients 3]`): three nodes of the service, each
+// The cluster suite (`npm run test:cluster [-- --clients 3] [--only 3,4]`): three nodes of the service, each
 // its own process group, port and folders, behind a small round-robin proxy, on one FerretDB
 // over a PostgreSQL primary with a synchronous standby, with a fault proxy in the nodes' path to
 // the database. Under a mixed write load through the proxy it plays each scenario of
@@ -8,11 +8,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MongoClient } from 'mongodb';
+import { type Db, MongoClient } from 'mongodb';
 import { startWriteLoad, type WriteRecord } from '../faults/load.js';
-import { AUTHORIZATION, check, serverErrors, type Check } from '../faults/service.js';
+import { AUTHORIZATION, check, type Check } from '../faults/service.js';
 import { checkDeliveries, createEndpoint } from '../faults/webhooks.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
+import { type ServiceProcess } from '../support/service-process.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { checkFeed, checkLists, checkNothingReused, checkWritesOnce } from './checks.js';
 import { startDatabasePair } from './database.js';
@@ -22,8 +23,10 @@ import { sleep, stopAll } from './processes.js';
 import { type RestoreRecord, startRestores } from './restores.js';
 import { SCENARIOS, type Cluster } from './scenarios.js';
 
-const { values } = parseArgs({ options: { clients: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { clients: { type: 'string', default: '3' }, only: { type: 'string' } } });
 const clients = Number(values.clients);
+/** `--only 3,4`: those scenarios alone (numbered from 1), for looking into one. */
+const only = values.only?.split(',').map(Number);
 const log = (line: string) => console.log(line);
 const started = performance.now();
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
@@ -83,6 +86,7 @@ try {
   };
 
   for (const [index, scenario] of SCENARIOS.entries()) {
+    if (only && !only.includes(index + 1)) continue;
     const scenarioStarted = performance.now();
     log('');
     log(`scenario ${index + 1}: ${scenario.name}`);
@@ -108,10 +112,17 @@ try {
     checks.push(check(name('every write answered 2xx is in the log'), fresh('lost', writes.lost)));
     checks.push(check(name('every write answered 2xx is in the log once'), fresh('twice', writes.twice)));
     checks.push(check(name('no write answered with an error is in the log'), fresh('committed', writes.committedErrors)));
-    // A 500 is a fault of the service: say what the nodes logged for it.
-    const logged = fresh('logged', nodes.flatMap((node) => node.runs.flatMap((run) => serverErrors(run).map((line) => `${node.name} logged ${line}`))));
-    const internal = [...load.records, ...restoring.records].filter((r) => r.status === 500);
-    checks.push(check(name('no write answered 500'), internal.length ? [...internal.map((r) => `${'kind' in r ? r.kind : 'restore'} of ${r.id ?? 'a new item'} answered 500 ${r.code ?? ''}`), ...logged] : []));
+    // A 500 is a fault of the service, and so is a 409 for a unique value: the load never sends one twice.
+    const logged = fresh('logged', nodes.flatMap((node) => node.runs.flatMap((run) => failedRequests(run).map((line) => `${node.name} logged ${line}`))));
+    const unexpected = [...load.records, ...restoring.records].filter((r) => r.status === 500 || r.code === 'rest_duplicate_value');
+    const evidence: string[] = [];
+    for (const r of unexpected) {
+      const what = `${'kind' in r ? r.kind : 'restore'} of ${r.id ?? 'a new item'}${'marker' in r && r.marker ? ` (${r.marker})` : ''}`;
+      evidence.push(`${what} sent at +${((r.sentAt - scenarioStarted) / 1000).toFixed(1)} s answered ${r.status} ${r.code ?? ''} after ${Math.round(r.ms)} ms`);
+      if (r.id !== undefined) evidence.push(`  the log of item ${r.id}: ${await itemLog(db, r.id)}`);
+      if ('marker' in r && r.marker) evidence.push(`  its marker in the log: ${(await eventsWith(db, r.marker)) || 'nowhere'}`);
+    }
+    checks.push(check(name('no write answered 500, nor 409 rest_duplicate_value'), unexpected.length ? [...evidence, ...logged] : []));
     checks.push(check(name('no id or position reused'), fresh('reused', await checkNothingReused(db, records))));
     const feed = await checkFeed(proxy.url, db);
     checks.push(check(name('the feed replayed from 0 equals the log in position order'), feed.failures));
@@ -137,8 +148,8 @@ const failed = checks.filter((c) => c.failures.length > 0);
 log('');
 for (const failure of failed) {
   log(`FAILED ${failure.name}`);
-  for (const line of failure.failures.slice(0, 8)) log(`  ${line}`);
-  if (failure.failures.length > 8) log(`  … and ${failure.failures.length - 8} more`);
+  for (const line of failure.failures.slice(0, 12)) log(`  ${line}`);
+  if (failure.failures.length > 12) log(`  … and ${failure.failures.length - 12} more`);
 }
 log(`cluster suite took ${seconds(started)}`);
 console.log(`${checks.length - failed.length} passed, ${failed.length} failed`);
@@ -160,4 +171,31 @@ function statuses(all: readonly { status?: number; code?: string }[]): Record<st
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;
+}
+
+/** What a node logged of the requests it failed: the route, the error and where it was thrown. */
+function failedRequests(service: ServiceProcess): string[] {
+  return service
+    .lines()
+    .filter((line) => line.msg === 'request failed' && line.err)
+    .map((line) => {
+      const err = line.err as { type?: string; message?: string; stack?: string; code?: unknown };
+      const frames = (err.stack ?? '').split('\n').filter((frame) => frame.trim().startsWith('at ')).slice(0, 4).map((frame) => frame.trim().replace(/\(.*\/dist\//, '(dist/'));
+      return `${line.route ?? ''} ${err.type}${err.code !== undefined ? ` code ${String(err.code)}` : ''}: ${String(err.message).slice(0, 300)} ${frames.join(' < ')}`;
+    });
+}
+
+/** An item's events as `seq type @position`, in seq order. */
+async function itemLog(db: Db, id: number): Promise<string> {
+  const events = await db.collection<{ stream: number; seq: number; type: string; position?: number }>('events').find({ stream: id }).toArray();
+  return events.sort((a, b) => a.seq - b.seq).map((event) => `${event.seq} ${event.type} @${event.position}`).join(', ');
+}
+
+/** The events whose data holds `marker`, as `type item:seq @position`. */
+async function eventsWith(db: Db, marker: string): Promise<string> {
+  const events = await db.collection<{ stream: number; seq: number; type: string; position?: number; data: string }>('events').find({}, { projection: { _id: 0, stream: 1, seq: 1, type: 1, position: 1, data: 1 } }).toArray();
+  return events
+    .filter((event) => event.data.includes(marker))
+    .map((event) => `${event.type} ${event.stream}:${event.seq} @${event.position}`)
+    .join(', ');
 }
