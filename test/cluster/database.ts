@@ -42,6 +42,7 @@ interface Server {
 export interface DatabasePair {
   /** `mongodb://127.0.0.1:<port>/`: FerretDB. */
   readonly uri: string;
+  /** The servers' roles as they are now (a failover and a rejoin swap them). */
   readonly primary: Server;
   readonly standby: Server;
   /** `sync` when the primary waits for the standby to flush each commit. */
@@ -50,6 +51,12 @@ export interface DatabasePair {
   killPrimary(): Promise<void>;
   /** Promotes the standby (`pg_ctl promote`), and waits until it accepts writes. */
   promoteStandby(): Promise<number>;
+  /**
+   * After a failover: the old primary's folder made again as a copy of the new primary, started
+   * as its synchronous standby (the operator's rejoin; `pg_rewind` would spare the copy). The roles
+   * swap; FerretDB's URL already names both servers.
+   */
+  rejoinAsStandby(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -73,8 +80,8 @@ export async function startDatabasePair(root: string): Promise<DatabasePair> {
     if (account) await fs.chown(dir, account.uid, account.gid);
     return dir;
   };
-  const primary: Server = { name: 'primary', dir: await folder('primary'), port: await freePort() };
-  const standby: Server = { name: 'standby', dir: await folder('standby'), port: await freePort() };
+  let primary: Server = { name: 'pg1', dir: await folder('pg1'), port: await freePort() };
+  let standby: Server = { name: 'pg2', dir: await folder('pg2'), port: await freePort() };
 
   const startServer = async (server: Server, extra: Record<string, string>) => {
     const settings = Object.entries({ ...SETTINGS, port: String(server.port), ...extra }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
@@ -87,19 +94,22 @@ export async function startDatabasePair(root: string): Promise<DatabasePair> {
     }
   };
 
+  /** Makes `copy` a streaming copy of `source` under the standby's name, and has `source` wait for it on every commit. */
+  const follow = async (copy: Server, source: Server) => {
+    run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(source.port), '-U', ROLE, '-D', copy.dir, '-X', 'stream', '-R', '-c', 'fast']);
+    await startServer(copy, { primary_conninfo: `host=127.0.0.1 port=${source.port} user=${ROLE} application_name=${STANDBY_NAME}` });
+    // Only now does the source wait for it: a commit is answered once the standby has flushed it.
+    // (Set on the source alone, after the copy was made: the copy, once promoted, waits for nobody.)
+    sql(source.port, `ALTER SYSTEM SET synchronous_standby_names = '${STANDBY_NAME}'`);
+    sql(source.port, `ALTER SYSTEM SET synchronous_commit = 'on'`);
+    sql(source.port, 'SELECT pg_reload_conf()');
+    for (let tries = 0; tries < 100 && sql(source.port, `SELECT sync_state FROM pg_stat_replication WHERE application_name = '${STANDBY_NAME}'`) !== 'sync'; tries++) await sleep(100);
+  };
+
   run('initdb', ['-D', primary.dir, '-U', ROLE, '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
   await startServer(primary, {});
   sql(primary.port, `CREATE DATABASE ${DATABASE}`);
-  // The standby is a copy of the primary, streaming from it under its name.
-  run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', ROLE, '-D', standby.dir, '-X', 'stream', '-R', '-c', 'fast']);
-  await startServer(standby, { primary_conninfo: `host=127.0.0.1 port=${primary.port} user=${ROLE} application_name=${STANDBY_NAME}` });
-  // Only now does the primary wait for it: a commit is answered once the standby has flushed it.
-  // (Set on the primary alone: the standby, once promoted, waits for nobody.)
-  sql(primary.port, `ALTER SYSTEM SET synchronous_standby_names = '${STANDBY_NAME}'`);
-  sql(primary.port, `ALTER SYSTEM SET synchronous_commit = 'on'`);
-  sql(primary.port, 'SELECT pg_reload_conf()');
-  for (let tries = 0; tries < 100 && sql(primary.port, `SELECT sync_state FROM pg_stat_replication WHERE application_name = '${STANDBY_NAME}'`) !== 'sync'; tries++) await sleep(100);
-
+  await follow(standby, primary);
   const config = loadConfig({ HOME: process.env.HOME, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME });
   const binary = await ensureFerretDbBinary(config.cacheDir, createLogger('warn'));
   const ferretPort = await freePort();
@@ -121,8 +131,12 @@ export async function startDatabasePair(root: string): Promise<DatabasePair> {
 
   return {
     uri,
-    primary,
-    standby,
+    get primary() {
+      return primary;
+    },
+    get standby() {
+      return standby;
+    },
     replicationState: () => {
       try {
         return sql(primary.port, `SELECT sync_state FROM pg_stat_replication WHERE application_name = '${STANDBY_NAME}'`) || 'none';
@@ -137,6 +151,16 @@ export async function startDatabasePair(root: string): Promise<DatabasePair> {
       const started = performance.now();
       run('pg_ctl', ['promote', '-D', standby.dir, '-w', '-t', '30']);
       while (sql(standby.port, 'SELECT pg_is_in_recovery()') !== 'f') await sleep(100);
+      return performance.now() - started;
+    },
+    async rejoinAsStandby() {
+      const started = performance.now();
+      const old = primary;
+      if (old.process) await stopGroup(old.process, 'SIGKILL', 0);
+      await fs.rm(old.dir, { recursive: true, force: true });
+      await folder(path.basename(old.dir));
+      [primary, standby] = [standby, old];
+      await follow(standby, primary);
       return performance.now() - started;
     },
     async stop() {

@@ -70,8 +70,13 @@ export const SCENARIOS: Scenario[] = [
       const promotedMs = await cluster.database.promoteStandby();
       const back = await Promise.all(cluster.nodes.map((node) => waitReady(node.url, 30_000)));
       await sleep(2000);
+      // The old primary's machine comes back as the new primary's standby, under the load.
+      const rejoinMs = await cluster.database.rejoinAsStandby();
+      await sleep(1000);
       return {
-        summary: `standby was ${before}; primary killed, standby promoted in ${Math.round(promotedMs)} ms; nodes ready again: ${back.filter(Boolean).length}/${back.length}`,
+        summary:
+          `standby was ${before}; primary killed, standby promoted in ${Math.round(promotedMs)} ms; nodes ready again: ${back.filter(Boolean).length}/${back.length}; ` +
+          `the old primary rebuilt as the new one's standby in ${Math.round(rejoinMs)} ms (${cluster.database.replicationState()})`,
         failures: { 'every node is ready again after the failover': back.flatMap((ok, i) => (ok ? [] : [`${cluster.nodes[i].name} not ready within 30 s`])) },
       };
     },
