@@ -19,9 +19,12 @@ export interface ServiceProcess {
 /**
  * Runs the built service (`npm start` without the build step) as its own process; `detached`
  * makes it the leader of a process group of its own, as a shell's job or a service manager's unit.
+ * `wrapper` is a command line that the service's own is appended to, and that executes it.
  */
-export function runService(env: Record<string, string>, options: { detached?: boolean } = {}): ServiceProcess {
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
+export function runService(env: Record<string, string>, options: { detached?: boolean; wrapper?: readonly string[] } = {}): ServiceProcess {
+  // A wrapper (`unshare ...`) ends by executing the command it is given, in its own process.
+  const [command, ...args] = [...(options.wrapper ?? []), process.execPath, MAIN];
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
   const lines: Record<string, unknown>[] = [];
   const waiters: (() => void)[] = [];
   let stderr = '';
