@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { baseEnv, runService, type ServiceProcess } from '../support/service-process.js';
 
 // The heaviest requests a worker answers, each answered in full by a worker whose old generation
@@ -68,6 +69,19 @@ describe('workers under their old-generation cap', () => {
     // Its creation and every update.
     expect(lines).toHaveLength(REVISIONS + 1);
   }, 600_000);
+
+  it('store the largest post a logged-in caller may send, three times over, and read each back', async () => {
+    // One word as long as the body may carry: its excerpt is the whole word, as wp_trim_words leaves it.
+    const content = 'a'.repeat(loadConfig({}).bodyLimitBytes - 1024);
+    for (let round = 0; round < 3; round++) {
+      const created = await fetch(`${api}/cms/v2/posts`, { method: 'POST', headers: JSON_ADMIN, body: JSON.stringify({ title: `Largest ${round}`, content, status: 'publish' }) });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: number };
+      const read = await fetch(`${api}/cms/v2/posts/${id}?context=edit`, { headers: ADMIN });
+      expect(((await read.json()) as { content: { raw: string } }).content.raw).toHaveLength(content.length);
+    }
+    expect(service.lines().filter((line) => line.msg === 'worker died; starting another')).toEqual([]);
+  }, 300_000);
 
   it('take a 10 MB image upload and make its sizes', async () => {
     const width = 3200;

@@ -414,14 +414,17 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
   const callback = req.query._jsonp;
   const jsonp = typeof callback === 'string' && callback !== '';
   // A list streamed as it is made, or an answer with long strings (a long post's content, raw and
-  // rendered), is written a piece at a time: whole, it would be one long serialization.
-  if (holdsStreamedList(result.body) || holdsLongString(result.body)) {
+  // rendered), is written a piece at a time: whole, it would be one long serialization. A streamed
+  // list is made as fast as the client reads it; an answer already whole is handed to the socket
+  // at once, so that a client slow to read holds its text, not the text and the answer besides.
+  const streamedList = holdsStreamedList(result.body);
+  if (streamedList || holdsLongString(result.body)) {
     res.setHeader('Content-Type', jsonp ? 'application/javascript; charset=UTF-8' : 'application/json; charset=UTF-8');
     if (req.method === 'HEAD') return void res.end();
     if (jsonp) res.write(`/**/${callback}(`);
     const slices = new Slices();
     for await (const piece of answerPieces(result.body)) {
-      if (!res.write(piece)) await drained(res);
+      if (!res.write(piece) && streamedList) await drained(res);
       if (res.destroyed) return;
       await slices.pause();
     }
