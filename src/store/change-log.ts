@@ -47,6 +47,8 @@ const KEYED_READS_AT_ONCE = 32;
  * of what decoding a page of long events cost).
  */
 const EVENT_READ = { enableUtf8Validation: false } as const;
+/** An event without its data: where it is and what it is. */
+const OUTLINE_READ: FindOptions = { ...EVENT_READ, projection: { data: 0 } };
 /**
  * Rows a read of long events asks for at once: the driver assembles each answer whole before
  * decoding any of it, and an answer of a block of a long post's versions (21 MB) took a slice of
@@ -349,6 +351,18 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
   async function readPositionKeys(positions: number[], rows: PositionRows<EventRow>, read: FindOptions): Promise<void> {
     for (let start = 0; start < positions.length; start += MAX_POSITION_RUN) {
       const run = positions.slice(start, start + MAX_POSITION_RUN).filter((position) => position <= rows.cap);
+      if (rows.bounded && read !== OUTLINE_READ) {
+        // Read whole at once, a run of long events (eight 15 MB posts) would all be decoded before
+        // the bound could let one go: which are there is asked at once, each one's data in turn.
+        const present = await Promise.all(run.map((position) => events.findOne({ position }, OUTLINE_READ)));
+        for (const outline of present) {
+          if (!outline || outline.position! > rows.cap) continue;
+          const row = await events.findOne({ position: outline.position }, read);
+          if (row) rows.add(row);
+          await rows.slices.pause();
+        }
+        continue;
+      }
       const found = await Promise.all(run.map((position) => events.findOne({ position }, read)));
       for (const row of found) {
         if (row) rows.add(row);
@@ -583,7 +597,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
       const gapWaitMs = options.gapWaitMs ?? GAP_WAIT_MS;
       const end = after + limit;
       const rows = new PositionRows<EventRow>(end, options.maxBytes ?? Number.POSITIVE_INFINITY);
-      const read: FindOptions = options.outline ? { ...EVENT_READ, projection: { data: 0 } } : EVENT_READ;
+      const read: FindOptions = options.outline ? OUTLINE_READ : EVENT_READ;
       // A reader at the head (a waiting feed, woken by every change) asks for a few positions by
       // key; only once they are all there is the rest of the page read, a block at a time.
       const firstRunEnd = Math.min(end, after + FIRST_POSITION_RUN);

@@ -26,6 +26,11 @@ export class PositionRows<R extends PositionedRow> {
     private readonly maxBytes: number,
   ) {}
 
+  /** Whether the rows kept are bounded by their bytes. */
+  get bounded(): boolean {
+    return Number.isFinite(this.maxBytes);
+  }
+
   has(position: number): boolean {
     return this.found.has(position);
   }
