@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdsLongString, jsonPieces, jsonText, LONG_STRING } from './json-text.js';
+import { holdsLongString, jsonLength, jsonPieces, jsonText, LONG_STRING } from './json-text.js';
 
 // A long text whose slices fall inside surrogate pairs, quotes, backslashes and control characters.
 const hostile = Array.from({ length: LONG_STRING / 4 }, (_, i) => ['😀', '"\\', '\n\u0001', 'é'][i % 4]).join('').repeat(12);
@@ -42,5 +42,14 @@ describe('holdsLongString', () => {
   it('finds a long string at any depth, and nothing else', () => {
     expect(holdsLongString({ a: [{ b: 'x'.repeat(LONG_STRING) }] })).toBe(true);
     expect(holdsLongString({ a: [{ b: 'x'.repeat(LONG_STRING - 1) }], at: new Date() })).toBe(false);
+  });
+});
+
+describe('jsonLength', () => {
+  it('is the length of JSON.stringify for text without escapes', () => {
+    const plain = { id: 7, title: { raw: 'a title', rendered: 'x'.repeat(100) }, tags: [1, 2, 3], sticky: false, parent: null, gone: undefined };
+    expect(jsonLength(plain)).toBe(JSON.stringify(plain).length);
+    expect(jsonLength([])).toBe(2);
+    expect(jsonLength({})).toBe(2);
   });
 });

@@ -24,6 +24,22 @@ export function holdsLongString(value: unknown): boolean {
 }
 
 /**
+ * About how long `JSON.stringify(value)` is (escapes not counted), found by walking the value
+ * rather than serializing it: a budget that counts what an answer will hold need not build it.
+ */
+export function jsonLength(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value).length;
+  if (typeof value !== 'object' || value === null) return 4;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return (JSON.stringify(value) ?? 'null').length;
+  // Each member with the comma before it; the first has none.
+  if (Array.isArray(value)) return value.reduce((sum: number, member) => sum + jsonLength(member) + 1, value.length === 0 ? 2 : 1);
+  let length = 1;
+  for (const [key, member] of Object.entries(value)) if (member !== undefined) length += key.length + 4 + jsonLength(member);
+  return Math.max(length, 2);
+}
+
+/**
  * `JSON.stringify(value, replacer)` in pieces whose concatenation is that text: the text around
  * the long strings, and each long string's JSON a slice of SLICE characters at a time. A value
  * without long strings is one piece.

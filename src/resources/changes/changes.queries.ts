@@ -2,6 +2,7 @@ import { type Db } from 'mongodb';
 import { type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { AnswerBudget } from '../../lib/answer-budget.js';
+import { jsonLength } from '../../lib/json-text.js';
 import { diffText, type FieldDiff } from '../../lib/text-diff.js';
 import { compactLinks, type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
@@ -282,7 +283,7 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       change.object = null;
       if (current && (full || source.mayRead(user, current))) {
         objects.push({ change, look });
-        budget.add((look.chars ??= JSON.stringify(current).length));
+        budget.add((look.chars ??= jsonLength(current)));
       }
     }
     if (query.include === 'diff') {
