@@ -46,6 +46,17 @@ describe('rendering on the render thread', () => {
   });
 });
 
+describe('a render thread out of heap', () => {
+  it('fails its render alone: the process goes on, and the next render starts another thread', async () => {
+    const renderer = new ContentRenderer({ threadFile: renderThreadFile(), cacheBytes: 0, threadHeapMb: 16 });
+    const huge = SAMPLES['lines and paragraphs'].repeat(40);
+    await expect(renderer.render({ key: undefined, content: huge, excerpt: '', renderContent: true })).rejects.toThrow();
+    const content = SAMPLES.blocks;
+    expect((await renderer.render({ key: undefined, content, excerpt: undefined, renderContent: true })).content === renderContent(content)).toBe(true);
+    await renderer.close();
+  }, 60_000);
+});
+
 describe('the render cache', () => {
   const content = SAMPLES['one long paragraph'];
 

@@ -12,6 +12,13 @@ import { renderJob, type RenderAnswer, type RenderJob } from './content-render.t
  */
 export const OFF_THREAD_CHARS = 64 * 1024;
 
+/**
+ * The render thread's old generation, in MiB: rendering the longest content a body may carry
+ * (16 MB) takes a few copies of it; past this the thread alone ends (its renders fail, and the
+ * next starts another), never the process whose requests it serves.
+ */
+export const RENDER_THREAD_HEAP_MB = 256;
+
 export interface RenderRequest {
   /** The item and its version (`renderKey`), when the render of long content may be kept; none for content no version names. */
   key: string | undefined;
@@ -27,6 +34,8 @@ export interface ContentRendererOptions {
   cacheBytes: number;
   /** Content at least this long goes to the thread and its render is kept (OFF_THREAD_CHARS). */
   offThreadChars?: number;
+  /** The thread's old generation in MiB (RENDER_THREAD_HEAP_MB). */
+  threadHeapMb?: number;
 }
 
 /** The key of an item's render: its id and version, which every write of it moves. */
@@ -93,7 +102,7 @@ export class ContentRenderer {
 
   private started(): Worker {
     if (this.thread) return this.thread;
-    const thread = new Worker(this.options.threadFile!);
+    const thread = new Worker(this.options.threadFile!, { resourceLimits: { maxOldGenerationSizeMb: this.options.threadHeapMb ?? RENDER_THREAD_HEAP_MB } });
     // An idle render thread does not keep the process alive.
     thread.unref();
     thread.on('message', (answer: RenderAnswer) => {
