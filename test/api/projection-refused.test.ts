@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECTION_WAIT_MS } from '../../src/resources/changes/changes.queries.js';
 import { READ_BACK_TIMEOUTS } from '../../src/store/mongo.js';
 import { startFaultProxy, type FaultProxy, type WireCommand } from '../support/fault-proxy.js';
 import { startOwnDatabase, type OwnDatabase } from '../support/own-database.js';
@@ -83,4 +84,23 @@ describe('an append whose projection meets a database refusing writes', () => {
     await expect.poll(async () => (await app.api('GET', `/cms/v2/posts/${created.body.id}?context=edit`, { headers: app.admin })).body.title?.raw, within).toBe('updated across the step-down');
     await expect.poll(async () => (await feedAfter(since)).changes.map((change) => `${change.item}:${change.seq} ${change.type}`), within).toEqual([`${created.body.id}:2 updated`]);
   }, 30_000);
+
+  it('lets the feed catch up an item left unprojected by a database refusing writes past the bound', async () => {
+    const { last_position: since } = await feedAfter(0);
+
+    // Longer than a write waits for the database: the command gives the projection up.
+    const refusedMs = (READ_BACK_TIMEOUTS + 1) * BOUND_MS;
+    const refusedFrom = performance.now();
+    const stop = refuseWritesFromNextTo('posts', refusedMs);
+    const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'left unprojected' } });
+    stop();
+    expect(created.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, refusedFrom + refusedMs - performance.now())));
+    expect((await app.api('GET', `/cms/v2/posts/${created.body.id}`, { headers: app.admin })).status).toBe(404);
+
+    // No write to the item follows: the feed itself catches it up once it has waited long enough.
+    const within = { timeout: PROJECTION_WAIT_MS + 5000, interval: 250 };
+    await expect.poll(async () => (await feedAfter(since)).changes.map((change) => `${change.item}:${change.seq} ${change.type}`), within).toEqual([`${created.body.id}:1 created`]);
+    expect((await app.api('GET', `/cms/v2/posts/${created.body.id}`, { headers: app.admin })).status).toBe(200);
+  }, 40_000);
 });
