@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { type Db } from 'mongodb';
 import { type Logger } from '../logger.js';
 import {
@@ -7,6 +8,7 @@ import {
   type NewEvent,
   type StoredEvent,
 } from './change-log.js';
+import { isDatabaseUnavailable, mayWriteAgain, READ_BACK_PAUSE_MS } from './mongo.js';
 import { forgetErasure, oweErasure, settleErasure, type Erasure } from './erasure.js';
 import { catchUpStream, projectionFaults, type Projection } from './projections.js';
 import { ItemUnprojectableError, PreconditionFailedError, WriteConflictError } from './store-errors.js';
@@ -128,12 +130,19 @@ function prove<S extends Versioned>(type: HistoryType<S>, state: S | null, event
  * Projects a run of appended events (one, or a group commit's). The append was the commit point,
  * so the writes are answered as successes whatever happens here: the projection is retried
  * (catching up on anything before it), and if it still fails, the next command or start-up heals
- * the read model; the answers are the commands' outcomes as the fold computed them.
+ * the read model; the answers are the commands' outcomes as the fold computed them. While the
+ * database is unavailable (a primary stepping down just after it took the append, an election),
+ * the retries go on, a pause apart, for as long as a write waits for it (`READ_BACK_TIMEOUTS`
+ * database timeouts from the first attempt, as `readBack`): three attempts at once all met the
+ * same refusal, and the event was left unprojected, its item answering 404 or its previous
+ * version, and the change feed, which delivers an event only once its item's read model holds it,
+ * stopped before it on every node until the item's next write or a restart.
  */
 async function projectRun<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, events: StoredEvent[], before: Versioned | null): Promise<void> {
   const { db } = deps.store;
   const { stream, seq } = events.at(-1)!;
-  for (let attempt = 1; attempt <= PROJECTION_ATTEMPTS; attempt++) {
+  const startedAt = performance.now();
+  for (let attempt = 1; ; attempt++) {
     try {
       // The read model was at the version the run was appended after, so the first attempt
       // applies just the run; a retry catches up on whatever the read model is still behind.
@@ -141,7 +150,10 @@ async function projectRun<S extends Versioned>(deps: KernelDeps, type: HistoryTy
       else await catchUpStream(db, changeLog(db), type.projection, stream);
       return;
     } catch (error) {
+      const unavailable = isDatabaseUnavailable(error);
       deps.logger.warn({ stream, seq, attempt, err: error }, 'projecting an appended event failed');
+      if (unavailable ? !mayWriteAgain(db, startedAt) : attempt >= PROJECTION_ATTEMPTS) break;
+      if (unavailable) await delay(READ_BACK_PAUSE_MS);
     }
   }
   deps.logger.error({ stream, seq }, 'appended event left unprojected; it is healed by the next write or start-up');

@@ -42,7 +42,7 @@ const MIN_ROUND_TRIP_BACKSTOP_MS = 30_000;
  */
 export const READ_BACK_TIMEOUTS = 3;
 /** The pause between reads back that failed at once (a refused connection): server selection waits out the rest. */
-const READ_BACK_PAUSE_MS = 100;
+export const READ_BACK_PAUSE_MS = 100;
 
 /** The bound for command-line scripts that read or rewrite the whole log in one query. */
 export const SCRIPT_DATABASE_TIMEOUT_MS = 10 * 60_000;

@@ -6,8 +6,9 @@ import { jsonLength } from '../../lib/json-text.js';
 import { diffText, type FieldDiff } from '../../lib/text-diff.js';
 import { compactLinks, type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { changeLog, type ChangeLog, type StoredEvent } from '../../store/change-log.js';
+import { changeLog, GAP_WAIT_MS, type ChangeLog, type StoredEvent } from '../../store/change-log.js';
 import { type Versioned } from '../../store/kernel.js';
+import { catchUpStream } from '../../store/projections.js';
 import { timelineEntry, type TimelineEntry } from '../history/index.js';
 import { type ChangeSource } from '../manifest.js';
 import { MAX_PAGE_CHARS, MAX_PAGE_READ_CHARS, MAX_PAGE_WORK_MS, type Include } from './changes.schema.js';
@@ -118,6 +119,15 @@ function foldedStatesOf(db: Db): FoldedStates {
 const PRIVATE_EVENTS = new Set(['revision_deleted']);
 const isOwnChange = (event: StoredEvent) => !PRIVATE_EVENTS.has(event.type) && !(event.type === 'autosaved' && !(event.data as { inPlace?: boolean }).inPlace);
 
+/**
+ * How long after its append an event its item's read model has not reached is taken for one its
+ * command left unprojected (the database away for longer than the command retried), not one still
+ * projecting: a page then catches the item up itself. Without it the feed stopped before such an
+ * event on every node until the item's next write or a restart. As long as a missing position is
+ * waited for (`GAP_WAIT_MS`).
+ */
+export const PROJECTION_WAIT_MS = GAP_WAIT_MS;
+
 /** What one page knows of an item its events belong to. */
 interface ItemLook {
   source: ChangeSource;
@@ -129,6 +139,8 @@ interface ItemLook {
   states?: Promise<ItemStates>;
   /** About how many characters the item takes in an answer (its stored form's), for `include=item`. */
   chars?: number;
+  /** Whether this page caught the item's read model up (`PROJECTION_WAIT_MS`). */
+  caughtUp?: boolean;
 }
 
 /** An item's states around a page's events of it. */
@@ -242,8 +254,19 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
     }
     const look = looks.get(event.stream);
     if (!look) continue;
-    const { source, current } = look;
-    const projected = current ? current.version >= event.seq : await endedLater(look, event.stream);
+    const { source } = look;
+    let { current } = look;
+    let projected = current ? current.version >= event.seq : await endedLater(look, event.stream);
+    if (!projected && !look.caughtUp && deps.clock().getTime() - event.at.getTime() >= PROJECTION_WAIT_MS) {
+      look.caughtUp = true;
+      try {
+        await catchUpStream(db, log, source.history.projection, event.stream);
+        current = look.current = await source.history.load(db, event.stream);
+        projected = current ? current.version >= event.seq : await endedLater(look, event.stream);
+      } catch (error) {
+        deps.logger.warn({ stream: event.stream, seq: event.seq, err: error }, 'catching up an item the change feed waits on failed');
+      }
+    }
     if (!projected) {
       last = event.position! - 1;
       break;
