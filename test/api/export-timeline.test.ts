@@ -216,7 +216,8 @@ describe.skipIf(!postgres)('npm run export:timeline on the embedded PostgreSQL (
     }
     // Erased content is listed by field name: arrays decoded as FerretDB stores them.
     expect(ndjson(run(['--id', String(ids.deleted)], direct()).stdout).some((entry) => entry.redacted.length > 0)).toBe(true);
-  });
+    // Thirteen runs of the script, each a process of its own: on a loaded machine, past 30 s.
+  }, 120_000);
 
   it('counts the events for its progress bar in PostgreSQL, exactly', async () => {
     const file = path.join(tempDir, 'recent.ndjson');
