@@ -179,6 +179,20 @@ describe('menu item restores', () => {
     expect(await eventsOf(child)).toBe(before);
   });
 
+  it("refuses a whole menu's restore that would return an item to a menu deleted since, as the item's own restore is refused, writing nothing", async () => {
+    const { menu, child } = await menuWithItems();
+    const elsewhere = await write('POST', 'menus', { name: `Deleted since ${Date.now()}` }, app.admin, 201);
+    const moved = await write('POST', 'menu-items', { title: 'Moved', url: 'https://example.test/m', menus: elsewhere.id }, app.admin, 201);
+    const then = await lastPosition();
+    await write('POST', `menu-items/${moved.id}`, { menus: menu });
+    await write('POST', `menu-items/${child}`, { title: 'Child, renamed' });
+    await write('DELETE', `menus/${elsewhere.id}?force=true`, {});
+    await expectRefused(`menu-items/${moved.id}/restore`, moved.id, then, { headers: app.admin } as Caller, 400, 'invalid_menu_id');
+    const childEvents = await eventsOf(child);
+    await expectRefused(`menus/${menu}/restore`, moved.id, then, { headers: app.admin } as Caller, 400, 'invalid_menu_id');
+    expect(await eventsOf(child)).toBe(childEvents);
+  });
+
   it('refuses every menu restore to a contributor and an author, who may not edit menus', async () => {
     const { menu, child } = await menuWithItems();
     const then = await lastPosition();

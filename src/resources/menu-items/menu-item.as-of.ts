@@ -11,7 +11,7 @@ import { PostInvalidPage } from '../posts/index.js';
 import { createMenuItem, deleteMenuItem, findMenuItem, itemsOfMenu, updateMenuItem } from './menu-item.commands.js';
 import { PostInvalidId } from '../post-errors.js';
 import { menuItemHistory } from './menu-item.history.js';
-import { admitRestoredMenuItem } from './menu-item.input.js';
+import { admitMenuItem, admitMenuItemPlace, admitRestoredMenuItem } from './menu-item.input.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 import { MENU_ITEM_STREAM_TYPE } from './menu-item.projection.js';
 import { filterKeptText } from './menu-item.revisions.js';
@@ -124,17 +124,26 @@ export async function restoreMenuAt(deps: Deps, req: RestRequest, menu: number, 
     if (then?.menu === menu) recreate.push(then);
   }
   const inMenuThen = (doc: MenuItemDoc | null | undefined) => doc?.menu === menu;
+  const removed = [...current.values()].filter((doc) => doc.menu === menu && !thenOf.get(doc._id));
+  const returned = [...current.values()].filter((doc) => thenOf.get(doc._id) && (doc.menu === menu || inMenuThen(thenOf.get(doc._id))));
+
+  // Every item's state then passes the checks an update of it would, against the menu as the
+  // restore leaves it, before anything is written: a restore refused is refused whole.
+  const menusAfter = new Map<number, number | null>([
+    ...removed.map((doc) => [doc._id, null] as const),
+    ...recreate.map((item) => [item._id, item.menu] as const),
+    ...returned.map((doc) => [doc._id, thenOf.get(doc._id)!.menu] as const),
+  ]);
+  // A re-created item's words may have been erased by its force delete: only its place is checked.
+  for (const item of recreate) await admitMenuItemPlace(deps, { ...item, ...restoredFields(item, req) } as MenuItemFields, null, menusAfter);
+  for (const doc of returned) await admitMenuItem(deps, { ...doc, ...restoredFields(thenOf.get(doc._id)!, req) } as MenuItemFields, doc, menusAfter);
 
   // If-Match was checked on the whole menu above. Each item's command below sets the item to its
   // state then whatever it is now, unguarded: a change landing meanwhile must not stop the restore
   // half done, answering an error after the commands before it were recorded.
   // Items added since: deleted, or returned to where they were.
   const actor = req.user.id;
-  for (const doc of current.values()) {
-    const then = thenOf.get(doc._id);
-    if (doc.menu !== menu || inMenuThen(then)) continue;
-    if (!then) await deleteMenuItem(deps, doc, actor, undefined, position);
-  }
+  for (const doc of removed) await deleteMenuItem(deps, doc, actor, undefined, position);
   // Items deleted since: re-created, parents first, their children's parents pointed at the new ids.
   const newIds = new Map<number, number>();
   const parentOf = (old: number) => newIds.get(old) ?? old;
@@ -147,9 +156,8 @@ export async function restoreMenuAt(deps: Deps, req: RestRequest, menu: number, 
     newIds.set(item._id, created._id);
   }
   // The others: their fields then, order and parent included.
-  for (const doc of current.values()) {
-    const then = thenOf.get(doc._id);
-    if (!then || (doc.menu !== menu && !inMenuThen(then))) continue;
+  for (const doc of returned) {
+    const then = thenOf.get(doc._id)!;
     const fields = { ...restoredFields(then, req), parent: parentOf(then.parent) };
     await updateMenuItem(deps, doc._id, () => fields, actor, { fromPosition: position });
   }

@@ -76,22 +76,31 @@ export async function menuItemInput(req: RestRequest, deps: Deps, current: MenuI
 
 /**
  * What every write of an item's fields must satisfy, whatever their source (a request, a
- * revision restored, the item restored as of a point), as `wp_update_nav_menu_item` checks it:
- * a known archive, a custom link's title and URL, a menu that exists, a parent in that menu.
+ * revision restored, the item restored as of a point, its whole menu restored), as
+ * `wp_update_nav_menu_item` checks it: a known archive, a custom link's title and URL, a menu that
+ * exists, a parent in that menu. `menusAfter` names the menu items will be in once a write of
+ * several is done (null: gone), for those it moves.
  */
-export async function admitMenuItem(deps: Deps, next: MenuItemFields, current: MenuItemDoc | null): Promise<void> {
+export async function admitMenuItem(deps: Deps, next: MenuItemFields, current: MenuItemDoc | null, menusAfter?: ReadonlyMap<number, number | null>): Promise<void> {
   if (next.type === 'post_type_archive' && !findPostType(next.object)) throw new PostInvalidType();
   if (next.type === 'custom') {
     const errors: RestError[] = [...(next.title === '' ? [new TitleRequired()] : []), ...(next.url === '' ? [new UrlRequired()] : [])];
     if (errors.length) throw combinedErrors(errors as [RestError, ...RestError[]]);
   }
+  await admitMenuItemPlace(deps, next, current, menusAfter);
+}
+
+/** The part of `admitMenuItem` about where the item goes: a menu that exists, a parent in that menu. */
+export async function admitMenuItemPlace(deps: Deps, next: MenuItemFields, current: MenuItemDoc | null, menusAfter?: ReadonlyMap<number, number | null>): Promise<void> {
   if (next.menu !== 0 && !(await termsCollection(deps.store.db).findOne({ _id: next.menu, taxonomy: 'nav_menu' }, { projection: { _id: 1 } }))) {
     throw new InvalidMenuId();
   }
   if (next.parent !== 0) {
     if (current && next.parent === current._id) throw new OwnParent();
-    const parent = await menuItemsCollection(deps.store.db).findOne({ _id: next.parent }, { projection: { menu: 1 } });
-    if (!parent || parent.menu !== next.menu) throw new InvalidParent();
+    const parentMenu = menusAfter?.has(next.parent)
+      ? menusAfter.get(next.parent)
+      : (await menuItemsCollection(deps.store.db).findOne({ _id: next.parent }, { projection: { menu: 1 } }))?.menu;
+    if (parentMenu === null || parentMenu === undefined || parentMenu !== next.menu) throw new InvalidParent();
   }
 }
 
