@@ -131,6 +131,17 @@ for (let last = -1; last !== feedSince; ) {
 const rewritten = (seed: string) => Array.from({ length: 6000 }, (_, i) => `${seed} line ${i} ${'y'.repeat(40)}`).join('\n');
 const feedPost = await json('POST', '/cms/v2/posts', { title: 'Rewritten', content: rewritten('one'), status: 'publish' }, author);
 for (let i = 0; i < 60; i++) await json('POST', `/cms/v2/posts/${feedPost.id}`, { content: rewritten(i % 2 ? 'one' : 'two') }, author);
+// Also an author's: 40 posts of 1 MB, then a small change of each (its title), for feed pages that
+// touch many long items and read little of their log.
+console.log('seeding: 40 posts of 1 MB, each retitled');
+const longPosts: number[] = [];
+for (let i = 0; i < 40; i++) longPosts.push((await json('POST', '/cms/v2/posts', { title: `Long ${i}`, content: rewritten(`long ${i}`).repeat(3), status: 'publish' }, author)).id);
+let retitledSince = feedSince;
+for (let last = -1; last !== retitledSince; ) {
+  last = retitledSince;
+  retitledSince = Number((await fetch(`${service.url}/cms-json/cms/v2/changes?limit=500&since=${last}`, { headers: admin })).headers.get('x-cms-last-position'));
+}
+for (const id of longPosts) await json('POST', `/cms/v2/posts/${id}`, { title: `Retitled ${id}` }, author);
 const categories: number[] = [];
 const tags: number[] = [];
 for (let i = 0; i < 30; i++) {
@@ -214,6 +225,9 @@ const phases: Phase[] = [
   { name: 'feed page of items, limit=500, over that post, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${feedSince}&limit=500&include=item`) },
   { name: 'feed page, limit=500, over that post, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${feedSince}&limit=500`) },
   // WordPress lists every revision without per_page: 60 of 340 KB, content raw and rendered.
+  { name: 'feed page, limit=500, over 40 retitled 1 MB posts, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${retitledSince}&limit=500`) },
+  { name: 'feed page of items, limit=500, over 40 retitled 1 MB posts, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${retitledSince}&limit=500&include=item`) },
+  { name: 'feed page of diffs, limit=500, over 40 retitled 1 MB posts, anonymous', run: () => send('GET', `/cms-json/cms/v2/changes?since=${retitledSince}&limit=500&include=diff`) },
   { name: 'all revisions of that post (no per_page), its author', run: () => send('GET', `${posts}/${feedPost.id}/revisions?context=edit`, { headers: author }) },
   { name: 'history page of that post, its author', run: () => send('GET', `${posts}/${feedPost.id}/history`, { headers: author }) },
   { name: '20 MB of post content, administrator', run: () => send('POST', posts, { body: JSON.stringify({ title: 'Big', content: 'a'.repeat(20 << 20) }), headers: admin }) },

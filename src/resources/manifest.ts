@@ -87,6 +87,12 @@ export interface ChangeSource<S extends Versioned = Versioned> {
   mayRead(user: Principal, item: S): boolean;
   /** Whether the item in this state is shown to anyone, content included. */
   isPublic(item: S): boolean;
+  /**
+   * The stored fields that may be long and that the three checks above never read: the feed
+   * decides on an item's changes from the item without them, so a page over many long items holds
+   * none of their words.
+   */
+  readonly longFields: readonly string[];
   /** The fields a diff compares, and each one's text in a state. */
   readonly diffFields: readonly string[];
   fieldText(item: S, field: string): string;

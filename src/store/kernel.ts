@@ -33,8 +33,8 @@ export interface HistoryType<S extends Versioned> {
   readonly projection: Projection;
   /** The stream type recorded on the item's events (its post type slug). */
   streamTypeOf(state: S): string;
-  /** The item's read model, or null when there is none. */
-  load(db: Db, id: number): Promise<S | null>;
+  /** The item's read model, or null when there is none; without the fields named in `leftOut` where given. */
+  load(db: Db, id: number, leftOut?: readonly string[]): Promise<S | null>;
   /**
    * The pure fold: the item after `event`, and every document the projection would write for it
    * (to prove, before the append, that each can be stored).
@@ -49,6 +49,10 @@ export interface HistoryType<S extends Versioned> {
   /** The type's 404 (`rest_post_invalid_id` for posts). */
   readonly NotFound: new () => Error;
 }
+
+/** The options of a read that leaves `fields` out of the documents it answers. */
+export const leavingOut = (fields: readonly string[] = []): { projection?: Record<string, 0> } =>
+  fields.length ? { projection: Object.fromEntries(fields.map((field) => [field, 0 as const])) } : {};
 
 export interface KernelDeps {
   readonly store: { readonly db: Db };

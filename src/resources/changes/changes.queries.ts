@@ -11,7 +11,7 @@ import { type Versioned } from '../../store/kernel.js';
 import { catchUpStream } from '../../store/projections.js';
 import { timelineEntry, type TimelineEntry } from '../history/index.js';
 import { type ChangeSource } from '../manifest.js';
-import { MAX_PAGE_CHARS, MAX_PAGE_READ_CHARS, MAX_PAGE_WORK_MS, type Include } from './changes.schema.js';
+import { MAX_PAGE_CHARS, MAX_PAGE_HELD_CHARS, MAX_PAGE_READ_CHARS, MAX_PAGE_WORK_MS, type Include } from './changes.schema.js';
 
 /** One change as the feed answers it. */
 export type ChangeJson = { item: number; item_type: string } & TimelineEntry & {
@@ -131,13 +131,17 @@ export const PROJECTION_WAIT_MS = GAP_WAIT_MS;
 /** What one page knows of an item its events belong to. */
 interface ItemLook {
   source: ChangeSource;
-  /** The item now, or null once it is gone. */
+  /** The item now without its long fields (`ChangeSource.longFields`), enough to decide on its changes; null once it is gone. */
   current: Versioned | null;
+  /** The whole item now, read once `include=item` answers it. */
+  whole?: Versioned | null;
   /** Whether the log holds a later event that ended the item (its deletion): the read model is then rightly gone. */
   ended?: Promise<boolean>;
-  /** The item around the page's events of it, folded from its log (`ItemStates`). */
+  /** The item around the page's events of it, folded from its log (`ItemStates`), until the page is past them. */
   states?: Promise<ItemStates>;
-  /** About how many characters the item takes in an answer (its stored form's), for `include=item`. */
+  /** How many characters of text those states hold. */
+  statesChars?: number;
+  /** About how many characters the whole item takes in an answer (its stored form's), for `include=item`. */
   chars?: number;
   /** Whether this page caught the item's read model up (`PROJECTION_WAIT_MS`). */
   caughtUp?: boolean;
@@ -164,7 +168,11 @@ interface ItemStates {
  * MAX_PAGE_WORK_MS (its first change always goes in): `last` then ends before the first change
  * left out, so the next page starts with it and a follower misses nothing. It reads about
  * MAX_PAGE_READ_CHARS of events at most (one at least), ending sooner where they are long, and
- * decodes, folds and answers them in slices, with other requests answered between.
+ * decodes, folds and answers them in slices, with other requests answered between. It decides on
+ * an item from the item without its long fields, reads an item whole only to answer it
+ * (`include=item`), and ends before its next change once the states folded for items it is not
+ * yet past hold MAX_PAGE_HELD_CHARS of text: what a page holds is bounded by what it reads and
+ * answers, not by how many long items its events touch.
  */
 export async function readChanges(deps: Deps, sources: ChangeSources, req: RestRequest, query: ChangesQuery): Promise<ChangesPage> {
   const { db } = deps.store;
@@ -179,7 +187,7 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
   await Promise.all(
     [...new Set(wanted.map((event) => event.stream))].map(async (stream) => {
       const source = sources.of(itemTypes.get(stream))!;
-      looks.set(stream, { source, current: await source.history.load(db, stream) });
+      looks.set(stream, { source, current: await source.history.load(db, stream, source.longFields) });
     }),
   );
   // The first and last seq of each item's events on the page.
@@ -197,6 +205,8 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
     })());
   const folded = foldedStatesOf(db);
   const budget = new AnswerBudget(MAX_PAGE_CHARS, MAX_PAGE_WORK_MS);
+  /** The characters of text the states of items the page is not yet past hold (`statesOf`). */
+  let heldChars = 0;
   /**
    * The item's states around the page's events of it. The page's own events are folded from the
    * page; the log before them is read an event at a time (`foldSeqs`), from the state this process
@@ -236,24 +246,18 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
         await budget.slices.pause();
       }
       if (before.seq === firstSeq - 1 && onPage.length === lastSeq - firstSeq + 1) {
-        const chars = state ? look.source.diffFields.reduce((sum, field) => sum + look.source.fieldText(state!, field).length, 0) : 0;
-        folded.keep(stream, { seq: lastSeq, state, chars });
+        folded.keep(stream, { seq: lastSeq, state, chars: textChars(look.source, state) });
       }
+      look.statesChars = [...new Set([...bySeq.values(), lastKnown])].reduce((sum, each) => sum + textChars(look.source, each), 0);
+      heldChars += look.statesChars;
       return { bySeq, lastKnown };
     })());
 
   const user: Principal = req.user;
-  const changes: ChangeJson[] = [];
-  let last = through;
   const objects: { change: ChangeJson; look: ItemLook }[] = [];
-  for (const event of events) {
-    await budget.slices.pause();
-    if (budget.spent) {
-      last = event.position! - 1;
-      break;
-    }
-    const look = looks.get(event.stream);
-    if (!look) continue;
+
+  /** The event as the caller sees it: a change, nothing (left out), or `unprojected` (the page ends before it). */
+  const consider = async (event: StoredEvent, look: ItemLook): Promise<ChangeJson | 'unprojected' | undefined> => {
     const { source } = look;
     let { current } = look;
     let projected = current ? current.version >= event.seq : await endedLater(look, event.stream);
@@ -261,19 +265,16 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       look.caughtUp = true;
       try {
         await catchUpStream(db, log, source.history.projection, event.stream);
-        current = look.current = await source.history.load(db, event.stream);
+        current = look.current = await source.history.load(db, event.stream, source.longFields);
         projected = current ? current.version >= event.seq : await endedLater(look, event.stream);
       } catch (error) {
         deps.logger.warn({ stream: event.stream, seq: event.seq, err: error }, 'catching up an item the change feed waits on failed');
       }
     }
-    if (!projected) {
-      last = event.position! - 1;
-      break;
-    }
+    if (!projected) return 'unprojected';
     const itemType = itemTypes.get(event.stream)!;
-    if (query.types && !query.types.includes(itemType)) continue;
-    if (query.subtypes && !query.subtypes.includes(event.type)) continue;
+    if (query.types && !query.types.includes(itemType)) return undefined;
+    if (query.subtypes && !query.subtypes.includes(event.type)) return undefined;
     let full: boolean;
     let before: Versioned | null = null;
     let after: Versioned | null = null;
@@ -291,10 +292,10 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
     }
     let showContent = full;
     if (!full) {
-      if (!isOwnChange(event)) continue;
+      if (!isOwnChange(event)) return undefined;
       const publicAfter = after !== null && source.isPublic(after);
       const publicBefore = before !== null && source.isPublic(before);
-      if (!publicAfter && !publicBefore) continue;
+      if (!publicAfter && !publicBefore) return undefined;
       showContent = publicAfter;
       // A diff from a state that was never public would show what it held.
       if (!publicBefore) before = null;
@@ -304,19 +305,50 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
     budget.add(JSON.stringify(change).length);
     if (query.include === 'item') {
       change.object = null;
-      if (current && (full || source.mayRead(user, current))) {
+      if (current && look.whole === undefined) look.whole = await source.history.load(db, event.stream);
+      if (look.whole && (full || source.mayRead(user, look.whole))) {
         objects.push({ change, look });
-        budget.add((look.chars ??= jsonLength(current)));
+        budget.add((look.chars ??= jsonLength(look.whole)));
       }
     }
     if (query.include === 'diff') {
       change.diff = null;
       if (showContent) change.diff = await diffChange(budget, source, before, after);
     }
-    changes.push(change);
+    return change;
+  };
+
+  const changes: ChangeJson[] = [];
+  let last = through;
+  let considered = 0;
+  for (const event of events) {
+    await budget.slices.pause();
+    if (budget.spent || (considered > 0 && heldChars > MAX_PAGE_HELD_CHARS)) {
+      last = event.position! - 1;
+      break;
+    }
+    const look = looks.get(event.stream);
+    if (!look) continue;
+    const change = await consider(event, look);
+    if (change === 'unprojected') {
+      last = event.position! - 1;
+      break;
+    }
+    considered++;
+    if (change) changes.push(change);
+    // Past its last event on the page, an item's states are let go.
+    if (event.seq === seqsOf.get(event.stream)!.last && look.states) {
+      heldChars -= look.statesChars ?? 0;
+      look.states = undefined;
+    }
   }
   await prepareObjects(deps, req, objects);
   return { changes: changes.filter((change) => change.position <= last), last };
+}
+
+/** How many characters of text an item's state holds: its diffed fields'. */
+function textChars(source: ChangeSource, state: Versioned | null): number {
+  return state ? source.diffFields.reduce((sum, field) => sum + source.fieldText(state, field).length, 0) : 0;
 }
 
 /** Each text field's diff between two states of an item, counted against the page's budget. */
@@ -336,7 +368,7 @@ async function prepareObjects(deps: Deps, req: RestRequest, objects: { change: C
   const bySource = new Map<ChangeSource, Map<number, Versioned>>();
   for (const { look, change } of objects) {
     const items = bySource.get(look.source) ?? new Map<number, Versioned>();
-    items.set(change.item, look.current!);
+    items.set(change.item, look.whole!);
     bySource.set(look.source, items);
   }
   const prepared = new Map<number, Record<string, unknown>>();

@@ -23,6 +23,12 @@ export const MAX_PAGE_WORK_MS = 100;
  */
 export const MAX_PAGE_READ_CHARS = 4 << 20;
 /**
+ * About how much text a page holds in the states it folds its items to (one item's at least):
+ * past it the page ends before its next change. Small changes of many long items (a title each)
+ * read little but folded every item whole at once.
+ */
+export const MAX_PAGE_HELD_CHARS = 4 << 20;
+/**
  * How long `feed=longpoll` waits at most, and by default, in milliseconds: under the 30 seconds
  * after which proxies (and many clients) commonly give up on a quiet request.
  */

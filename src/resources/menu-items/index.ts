@@ -5,7 +5,7 @@ import { revisionRoutes } from '../revisions/index.js';
 import { type ResourceManifest } from '../manifest.js';
 import { findMenuItem } from './menu-item.commands.js';
 import { menuItemHistory } from './menu-item.history.js';
-import { menuItemIndexes, type MenuItemDoc } from './menu-item.model.js';
+import { MENU_ITEM_CONTENT_FIELDS, menuItemIndexes, type MenuItemDoc } from './menu-item.model.js';
 import { MENU_ITEM_STREAM_TYPE, menuItemsProjection } from './menu-item.projection.js';
 import { menuItemRevisions } from './menu-item.revisions.js';
 import { menuItemRoutes } from './menu-item.routes.js';
@@ -38,6 +38,7 @@ const menuItemChangeSource: ChangeSource<MenuItemDoc> = {
   mayReadHistory: mayManageMenus,
   mayRead: mayManageMenus,
   isPublic: () => false,
+  longFields: MENU_ITEM_CONTENT_FIELDS,
   diffFields: menuItemRevisions.diffFields,
   wireNames: menuItemWireNames,
   // A revision keeps every field of the item it was made from: its text is read the same way.

@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { type HistoryType } from '../../store/kernel.js';
+import { leavingOut, type HistoryType } from '../../store/kernel.js';
 import { PostInvalidId } from '../post-errors.js';
 import { foldMenuItem, MENU_ITEM_STREAM_TYPE, menuItemsProjection } from './menu-item.projection.js';
 import { MENU_ITEM_CONTENT_FIELDS, menuItemsCollection, type MenuItemDoc } from './menu-item.model.js';
@@ -8,7 +8,7 @@ import { MENU_ITEM_CONTENT_FIELDS, menuItemsCollection, type MenuItemDoc } from 
 export const menuItemHistory: HistoryType<MenuItemDoc> = Object.freeze({
   projection: menuItemsProjection,
   streamTypeOf: () => MENU_ITEM_STREAM_TYPE,
-  load: (db: Db, id: number) => menuItemsCollection(db).findOne({ _id: id }),
+  load: (db: Db, id: number, leftOut?: readonly string[]) => menuItemsCollection(db).findOne({ _id: id }, leavingOut(leftOut)),
   fold: foldMenuItem,
   etag: (doc: MenuItemDoc) => String(doc.version),
   contentFields: MENU_ITEM_CONTENT_FIELDS,

@@ -41,6 +41,7 @@ export function postChangeSource(types: readonly PostTypeDef[]): ChangeSource<Po
     mayReadHistory: canEditPost,
     mayRead: canReadPost,
     isPublic: (doc) => findPostStatus(doc.status)?.public === true && !doc.password,
+    longFields: [...REVISIONED_FIELDS, 'meta'],
     diffFields: REVISIONED_FIELDS,
     fieldText: (doc, field) => doc[field as RevisionedField] ?? '',
     wireNames: postWireNames,

@@ -3,7 +3,7 @@ import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { etagHeader } from '../../rest/conditional.js';
 import { type RestErrorClass } from '../../rest/errors.js';
-import { loadItem, type HistoryType } from '../../store/kernel.js';
+import { leavingOut, loadItem, type HistoryType } from '../../store/kernel.js';
 import { PostInvalidId } from '../post-errors.js';
 import { postsCollection, REVISIONED_FIELDS, type PostDoc } from './post.model.js';
 import { foldPost, POSTS_CONTROLLER_TYPES, postsProjection } from './post.projection.js';
@@ -15,7 +15,7 @@ const CONTENT_FIELDS: readonly string[] = [...REVISIONED_FIELDS, 'password', 'me
 export const postHistory: HistoryType<PostDoc> = Object.freeze({
   projection: postsProjection,
   streamTypeOf: (doc: PostDoc) => doc.type,
-  load: (db: Db, id: number) => postsCollection(db).findOne({ _id: id, type: { $in: [...POSTS_CONTROLLER_TYPES] } }),
+  load: (db: Db, id: number, leftOut?: readonly string[]) => postsCollection(db).findOne({ _id: id, type: { $in: [...POSTS_CONTROLLER_TYPES] } }, leavingOut(leftOut)),
   fold: foldPost,
   // The seq of the last change to the item itself: others' autosaves leave it.
   etag: (doc: PostDoc) => String(doc.changeSeq),

@@ -1,7 +1,7 @@
 import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { changeLog, ConcurrencyError, upgradePositions } from '../../store/change-log.js';
-import { loadItem, type HistoryType } from '../../store/kernel.js';
+import { leavingOut, loadItem, type HistoryType } from '../../store/kernel.js';
 import { catchUpStream, oncePerDatabase } from '../../store/projections.js';
 import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 import { isDuplicateKey } from '../../store/mongo.js';
@@ -15,7 +15,7 @@ import { foldTemplate, templatesProjection } from './template.projection.js';
 export const templateHistory: HistoryType<TemplateDoc> = Object.freeze({
   projection: templatesProjection,
   streamTypeOf: (doc: TemplateDoc) => doc.type,
-  load: (db: Db, id: number) => templatesCollection(db).findOne({ _id: id }),
+  load: (db: Db, id: number, leftOut?: readonly string[]) => templatesCollection(db).findOne({ _id: id }, leavingOut(leftOut)),
   fold: foldTemplate,
   etag: (doc: TemplateDoc) => String(doc.version),
   contentFields: TEMPLATE_CONTENT_FIELDS,

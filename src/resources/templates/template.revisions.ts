@@ -14,7 +14,7 @@ import { type ChangeSource } from '../manifest.js';
 import { restoringWriters, revisionRecord } from '../revisions/index.js';
 import { autosaveTemplate, deleteTemplateRevision, restoreTemplateRevision, type TemplateInput, type TemplateText } from './template.commands.js';
 import { templateHistory } from './template.history.js';
-import { parseTemplateId, templateId, type TemplateDoc } from './template.model.js';
+import { parseTemplateId, TEMPLATE_REVISIONED_FIELDS, templateId, type TemplateDoc } from './template.model.js';
 import { canReadTemplateDoc } from './template.permissions.js';
 import { templateSchema, templateWriteArgs } from './template.schema.js';
 import { prepareTemplate, templateBase } from './template.serializer.js';
@@ -111,6 +111,7 @@ export const templateChangeSource: ChangeSource<TemplateDoc> = {
   mayReadHistory: mayEditTemplates,
   mayRead: canReadTemplateDoc,
   isPublic: () => false,
+  longFields: TEMPLATE_REVISIONED_FIELDS,
   diffFields: ['title', 'content', 'description'],
   fieldText: (doc, field) => (field === 'description' ? doc.description : field === 'title' ? doc.title : doc.content),
   async prepare(docs, req, deps) {
