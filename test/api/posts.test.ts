@@ -172,6 +172,19 @@ describe('reading posts', () => {
     expect(relevance.body.code).toBe('rest_no_search_term_defined');
   });
 
+  it('keeps the terms of a taxonomy an update does not name, as WordPress sets only those it is sent', async () => {
+    const category = await app.api('POST', '/cms/v2/categories', { headers: editor.headers, json: { name: `Kept ${Date.now()}` } });
+    const tag = await app.api('POST', '/cms/v2/tags', { headers: editor.headers, json: { name: `Sent ${Date.now()}` } });
+    const post = (await create(editor.headers, { title: 'Both taxonomies', status: 'publish', categories: [category.body.id] })).body;
+    const tagged = await app.api('POST', `/cms/v2/posts/${post.id}`, { headers: editor.headers, json: { tags: [tag.body.id] } });
+    expect(tagged.status).toBe(200);
+    expect(tagged.body.categories).toEqual([category.body.id]);
+    expect(tagged.body.tags).toEqual([tag.body.id]);
+    const recategorized = await app.api('POST', `/cms/v2/posts/${post.id}`, { headers: editor.headers, json: { categories: [1] } });
+    expect(recategorized.body.tags).toEqual([tag.body.id]);
+    expect((await app.api('GET', `/cms/v2/categories/${category.body.id}`)).body.count).toBe(0);
+  });
+
   it('embeds the author and the terms', async () => {
     const post = (await create(author.headers, { title: 'Embedded', status: 'publish' })).body;
     const { body } = await app.api('GET', `/cms/v2/posts/${post.id}`, { query: { _embed: 1 } });

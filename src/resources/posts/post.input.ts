@@ -86,7 +86,7 @@ export async function changesFromRequest(
   if (p.parent !== undefined && type.hierarchical) changes.parent = Number(p.parent);
   if (p.featured_media !== undefined && type.supports.thumbnail) changes.featured_media = Number(p.featured_media);
   if (p.sticky !== undefined && type.slug === 'post') changes.sticky = Boolean(p.sticky);
-  applyTerms(req, type, changes);
+  applyTerms(req, type, changes, current);
   await applyDates(req, deps, changes);
   applyStatus(req, changes, current);
   await applySlug(req, deps, type, changes, current);
@@ -157,11 +157,12 @@ async function checkTemplateOffered(deps: Deps, type: PostTypeDef, template: str
   if (!allowed.includes(template)) throw invalidParams({ template: new TemplateNotOffered(allowed) });
 }
 
-function applyTerms(req: RestRequest, type: PostTypeDef, changes: Partial<PostFields>): void {
+/** The terms of each taxonomy sent; an item's terms in the others stay (`wp_set_object_terms` per taxonomy sent). */
+function applyTerms(req: RestRequest, type: PostTypeDef, changes: Partial<PostFields>, current: PostDoc | null): void {
   for (const taxonomy of TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug))) {
     const ids = req.params[taxonomy.rest_base] as number[] | undefined;
     if (ids === undefined) continue;
-    changes.terms = { ...(changes.terms ?? {}), [taxonomy.slug]: [...new Set(ids)] };
+    changes.terms = { ...(changes.terms ?? current?.terms ?? {}), [taxonomy.slug]: [...new Set(ids)] };
   }
 }
 
