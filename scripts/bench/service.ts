@@ -102,6 +102,8 @@ export interface CountedService {
   url: string;
   count(): Promise<CommandCount>;
   commands(): Promise<number>;
+  /** The event rows its inserts into the log sent since the last call, as [stream, seq, position] (voids left out). */
+  appends(): Promise<[number, number, number][]>;
   stop(): Promise<void>;
 }
 
@@ -110,11 +112,12 @@ export async function startCountedService(uri: string, env: Record<string, strin
   const child = fork('dist/scripts/bench/counted-service.js', {
     env: { ...process.env, MONGODB_URI: uri, PORT: '0', LOG_LEVEL: 'warn', CMS_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, ...env },
   });
-  const count = () =>
-    new Promise<CommandCount>((resolve) => {
-      child.once('message', (message) => resolve(message as CommandCount));
-      child.send('count');
+  const ask = <T>(question: string) =>
+    new Promise<T>((resolve) => {
+      child.once('message', (message) => resolve(message as T));
+      child.send(question);
     });
+  const count = () => ask<CommandCount>('count');
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { url: string }).url));
     child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
@@ -123,6 +126,7 @@ export async function startCountedService(uri: string, env: Record<string, strin
     url,
     count,
     commands: async () => (await count()).commands,
+    appends: async () => (await ask<{ appends: [number, number, number][] }>('appends')).appends,
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -62,7 +62,7 @@ export interface DatabasePair {
 
 export async function startDatabasePair(root: string): Promise<DatabasePair> {
   const found = findPostgres();
-  if (!found) throw new Error('no PostgreSQL server programs (pg_config --bindir)');
+  if (!found) throw new Error("the cluster suite needs PostgreSQL 14 or newer's server programs, and `pg_config --bindir` names none (Debian's postgresql package provides them)");
   const { binDir } = found;
   const account = process.getuid?.() === 0 ? accountOf('postgres') : undefined;
   const run = (command: string, args: string[]) => {

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { type Db, MongoClient } from 'mongodb';
 import { startWriteLoad, type WriteRecord } from '../faults/load.js';
 import { AUTHORIZATION, check, type Check } from '../faults/service.js';
+import { compareWithRebuild } from '../faults/verify.js';
 import { checkDeliveries, createEndpoint } from '../faults/webhooks.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { type ServiceProcess } from '../support/service-process.js';
@@ -134,8 +135,13 @@ try {
     checks.push(check(name("webhooks: each item's versions arrived in order"), fresh('webhooks order', webhooks.outOfOrder)));
     const lists = await checkLists(nodes, db);
     checks.push(check(name('the lists of posts are equal on every node, and to the database'), lists.failures));
+    // Once the feed holds every event, every event is projected: the read models the nodes left
+    // must then be what folding the log gives, item by item (a failover leaves none half-applied).
+    const rebuildStarted = performance.now();
+    const rebuilt = await compareWithRebuild(direct, database.uri, 'cms');
+    checks.push(check(name('a rebuild from the log equals the read models (posts, revisions)'), fresh('rebuild', rebuilt)));
     if (unprojected.length) log(`  ${unprojected.length} appended events left unprojected: ${unprojected.join('; ')}`);
-    log(`  feed ${feed.changes} changes; webhooks ${webhooks.events} events, ${webhooks.requests} requests (${webhooks.duplicates} sent again); lists of ${lists.items} posts; took ${seconds(scenarioStarted)}`);
+    log(`  feed ${feed.changes} changes; webhooks ${webhooks.events} events, ${webhooks.requests} requests (${webhooks.duplicates} sent again); lists of ${lists.items} posts; rebuild compared in ${seconds(rebuildStarted)}, ${rebuilt.length} documents differ; took ${seconds(scenarioStarted)}`);
   }
 
   log('');

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { isDeepStrictEqual } from 'node:util';
+import { execFile } from 'node:child_process';
+import { isDeepStrictEqual, promisify } from 'node:util';
 import { type Db, type MongoClient } from 'mongodb';
 import { VOID_EVENT } from '../../src/store/change-log.js';
 import { type WriteRecord } from './load.js';
@@ -90,9 +90,11 @@ function contentOf(data: string): string {
 }
 
 /**
- * Replays a copy of the log with the repository's own rebuild (`projections:rebuild`) into a
+ * Replays a copy of the log with the repository's own rebuild (`projections:rebuild`: each
+ * stream folded by its projection's `rebuildStream`, as the service's projections fold it) into a
  * scratch database on the same server, and lists the documents of `posts` and `revisions`
- * that differ from what the service keeps.
+ * that differ from what the service keeps. The rebuild runs as a child process without blocking
+ * this one: a harness that serves requests meanwhile (a proxy, a webhook receiver) keeps serving.
  */
 export async function compareWithRebuild(client: MongoClient, databaseUri: string, database: string): Promise<string[]> {
   const live = client.db(database);
@@ -105,11 +107,16 @@ export async function compareWithRebuild(client: MongoClient, databaseUri: strin
   }
   const uri = new URL(databaseUri);
   uri.pathname = `/${scratchName}`;
-  const rebuilt = spawnSync(process.execPath, ['dist/scripts/projections-rebuild.js'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MONGODB_URI: uri.toString(), LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-  });
-  if (rebuilt.status !== 0) return [`projections:rebuild failed: ${rebuilt.stderr.trim().split('\n').slice(-3).join(' ')}`];
+  try {
+    await promisify(execFile)(process.execPath, ['dist/scripts/projections-rebuild.js'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MONGODB_URI: uri.toString(), LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const stderr = String((error as { stderr?: string }).stderr ?? (error as Error).message);
+    return [`projections:rebuild failed: ${stderr.trim().split('\n').slice(-3).join(' ')}`];
+  }
 
   const differences: string[] = [];
   for (const name of ['posts', 'revisions']) {
