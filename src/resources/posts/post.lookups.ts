@@ -2,6 +2,7 @@ import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { POST_TYPES } from '../../registry/post-types.js';
 import { postsCollection } from './post.model.js';
+import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
 
 // What other resources read of `posts`, which only this slice names: users whose posts are
 // public, whether an id names an item, an item's terms. Each keeps the one query it always was.
@@ -36,12 +37,11 @@ export function findTermedPost(db: Db, id: number): Promise<TermedPost | null> {
 }
 
 /**
- * Every item of `types` with its status and terms, once: what term counts start from on a
- * database whose counts were counted, not kept (a full scan, run once per database).
+ * Every item of `type` with its status and terms: what term counts start from on a database
+ * whose counts were counted, not kept (read once per database).
  */
-export function scanTermedPosts(db: Db, types: readonly string[]): AsyncIterable<TermedPost> {
-  // full-scan: once per database, when term counts begin to be kept.
-  return postsCollection(db).find<TermedPost>({ type: { $in: [...types] } }, { ...TERMED, comment: 'full-scan: once per database, term counts begin to be kept' });
+export function scanTermedPosts(db: Db, type: string): AsyncIterable<TermedPost> {
+  return postsCollection(db).find<TermedPost>({ type }, { ...TERMED, comment: `${FULL_SCAN_COMMENT} once per database, when term counts begin to be kept` });
 }
 
 /** What a term's `post` filter and permission read of an item: who may see it, and its terms of one taxonomy. */

@@ -22,10 +22,12 @@ export async function beginKeepingTermCounts(deps: Deps): Promise<number> {
   return oncePerDatabase(deps.store.db, CHECKPOINT, async () => {
     const counts = new Map<number, number>();
     const rows: { term: number; post: number }[] = [];
-    for await (const item of scanTermedPosts(deps.store.db, COUNTED_TYPES)) {
-      for (const term of countedTerms(item)) {
-        rows.push({ term, post: item._id });
-        counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const type of COUNTED_TYPES) {
+      for await (const item of scanTermedPosts(deps.store.db, type)) {
+        for (const term of countedTerms(item)) {
+          rows.push({ term, post: item._id });
+          counts.set(term, (counts.get(term) ?? 0) + 1);
+        }
       }
     }
     await recordToggles(deps.store.db, rows);

@@ -41,6 +41,8 @@ const sameTerms = (a: TermFacts, b: TermFacts) => a.type === b.type && a.status 
  */
 export async function refreshTermCounts(deps: Deps, { before, after }: CommittedWrite<WrittenPost>): Promise<void> {
   if (before && after && sameTerms(before, after)) return;
+  // A new item has no toggles: one that counts for nothing (a draft) has nothing to settle.
+  if (!before && countedTerms(after).size === 0) return;
   const id = (after ?? before)!._id;
   try {
     await settleTermCounts(deps.store.db, id);
