@@ -76,11 +76,12 @@ async function lastStep(db: Db, term: number): Promise<{ n: number; count: numbe
  */
 export async function appendToggle(db: Db, term: number, post: number, k: number): Promise<boolean> {
   const delta = k % 2 === 1 ? 1 : -1;
+  let appended: { n: number; count: number };
   for (;;) {
     const last = await lastStep(db, term);
-    const row: TermCountRow = { _id: stepKey(term, last.n + 1), term, post, k, member: memberKey(term, post, k), n: last.n + 1, count: last.count + delta };
+    appended = { n: last.n + 1, count: last.count + delta };
     try {
-      await termCounts(db).insertOne(row);
+      await termCounts(db).insertOne({ _id: stepKey(term, appended.n), term, post, k, member: memberKey(term, post, k), ...appended });
       break;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
@@ -88,13 +89,13 @@ export async function appendToggle(db: Db, term: number, post: number, k: number
       if (await toggled(db, term, post, k)) return false;
     }
   }
-  await publishCount(db, term);
+  await publishCount(db, term, appended);
   return true;
 }
 
-/** Sets the term's `count` to its last step's, again while a later step turns up after the write. */
-export async function publishCount(db: Db, term: number): Promise<void> {
-  let last = await lastStep(db, term);
+/** Sets the term's `count` to its last step's (from `known`, a step on record), again while a later step turns up after the write. */
+export async function publishCount(db: Db, term: number, known?: { n: number; count: number }): Promise<void> {
+  let last = known ?? (await lastStep(db, term));
   for (;;) {
     await termsCollection(db).updateOne({ _id: term }, { $set: { count: last.count, countSeq: last.n } });
     const next = await termCounts(db).findOne({ _id: stepKey(term, last.n + 1) }, { projection: { count: 1 } });
