@@ -1,6 +1,6 @@
 import { type Deps } from '../../deps.js';
 import { changeLog } from '../../store/change-log.js';
-import { oncePerDatabase } from '../../store/projections.js';
+import { checkpointOf, oncePerDatabase, recordCheckpoint } from '../../store/projections.js';
 import { siteChanges } from '../../store/site-changes.js';
 import { scanTermedPosts } from '../posts/index.js';
 import { type BackgroundWork } from '../manifest.js';
@@ -9,9 +9,8 @@ import { COUNTED_TAXONOMIES, COUNTED_TYPES, countedTerms, settleTermCounts } fro
 import { termsCollection } from './term.model.js';
 
 const CHECKPOINT = 'term-counts';
+// Exact when counts began to be kept, from the items as they were then: no margin is needed before it.
 const HEALED = `${CHECKPOINT}-heal`;
-/** `exact`: set when counts began to be kept, from the items as they were then; no margin is needed before it. */
-const checkpoints = (deps: Deps) => deps.store.db.collection<{ _id: string; at: Date; exact?: boolean }>('checkpoints');
 
 /**
  * Once per database, before the service answers: the toggles of the items that count now, and
@@ -37,7 +36,7 @@ export async function beginKeepingTermCounts(deps: Deps): Promise<number> {
         await terms.updateOne({ _id: term._id }, { $set: { count: counts.get(term._id) ?? 0, countSeq: 0 } });
       }
     }
-    await checkpoints(deps).replaceOne({ _id: HEALED }, { at: deps.clock(), exact: true }, { upsert: true });
+    await recordCheckpoint(deps.store.db, HEALED, { at: deps.clock(), exact: true });
     return rows.length;
   });
 }
@@ -55,7 +54,7 @@ const MARGIN_MS = 10 * 60_000;
  */
 export async function healTermCounts(deps: Deps, options: { signal?: AbortSignal } = {}): Promise<number> {
   const startedAt = deps.clock();
-  const saved = await checkpoints(deps).findOne({ _id: HEALED });
+  const saved = await checkpointOf(deps.store.db, HEALED);
   const since = saved ? new Date(saved.at.getTime() - (saved.exact ? 0 : MARGIN_MS)) : undefined;
   const last = await changeLog(deps.store.db, { postgres: deps.store.postgres }).lastEvents(since);
   let toggles = 0;
@@ -66,7 +65,7 @@ export async function healTermCounts(deps: Deps, options: { signal?: AbortSignal
   }
   // Counts changed behind every process's kept answers: they are told, as a write tells them.
   if (toggles > 0) await siteChanges(deps.store.db).changed('content');
-  await checkpoints(deps).replaceOne({ _id: HEALED }, { at: startedAt }, { upsert: true });
+  await recordCheckpoint(deps.store.db, HEALED, { at: startedAt });
   return toggles;
 }
 
