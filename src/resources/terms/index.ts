@@ -13,7 +13,7 @@ export { type TermDoc, termsCollection } from './term.model.js';
 export { CannotUpdateTerm, TermInvalid } from './term.errors.js';
 export { type TaggedPost } from './term.queries.js';
 export { termLink } from './term.serializer.js';
-export { healTermCounts } from './term.counts-heal.js';
+export { healTermCounts, keepTermCountsFrom } from './term.counts-heal.js';
 
 function taxonomy(slug: string): TaxonomyDef {
   const def = findTaxonomy(slug);

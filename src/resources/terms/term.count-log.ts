@@ -104,6 +104,11 @@ export async function publishCount(db: Db, term: number, known?: { n: number; co
   }
 }
 
+/** Every toggle and step gone (a rebuild starting counts again; no service writes meanwhile). */
+export async function forgetTermCountRows(db: Db): Promise<void> {
+  await termCounts(db).deleteMany({}, { comment: 'full-scan: a rebuild, run while no service writes' });
+}
+
 /** Toggles recorded, without steps, when counts begin to be kept: the items already counting (duplicates are skipped). */
 export async function recordToggles(db: Db, rows: readonly { term: number; post: number }[]): Promise<void> {
   for (let start = 0; start < rows.length; start += 1000) {

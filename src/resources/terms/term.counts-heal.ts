@@ -1,10 +1,11 @@
+import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { changeLog } from '../../store/change-log.js';
 import { checkpointOf, oncePerDatabase, recordCheckpoint } from '../../store/projections.js';
 import { siteChanges } from '../../store/site-changes.js';
 import { scanTermedPosts } from '../posts/index.js';
 import { type BackgroundWork } from '../manifest.js';
-import { recordToggles } from './term.count-log.js';
+import { forgetTermCountRows, recordToggles } from './term.count-log.js';
 import { COUNTED_TAXONOMIES, COUNTED_TYPES, countedTerms, settleTermCounts } from './term.counts.js';
 import { termsCollection } from './term.model.js';
 
@@ -18,27 +19,37 @@ const HEALED = `${CHECKPOINT}-heal`;
  * published posts) so begins to keep them; a fresh one has nothing to record.
  */
 export async function beginKeepingTermCounts(deps: Deps): Promise<number> {
-  return oncePerDatabase(deps.store.db, CHECKPOINT, async () => {
-    const counts = new Map<number, number>();
-    const rows: { term: number; post: number }[] = [];
-    for (const type of COUNTED_TYPES) {
-      for await (const item of scanTermedPosts(deps.store.db, type)) {
-        for (const term of countedTerms(item)) {
-          rows.push({ term, post: item._id });
-          counts.set(term, (counts.get(term) ?? 0) + 1);
-        }
+  return oncePerDatabase(deps.store.db, CHECKPOINT, () => keepTermCountsFrom(deps.store.db, deps.clock()));
+}
+
+/**
+ * Records the toggles of the items that count now, and sets each term's count from them: what
+ * counts begin from, and what a rebuild or a bulk import (which write items without their
+ * counting) start them again from (`replace`: the rows kept so far go first). Run while no
+ * service writes; a read of every item of the counted types.
+ */
+export async function keepTermCountsFrom(db: Db, now: Date, options: { replace?: boolean } = {}): Promise<number> {
+  if (options.replace) await forgetTermCountRows(db);
+  const counts = new Map<number, number>();
+  const rows: { term: number; post: number }[] = [];
+  for (const type of COUNTED_TYPES) {
+    for await (const item of scanTermedPosts(db, type)) {
+      for (const term of countedTerms(item)) {
+        rows.push({ term, post: item._id });
+        counts.set(term, (counts.get(term) ?? 0) + 1);
       }
     }
-    await recordToggles(deps.store.db, rows);
-    const terms = termsCollection(deps.store.db);
-    for (const taxonomy of COUNTED_TAXONOMIES) {
-      for (const term of await terms.find({ taxonomy }, { projection: { _id: 1 } }).toArray()) {
-        await terms.updateOne({ _id: term._id }, { $set: { count: counts.get(term._id) ?? 0, countSeq: 0 } });
-      }
+  }
+  await recordToggles(db, rows);
+  const terms = termsCollection(db);
+  for (const taxonomy of COUNTED_TAXONOMIES) {
+    for (const term of await terms.find({ taxonomy }, { projection: { _id: 1 } }).toArray()) {
+      await terms.updateOne({ _id: term._id }, { $set: { count: counts.get(term._id) ?? 0, countSeq: 0 } });
     }
-    await recordCheckpoint(deps.store.db, HEALED, { at: deps.clock(), exact: true });
-    return rows.length;
-  });
+  }
+  await recordCheckpoint(db, CHECKPOINT, { at: now });
+  await recordCheckpoint(db, HEALED, { at: now, exact: true });
+  return rows.length;
 }
 
 /**
