@@ -7,6 +7,7 @@ import { resources } from '../src/resources/index.js';
 import { projectionsOf } from '../src/resources/manifest.js';
 import { postsCollection, revisionsCollection } from '../src/resources/posts/post.model.js';
 import { POSTS_CONTROLLER_TYPES } from '../src/resources/posts/post.projection.js';
+import { keepTermCountsFrom } from '../src/resources/terms/index.js';
 import { startDatabaseServer } from '../src/store/database-server.js';
 import { changeLog } from '../src/store/change-log.js';
 import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
@@ -19,6 +20,8 @@ const store = await openStore(database.uri, { timeoutMs: SCRIPT_DATABASE_TIMEOUT
 try {
   const started = Date.now();
   const events = await rebuildProjections(store.db, changeLog(store.db), projectionsOf(resources), logger);
+  // Term counts follow the rebuilt items.
+  await keepTermCountsFrom(store.db, new Date(), { replace: true });
   const items = await postsCollection(store.db).countDocuments({ type: { $in: [...POSTS_CONTROLLER_TYPES] } });
   const revisions = await revisionsCollection(store.db).countDocuments({ kind: 'revision' });
   const autosaves = await revisionsCollection(store.db).countDocuments({ kind: 'autosave' });

@@ -16,6 +16,7 @@ import { type PostAutosaved, type PostChanged, type PostCreated } from '../../sr
 import { postsCollection, revisionsCollection, type PostFields } from '../../src/resources/posts/post.model.js';
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
 import { siteTimezone } from '../../src/resources/settings/index.js';
+import { keepTermCountsFrom } from '../../src/resources/terms/index.js';
 import { atPosition, changeLog, eventBlock, type StoredEvent } from '../../src/store/change-log.js';
 import { rebuildProjections } from '../../src/store/projections.js';
 import { claimKey } from '../../src/store/sequences.js';
@@ -325,9 +326,8 @@ async function seedInBulk(db: Db, size: SiteSize, probe: number, menu: number): 
   await flush();
   bar.stop();
 
-  // Category counts as the service keeps them after a write (`post.side-effects.ts`).
-  const count = await postsCollection(db).countDocuments({ status: 'publish', 'terms.category': 1 });
-  await db.collection<{ _id: number; count: number }>('terms').updateOne({ _id: 1 }, { $set: { count } });
+  // Term counts as the service keeps them, begun again from the items written in bulk.
+  await keepTermCountsFrom(db, new Date(), { replace: true });
   const events = await db.collection('events').countDocuments({});
   return { probe, menu, hot, hotRevisions, published, events, revisions, probeEvents: probeStream.length, lastSeededId: lastId };
 }

@@ -10,7 +10,8 @@
  * revisions and a menu of 50 items, the other posts with about 1 KB of content and their share of
  * `--revisions`, the log filled to `--events` with autosaves. On each, the service (two
  * processes, counting database commands) answers each workload 15 times in turn (median
- * latency), then autocannon's 32 connections update one hot post for `--seconds`, then autosave
+ * latency; among them three writes that change term counts: a draft created, a post published
+ * with a category and two tags, a tag assigned), then autocannon's 32 connections update one hot post for `--seconds`, then autosave
  * it, and the log is checked against the answers (`scale-load.ts`). Then the grown site's whole
  * log is exported with `export:timeline`. One table, beside WordPress 6.1's figures.
  *
@@ -46,7 +47,7 @@ const { values } = parseArgs({
     help: { type: 'boolean', default: false },
   },
 });
-const STEPS = ['item', 'list', 'list50', 'revisions', 'history', 'menu', 'update', 'autosave', 'load', 'export'] as const;
+const STEPS = ['item', 'list', 'list50', 'revisions', 'history', 'menu', 'update', 'autosave', 'create', 'publish', 'assign', 'load', 'export'] as const;
 const only = values.only?.split(',').filter(Boolean);
 const unknownStep = only?.find((step) => !(STEPS as readonly string[]).includes(step));
 if (values.help || unknownStep || (values.site && !['small', 'grown'].includes(values.site))) {
@@ -91,6 +92,12 @@ async function assertFreshIds(url: string, site: SeededSite): Promise<void> {
   if (!(newest.id > site.lastSeededId)) throw new Error(`the service handed out revision id ${newest.id}, not above the seeded ids (up to ${site.lastSeededId})`);
 }
 
+/** After the publish workload: its category counts each post it published, as WordPress's `count` does. */
+async function assertTermCounts(url: string, terms: BenchTerms): Promise<void> {
+  const count = ((await (await send(url, 'GET', `/categories/${terms.category}`)).json()) as { count: number }).count;
+  if (count !== WARM_UP + ROUNDS) throw new Error(`the bench category counts ${count} posts after ${WARM_UP + ROUNDS} were published in it`);
+}
+
 interface Workload {
   key: (typeof STEPS)[number];
   name: string;
@@ -99,7 +106,18 @@ interface Workload {
   request: (n: number) => Promise<Response>;
 }
 
-function workloads(url: string, site: SeededSite, lastFullPage: number, probeContent: string): Workload[] {
+/** The terms the create, publish and assign workloads give posts: a category and two tags of their own. */
+interface BenchTerms {
+  category: number;
+  tags: [number, number];
+}
+
+async function createBenchTerms(url: string): Promise<BenchTerms> {
+  const make = async (route: string, name: string) => ((await (await send(url, 'POST', route, { name })).json()) as { id: number }).id;
+  return { category: await make('/categories', 'Bench category'), tags: [await make('/tags', 'bench-tag-a'), await make('/tags', 'bench-tag-b')] };
+}
+
+function workloads(url: string, site: SeededSite, lastFullPage: number, probeContent: string, terms: BenchTerms): Workload[] {
   const get = (route: string) => () => send(url, 'GET', route);
   return [
     { key: 'item', name: 'item GET /posts/<probe>?context=edit', wordpress: 31.8, request: get(`/posts/${site.probe}?context=edit`) },
@@ -116,6 +134,15 @@ function workloads(url: string, site: SeededSite, lastFullPage: number, probeCon
       wordpress: 30.9,
       request: (n) => send(url, 'POST', `/posts/${site.probe}/autosaves`, { title: 'Probe post', content: `${probeContent}\n<!-- autosave ${n} -->`, excerpt: '' }),
     },
+    // Each gives a post terms: a draft its default category, a published post a category and two
+    // tags, and the hot post (published) one of two tags in turn, so every request changes a count.
+    { key: 'create', name: 'create a draft POST /posts (default category)', request: (n) => send(url, 'POST', '/posts', { title: `Bench draft ${n}`, content: `<p>Draft ${n}</p>` }) },
+    {
+      key: 'publish',
+      name: 'publish POST /posts (status publish, a category, two tags)',
+      request: (n) => send(url, 'POST', '/posts', { title: `Bench post ${n}`, content: `<p>Post ${n}</p>`, status: 'publish', categories: [terms.category], tags: terms.tags }),
+    },
+    { key: 'assign', name: 'assign a term POST /posts/<hot> (tags, published)', request: (n) => send(url, 'POST', `/posts/${site.hot}`, { tags: [terms.tags[n % 2]] }) },
   ];
 }
 
@@ -172,12 +199,14 @@ async function runSite(size: SiteSize): Promise<SiteResult> {
       await assertConsistent(service.url, seeded, size.label);
       const lastFullPage = Math.floor(Number((await send(service.url, 'GET', '/posts?context=edit&per_page=20')).headers.get('x-wp-total')) / 20);
       const probe = (await (await send(service.url, 'GET', `/posts/${seeded.probe}?context=edit`)).json()) as { content: { raw: string } };
+      const terms = await createBenchTerms(service.url);
       const latencies: Latency[] = [];
-      for (const workload of workloads(service.url, seeded, lastFullPage, probe.content.raw).filter((each) => runs(each.key))) {
+      for (const workload of workloads(service.url, seeded, lastFullPage, probe.content.raw, terms).filter((each) => runs(each.key))) {
         latencies.push({ workload: workload.name, wordpress: workload.wordpress, ...(await measure(service, workload)) });
         console.log(`  ${workload.name}: median ${latencies.at(-1)!.median.toFixed(1)} ms`);
       }
       if (runs('update')) await assertFreshIds(service.url, seeded);
+      if (runs('publish')) await assertTermCounts(service.url, terms);
       peakRssByPhase.sequential = (await service.count()).peakRssMiB;
 
       const load: LoadRow[] = [];

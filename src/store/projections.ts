@@ -249,7 +249,23 @@ export async function rebuildProjections(db: Db, log: ChangeLog, registry: Proje
  * processes' clocks, and commands between stamping their event and appending it.
  */
 const CHECKPOINT_MARGIN_MS = 10 * 60_000;
-const checkpoints = (db: Db) => db.collection<{ _id: string; at: Date }>('checkpoints');
+/** A point a piece of start-up work reached. `exact`: nothing before `at` needs a margin (it was read whole then). */
+export interface Checkpoint {
+  at: Date;
+  exact?: boolean;
+}
+const checkpoints = (db: Db) => db.collection<{ _id: string } & Checkpoint>('checkpoints');
+
+/** The checkpoint `name`, if one is on record. */
+export async function checkpointOf(db: Db, name: string): Promise<Checkpoint | null> {
+  const saved = await checkpoints(db).findOne({ _id: name });
+  return saved ? { at: saved.at, ...(saved.exact ? { exact: true } : {}) } : null;
+}
+
+/** Records the checkpoint `name`, replacing the one on record. */
+export async function recordCheckpoint(db: Db, name: string, checkpoint: Checkpoint): Promise<void> {
+  await checkpoints(db).replaceOne({ _id: name }, checkpoint, { upsert: true });
+}
 
 /**
  * Runs `work` once per database: skipped when the checkpoint `name` is on record, which is recorded

@@ -16,7 +16,7 @@ import { postAutosaves, postRevisions } from './post.revisions.js';
 export { autosavePost, deleteRevision, newestRevision, restoreRevision, siteChanges, siteNow, uniqueSlug, updatePost } from './post.commands.js';
 export { POST_EVENT_TYPES } from './post.events.js';
 export { changesFromRequest, rawText } from './post.input.js';
-export { countPublishedWithTerm, findTaggedPost, postExists } from './post.lookups.js';
+export { findTaggedPost, findTermedPost, postExists, scanTermedPosts, type TermedPost } from './post.lookups.js';
 export { autosaveOf, postsCollection, revisionsCollection, storedRevision, type PostDoc, type PostFields, type RevisionDoc } from './post.model.js';
 export { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 export { findPostOfType, postEtag, postHistory } from './post.history.js';

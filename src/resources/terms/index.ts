@@ -1,7 +1,9 @@
 import { findTaxonomy, type TaxonomyDef } from '../../registry/taxonomies.js';
 import { type ResourceManifest } from '../manifest.js';
 import { ensureDefaultCategory } from './term.commands.js';
+import { termCountIndexes } from './term.count-log.js';
 import { refreshTermCounts } from './term.counts.js';
+import { beginKeepingTermCounts, startTermCountHeal } from './term.counts-heal.js';
 import { countTermsOf, termIndexes } from './term.model.js';
 import { termRoutes } from './term.routes.js';
 
@@ -11,6 +13,7 @@ export { type TermDoc, termsCollection } from './term.model.js';
 export { CannotUpdateTerm, TermInvalid } from './term.errors.js';
 export { type TaggedPost } from './term.queries.js';
 export { termLink } from './term.serializer.js';
+export { healTermCounts, keepTermCountsFrom } from './term.counts-heal.js';
 
 function taxonomy(slug: string): TaxonomyDef {
   const def = findTaxonomy(slug);
@@ -21,7 +24,11 @@ function taxonomy(slug: string): TaxonomyDef {
 /** Categories and tags; menus reuse `termRoutes` with their own extension. */
 export const termsResource: ResourceManifest = {
   routes: [...termRoutes(taxonomy('category')), ...termRoutes(taxonomy('post_tag'))],
-  indexes: termIndexes,
-  seed: ensureDefaultCategory,
+  indexes: [...termIndexes, ...termCountIndexes],
+  seed: async (deps) => {
+    await ensureDefaultCategory(deps);
+    await beginKeepingTermCounts(deps);
+  },
+  background: startTermCountHeal,
   hooks: { afterPostWrite: refreshTermCounts, answers: { countTermsOf } },
 };

@@ -3,7 +3,7 @@ import { type IndexSpec } from '../../store/mongo.js';
 
 /**
  * A term as stored in `terms`. `meta` is kept as a JSON string: its keys belong to clients.
- * `count` (published objects carrying the term) is maintained by the resources that assign terms.
+ * `count` (published objects carrying the term) is kept by term counts (term.count-log.ts).
  */
 export interface TermDoc {
   _id: number;
@@ -13,6 +13,8 @@ export interface TermDoc {
   description: string;
   parent: number;
   count: number;
+  /** The step of the term's kept count that `count` shows (term.count-log.ts); absent before its first. */
+  countSeq?: number;
   meta: string;
 }
 
@@ -21,11 +23,6 @@ export const termsCollection = (db: Db): Collection<TermDoc> => db.collection<Te
 /** How many of `ids` are terms of `taxonomy` (an item's terms, checked before it is saved). */
 export function countTermsOf(db: Db, taxonomy: string, ids: readonly number[]): Promise<number> {
   return termsCollection(db).countDocuments({ _id: { $in: [...ids] }, taxonomy });
-}
-
-/** Records a term's `count`, as the resources assigning it recounted it. */
-export async function setTermCount(db: Db, id: number, count: number): Promise<void> {
-  await termsCollection(db).updateOne({ _id: id }, { $set: { count } });
 }
 
 // WordPress's `default_category` option on a fresh install: term 1, "Uncategorized".
