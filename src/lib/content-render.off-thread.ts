@@ -144,5 +144,5 @@ function giveNewThreadsTheirOwnHeapCap(heapMb: number): void {
 
 function answered(answer: RenderAnswer): RenderedFields {
   if ('error' in answer) throw new Error(answer.error);
-  return { content: answer.content, excerpt: answer.excerpt };
+  return { content: answer.content, excerpt: answer.excerptIsContent ? answer.content : answer.excerpt };
 }
