@@ -60,7 +60,7 @@ export interface Config {
   readonly authCacheSeconds: number;
   /** How long one database round trip may take before a request answers 503. */
   readonly databaseTimeoutMs: number;
-  /** Memory for cached anonymous GET answers (`CMS_RESPONSE_CACHE_BYTES`); 0 keeps none. */
+  /** Memory for cached anonymous GET answers (`CMS_RESPONSE_CACHE_BYTES`), counted at two bytes a character of their JSON; 0 keeps none. */
   readonly responseCacheBytes: number;
   /**
    * Memory for the rendered content of long items, by item version (`CMS_RENDER_CACHE_BYTES`),

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderContent, renderExcerpt } from './content-render.js';
 import { ContentRenderer, renderThreadFile } from './content-render.off-thread.js';
+import { renderJob, sentAnswer } from './content-render.thread.js';
 
 const paragraph = (html: string) => `<!-- wp:paragraph -->\n<p>${html}</p>\n<!-- /wp:paragraph -->`;
 const sentence = (i: number) => `Sentence ${i} says "quoted" things -- and 'more' & R&D...`;
@@ -35,6 +36,17 @@ describe('rendering on the render thread', () => {
   it.each(Object.entries(SAMPLES))('gives the content and excerpt the request thread gives, byte for byte: %s', async (_name, content) => {
     const rendered = await renderer.render({ key: undefined, content, excerpt: '', renderContent: true });
     expect([rendered.content === renderContent(content), rendered.excerpt === renderExcerpt('', content)]).toEqual([true, true]);
+  });
+
+  it('sends an excerpt the same as the content once, and gives it back as both', async () => {
+    // One word: its excerpt is the whole of it, as the content renders.
+    const word = 'a'.repeat(200_000);
+    const answer = renderJob({ id: 1, content: word, excerpt: '', renderContent: true });
+    expect(sentAnswer(answer)).toEqual({ id: 1, content: renderContent(word), excerpt: undefined, excerptIsContent: true });
+    const rendered = await renderer.render({ key: undefined, content: word, excerpt: '', renderContent: true });
+    expect([rendered.content === renderContent(word), rendered.excerpt === renderExcerpt('', word)]).toEqual([true, true]);
+    const distinct = renderJob({ id: 2, content: word, excerpt: 'Own excerpt', renderContent: true });
+    expect(sentAnswer(distinct)).toBe(distinct);
   });
 
   it('renders a raw excerpt, and only what is asked', async () => {

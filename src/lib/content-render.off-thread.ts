@@ -132,5 +132,5 @@ export class ContentRenderer {
 
 function answered(answer: RenderAnswer): RenderedFields {
   if ('error' in answer) throw new Error(answer.error);
-  return { content: answer.content, excerpt: answer.excerpt };
+  return { content: answer.content, excerpt: answer.excerptIsContent ? answer.content : answer.excerpt };
 }

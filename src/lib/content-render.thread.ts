@@ -10,7 +10,13 @@ export interface RenderJob {
   renderContent: boolean;
 }
 
-export type RenderAnswer = { id: number; content: string | undefined; excerpt: string | undefined } | { id: number; error: string };
+/**
+ * A render's outcome. `excerptIsContent`: the rendered excerpt is the rendered content, sent once.
+ * Content of fewer words than an excerpt takes, without markup an excerpt strips, renders to the
+ * same text both ways; sent twice, a 16 MB post's came back as two copies in the heap of the
+ * request that asked for them.
+ */
+export type RenderAnswer = { id: number; content: string | undefined; excerpt: string | undefined; excerptIsContent?: true } | { id: number; error: string };
 
 /** The same functions as the request's own thread renders with, so the output is the same, byte for byte. */
 export function renderJob(job: RenderJob): RenderAnswer {
@@ -25,4 +31,10 @@ export function renderJob(job: RenderJob): RenderAnswer {
   }
 }
 
-parentPort?.on('message', (job: RenderJob) => parentPort!.postMessage(renderJob(job)));
+/** The answer as the thread sends it: an excerpt the same as the content is not sent again. */
+export function sentAnswer(answer: RenderAnswer): RenderAnswer {
+  if ('error' in answer || answer.content === undefined || answer.excerpt !== answer.content) return answer;
+  return { id: answer.id, content: answer.content, excerpt: undefined, excerptIsContent: true };
+}
+
+parentPort?.on('message', (job: RenderJob) => parentPort!.postMessage(sentAnswer(renderJob(job))));

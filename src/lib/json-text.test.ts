@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { holdsLongString, jsonLength, jsonPieces, jsonText, LONG_STRING } from './json-text.js';
+import { holdsLongString, jsonDigest, jsonLength, jsonPieces, jsonText, LONG_STRING } from './json-text.js';
 
 // A long text whose slices fall inside surrogate pairs, quotes, backslashes and control characters.
 const hostile = Array.from({ length: LONG_STRING / 4 }, (_, i) => ['😀', '"\\', '\n\u0001', 'é'][i % 4]).join('').repeat(12);
@@ -35,6 +36,13 @@ describe('jsonText', () => {
   it('makes the text JSON.stringify makes', async () => {
     expect(await jsonText(value)).toBe(JSON.stringify(value));
     expect(await jsonText([hostile])).toBe(JSON.stringify([hostile]));
+  });
+});
+
+describe('jsonDigest', () => {
+  it('is the digest of the text JSON.stringify makes (what fingerprints stored before hashed)', () => {
+    const whole = (of: unknown) => createHash('sha256').update(JSON.stringify(of)).digest('base64');
+    for (const of of [value, ['title', hostile, hostile.slice(1)], ['short', '', 'é😀"']]) expect(jsonDigest(of, 'sha256', 'base64')).toBe(whole(of));
   });
 });
 

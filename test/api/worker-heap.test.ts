@@ -82,7 +82,7 @@ describe('workers under their old-generation cap', () => {
     expect(lines).toHaveLength(REVISIONS + 1);
   }, 600_000);
 
-  it('store the largest post a logged-in caller may send, six times over, read each back, and answer a feed page over them', async () => {
+  it('store the largest post a logged-in caller may send, six times over, read each back, answer a feed page over them, update each, and follow the feed over the updates', async () => {
     const since = await headOfFeed(0);
     // One word as long as the body may carry: its excerpt is the whole word, as wp_trim_words leaves it.
     const content = 'a'.repeat(loadConfig({}).bodyLimitBytes - 1024);
@@ -101,12 +101,17 @@ describe('workers under their old-generation cap', () => {
       expect(page.status).toBe(200);
       expect(((await page.json()) as { changes: unknown[] }).changes.length).toBeGreaterThan(0);
     }
-    // Small changes of each: a page over them loaded every item it touched at once, and folded each one's states.
+    // Small changes of each, answered in full as an editor's update is: raw and rendered content and
+    // the rendered excerpt, about 50 MB of JSON, besides the item before and after and its first revision.
     const sinceRetitled = await headOfFeed(since);
     for (const id of ids) {
-      const retitled = await fetch(`${api}/cms/v2/posts/${id}?_fields=id`, { method: 'POST', headers: JSON_ADMIN, body: JSON.stringify({ title: `Retitled ${id}` }) });
-      expect(retitled.status, loggedErrors()).toBe(200);
+      const updated = await fetch(`${api}/cms/v2/posts/${id}`, { method: 'POST', headers: JSON_ADMIN, body: JSON.stringify({ title: `Retitled ${id}` }) });
+      expect(updated.status, loggedErrors()).toBe(200);
+      const post = (await updated.json()) as { title: { raw: string }; content: { raw: string; rendered: string } };
+      expect(post.title.raw).toBe(`Retitled ${id}`);
+      expect(post.content.raw).toHaveLength(content.length);
     }
+    // A page over them loaded every item it touched at once, and folded each one's states.
     for (const headers of [{}, ADMIN]) {
       const retitled: number[] = [];
       for (let from = sinceRetitled, last = -1; last !== from; ) {

@@ -68,25 +68,31 @@ export class ChangeSources {
   }
 }
 
-/** Items whose folded state a process keeps for the feed's next page, at most, and the characters of their texts. */
+/**
+ * Items whose folded state a process keeps for the feed's next page, at most, and the bytes of
+ * their texts, counted at two bytes a character (V8's most). Counted in characters against 16 Mi,
+ * one longest post (16 MB of content) was kept for good: a sixth of a worker's 96 MiB heap, which
+ * an update of such a post then lacked. A state whose texts alone pass the budget is folded again
+ * from the log when a page needs it.
+ */
 const FOLDED_KEPT = 2000;
-const FOLDED_KEPT_CHARS = 16 << 20;
+const FOLDED_KEPT_BYTES = 8 << 20;
 
 interface FoldedState {
   seq: number;
   state: Versioned | null;
-  /** About how large the state is: the length of its texts. */
-  chars: number;
+  /** About how large the state is: its texts, at two bytes a character. */
+  bytes: number;
 }
 
 /**
  * The states this process last folded items to, for the feed's next page: the least recently kept
- * goes first once there are FOLDED_KEPT, or their texts pass FOLDED_KEPT_CHARS (2,000 states of
+ * goes first once there are FOLDED_KEPT, or their texts pass FOLDED_KEPT_BYTES (2,000 states of
  * long posts held gigabytes).
  */
 class FoldedStates {
   private readonly states = new Map<number, FoldedState>();
-  private chars = 0;
+  private bytes = 0;
 
   get(stream: number): FoldedState | undefined {
     return this.states.get(stream);
@@ -94,15 +100,19 @@ class FoldedStates {
 
   keep(stream: number, entry: FoldedState): void {
     const previous = this.states.get(stream);
-    if ((previous?.seq ?? 0) > entry.seq || entry.chars > FOLDED_KEPT_CHARS) return;
-    if (previous) this.chars -= previous.chars;
-    this.states.delete(stream);
+    if ((previous?.seq ?? 0) > entry.seq) return;
+    if (previous) {
+      this.states.delete(stream);
+      this.bytes -= previous.bytes;
+    }
+    // Too large to keep: the older state is dropped all the same, as the newer one replaced it.
+    if (entry.bytes > FOLDED_KEPT_BYTES) return;
     this.states.set(stream, entry);
-    this.chars += entry.chars;
-    while (this.states.size > FOLDED_KEPT || this.chars > FOLDED_KEPT_CHARS) {
+    this.bytes += entry.bytes;
+    while (this.states.size > FOLDED_KEPT || this.bytes > FOLDED_KEPT_BYTES) {
       const [oldest, dropped] = this.states.entries().next().value!;
       this.states.delete(oldest);
-      this.chars -= dropped.chars;
+      this.bytes -= dropped.bytes;
     }
   }
 }
@@ -246,7 +256,7 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
         await budget.slices.pause();
       }
       if (before.seq === firstSeq - 1 && onPage.length === lastSeq - firstSeq + 1) {
-        folded.keep(stream, { seq: lastSeq, state, chars: textChars(look.source, state) });
+        folded.keep(stream, { seq: lastSeq, state, bytes: 2 * textChars(look.source, state) });
       }
       look.statesChars = [...new Set([...bySeq.values(), lastKnown])].reduce((sum, each) => sum + textChars(look.source, each), 0);
       heldChars += look.statesChars;

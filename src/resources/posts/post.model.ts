@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { jsonDigest } from '../../lib/json-text.js';
 import { type Db } from 'mongodb';
 import { type Positioned } from '../../store/as-of.js';
 
@@ -70,7 +70,7 @@ export const UNKNOWN = -1;
 /** Whitespace-insensitive identity of the revisioned fields (WordPress normalises before comparing). */
 export function revisionFingerprint(fields: Pick<PostFields, RevisionedField>): string {
   const normalized = REVISIONED_FIELDS.map((field) => fields[field].replace(/\r\n?/g, '\n').trim());
-  return createHash('sha256').update(JSON.stringify(normalized)).digest('base64');
+  return jsonDigest(normalized, 'sha256', 'base64');
 }
 
 export const postsCollection = (db: Db) => db.collection<PostDoc>('posts');

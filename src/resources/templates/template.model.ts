@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { jsonDigest } from '../../lib/json-text.js';
 import { type Collection, type Db } from 'mongodb';
 import { type Positioned } from '../../store/as-of.js';
 import { type IndexSpec } from '../../store/mongo.js';
@@ -47,7 +47,7 @@ export const TEMPLATE_CONTENT_FIELDS: readonly string[] = TEMPLATE_REVISIONED_FI
 /** Whitespace-insensitive identity of the revisioned fields, as WordPress compares them before saving a revision. */
 export function templateFingerprint(fields: Pick<TemplateFields, (typeof TEMPLATE_REVISIONED_FIELDS)[number]>): string {
   const normalized = TEMPLATE_REVISIONED_FIELDS.map((field) => fields[field].replace(/\r\n?/g, '\n').trim());
-  return createHash('sha256').update(JSON.stringify(normalized)).digest('base64');
+  return jsonDigest(normalized, 'sha256', 'base64');
 }
 
 /** A template's fields, without its place in the log. */

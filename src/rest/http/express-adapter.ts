@@ -417,6 +417,9 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
   // rendered), is written a piece at a time: whole, it would be one long serialization. A streamed
   // list is made as fast as the client reads it; an answer already whole is handed to the socket
   // at once, so that a client slow to read holds its text, not the text and the answer besides.
+  // Each piece is handed over as its UTF-8 bytes, outside the JavaScript heap: a string written
+  // while the socket is busy waits in the stream's queue as it is, and the ~50 MB answer to an
+  // update of the longest post, queued as strings, ran a 96 MiB worker out of heap.
   const streamedList = holdsStreamedList(result.body);
   if (streamedList || holdsLongString(result.body)) {
     res.setHeader('Content-Type', jsonp ? 'application/javascript; charset=UTF-8' : 'application/json; charset=UTF-8');
@@ -424,7 +427,7 @@ async function writeResult(req: Request, res: Response, result: RestResult, user
     if (jsonp) res.write(`/**/${callback}(`);
     const slices = new Slices();
     for await (const piece of answerPieces(result.body)) {
-      if (!res.write(piece) && streamedList) await drained(res);
+      if (!res.write(Buffer.from(piece, 'utf8')) && streamedList) await drained(res);
       if (res.destroyed) return;
       await slices.pause();
     }

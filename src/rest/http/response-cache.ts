@@ -87,7 +87,10 @@ export class AnonymousResponseCache {
   /** Keeps an answer computed since `startedAt` (unless the cache was emptied meanwhile), with its entity tag. */
   store(key: string, startedAt: number, result: RestResult, json: string): string {
     const etag = String(result.headers.ETag ?? `W/"${createHash('sha1').update(json).digest('base64url')}"`);
-    const bytes = json.length + key.length;
+    // Counted at two bytes a character, V8's most, as the render cache counts: counted at one, an
+    // answer holding a 16 MB post (an anonymous feed page with `include=item`) fit the 32 MiB
+    // budget and stayed in a 96 MiB worker until the next write, whose own peak it added to.
+    const bytes = 2 * (json.length + key.length);
     if (startedAt !== this.generation || bytes > this.options.maxBytes) return etag;
     const previous = this.entries.get(key);
     if (previous) {
