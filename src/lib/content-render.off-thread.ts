@@ -15,10 +15,7 @@ export const OFF_THREAD_CHARS = 64 * 1024;
 /**
  * The render thread's old generation, in MiB: rendering the longest content a body may carry
  * (16 MB) takes a few copies of it; past this the thread alone ends (its renders fail, and the
- * next starts another), never the process whose requests it serves. In a process started with
- * `--max-old-space-size` (a worker under CMS_WORKER_HEAP_MB), V8's flag wins: the thread gets the
- * worker's cap. Raising the flag for the thread let 32 MB of rendered text back into a 96 MB worker,
- * which then died mid-answer: a failed render is the lesser harm until the worker can hold it.
+ * next starts another), never the process whose requests it serves.
  */
 export const RENDER_THREAD_HEAP_MB = 256;
 
