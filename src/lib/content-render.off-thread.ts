@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { RenderedContentCache, type RenderedFields } from './content-render.cache.js';
 import { renderJob, type RenderAnswer, type RenderJob } from './content-render.thread.js';
@@ -102,7 +103,9 @@ export class ContentRenderer {
 
   private started(): Worker {
     if (this.thread) return this.thread;
-    const thread = new Worker(this.options.threadFile!, { resourceLimits: { maxOldGenerationSizeMb: this.options.threadHeapMb ?? RENDER_THREAD_HEAP_MB } });
+    const heapMb = this.options.threadHeapMb ?? RENDER_THREAD_HEAP_MB;
+    giveNewThreadsTheirOwnHeapCap(heapMb);
+    const thread = new Worker(this.options.threadFile!, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
     // An idle render thread does not keep the process alive.
     thread.unref();
     thread.on('message', (answer: RenderAnswer) => {
@@ -125,6 +128,18 @@ export class ContentRenderer {
     this.thread = thread;
     return thread;
   }
+}
+
+/**
+ * A process started with `--max-old-space-size` (a worker under CMS_WORKER_HEAP_MB) gives that cap
+ * to every isolate it makes, a thread's `resourceLimits` notwithstanding: V8's flag wins, and the
+ * render thread had 113 MB for renders of 16 MB content that take about that. The flag is set to
+ * the thread's cap for isolates made from now on; the process's own heap keeps the cap it started
+ * with (V8 sizes a heap once, when its isolate is made).
+ */
+function giveNewThreadsTheirOwnHeapCap(heapMb: number): void {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (flags.some((flag) => /^--max[-_]old[-_]space[-_]size\b/.test(flag))) setFlagsFromString(`--max-old-space-size=${heapMb}`);
 }
 
 function answered(answer: RenderAnswer): RenderedFields {
