@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { baseEnv, runService, type ServiceProcess } from '../support/service-process.js';
 import { startReceiver, type Received, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { checkDeliveries } from '../faults/webhooks.js';
-import { leaseMs } from '../../src/resources/webhooks/webhook.lease.js';
+import { leaseMs, RENEW_EVERY_MS } from '../../src/resources/webhooks/webhook.lease.js';
 
 // The delivery lease between real service processes on one database and one hostname, as
 // containers with host networking run them: one delivers; a killed holder is taken over within
@@ -170,8 +170,10 @@ describe('the webhook delivery lease, between processes on one hostname', () => 
     }, 1000);
     let post: number;
     try {
-      // The processes' terms ended; whatever they had in flight is over within the delivery timeout.
-      await sleep(TIMEOUT_MS + 500);
+      // The processes' terms ended: each holder sees the later term when it next renews (at most
+      // RENEW_EVERY_MS after its last renewal), and what it had in flight is over within the delivery
+      // timeout. Waiting only the timeout let a holder that had renewed just before deliver the next post.
+      await sleep(RENEW_EVERY_MS + TIMEOUT_MS + 1500);
       const before = receiver.received.length;
       post = await createPost(nodes[1], 'While another machine holds the lease');
       await sleep(LEASE_MS + 2000);

@@ -17,8 +17,8 @@ const RENEWAL_SLACK_MS = 5_000;
 export const LEASE_MARGIN_MS = 5_000;
 /** A renewal acknowledged later than this after it was sent is not counted (see `tick`). */
 const RENEWAL_ROUND_TRIP_MS = LEASE_MARGIN_MS / 2;
-/** A holder renews at most this often, however often it looks. */
-const RENEW_EVERY_MS = 2_000;
+/** A holder renews at most this often, however often it looks; a later term claimed is seen then. */
+export const RENEW_EVERY_MS = 2_000;
 
 /** How long a term lasts without being renewed, for deliveries that take at most `timeoutMs`. */
 export const leaseMs = (timeoutMs: number) => timeoutMs + RENEWAL_SLACK_MS + LEASE_MARGIN_MS;
