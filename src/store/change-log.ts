@@ -8,6 +8,7 @@ import { jsonText } from '../lib/json-text.js';
 import { Slices } from '../lib/time-slices.js';
 import { PositionRows } from './position-rows.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
+import { siteChanges } from './site-changes.js';
 import { StoreError } from './store-errors.js';
 
 /** MongoDB's largest document (`maxBsonObjectSize`); FerretDB 1.24 keeps the same limit. */
@@ -207,9 +208,14 @@ const positionsFrom = (first: number, last: number): number[] => Array.from({ le
 /** Streams whose last position a process remembers, so that its next append there need not read it. */
 const STREAM_CACHE_SIZE = 10_000;
 
+/** How long a process that saw another append (a position taken under it) looks for the log's head before each append. */
+const SHARED_CLOCK_MS = 30_000;
+
 interface Clock {
   /** The highest position this process has handed out, once known. */
   last?: number;
+  /** Until when another process is taken to be appending too (`performance.now()` time). */
+  sharedUntil: number;
   starting?: Promise<number>;
   streams: Map<number, { seq: number; position: number }>;
 }
@@ -217,7 +223,19 @@ interface Clock {
 const clocks = new WeakMap<Db, Clock>();
 const clockOf = (db: Db): Clock => {
   let clock = clocks.get(db);
-  if (!clock) clocks.set(db, (clock = { streams: new Map() }));
+  if (!clock) {
+    const created: Clock = { streams: new Map(), sharedUntil: 0 };
+    clocks.set(db, (clock = created));
+    // Processes appending by turns would each try the position the other took last.
+    siteChanges(db).shareHighest('position', {
+      highest: () => created.last,
+      learn: (highest) => {
+        if (created.last === undefined || highest <= created.last) return;
+        created.last = highest;
+        created.sharedUntil = performance.now() + SHARED_CLOCK_MS;
+      },
+    });
+  }
   return clock;
 };
 
@@ -435,7 +453,12 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
     return (await events.findOne({ stream, seq }, { projection: { position: 1 } }))?.position ?? 0;
   };
 
-  /** Hands out `count` consecutive positions above `floor` and this process's last, in this process. */
+  /**
+   * Hands out `count` consecutive positions above `floor` and this process's last, in this process.
+   * While other processes append too, the next position is usually theirs by the time this one
+   * appends: then the first free one is looked up first (one read by key when free), which costs
+   * less than losing the race for it.
+   */
   const reserve = async (count: number, floor: number): Promise<number> => {
     if (clock.last === undefined) {
       // Looked up once per process; a lookup the database failed is tried again by the next append.
@@ -444,6 +467,9 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
         throw error;
       });
       clock.last = Math.max(clock.last ?? 0, (await clock.starting) - 1);
+    } else if (clock.sharedUntil > performance.now()) {
+      const head = await firstFreeAfter(Math.max(clock.last, floor));
+      clock.last = Math.max(clock.last, head - 1);
     }
     const first = Math.max(clock.last + 1, floor + 1);
     clock.last = first + count - 1;
@@ -526,6 +552,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
           abandon(rows.slice(stored).map((row) => row.position!));
           break;
         }
+        clock.sharedUntil = performance.now() + SHARED_CLOCK_MS;
         const next = await firstFreeAfter(refused.position!);
         rows.slice(stored).forEach((row, offset) => Object.assign(row, atPosition(next + offset)));
         clock.last = Math.max(clock.last!, rows.at(-1)!.position!);

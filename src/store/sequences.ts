@@ -1,5 +1,6 @@
 import { type Db } from 'mongodb';
 import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
+import { siteChanges } from './site-changes.js';
 
 /**
  * The integer id sequences (CONTRACT "Identifiers"): `content` for every post-like object and
@@ -49,6 +50,15 @@ class Unavailable {
 export function sequences(db: Db): Sequences {
   const claims = db.collection<IdClaim>('id_claims');
   const last = new Map<SequenceName, number>();
+  // Processes claiming by turns would each try the id the other claimed last.
+  for (const name of SEQUENCES) {
+    siteChanges(db).shareHighest(`id_${name}`, {
+      highest: () => last.get(name),
+      learn: (highest) => {
+        if (last.has(name)) last.set(name, Math.max(last.get(name)!, highest));
+      },
+    });
+  }
   const queue = new Map<SequenceName, Promise<Unavailable | undefined>>();
 
   const taken = async (name: SequenceName, id: number) => (await claims.findOne({ _id: claimKey(name, id) }, { projection: { _id: 1 } })) !== null;

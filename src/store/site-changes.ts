@@ -31,6 +31,20 @@ export interface SiteChanges {
   changed(scope?: ChangeScope): Promise<void>;
   /** Registers what to empty when anything changed, or (`site`) only when more than content did. */
   onChange(forget: () => void, scope?: ListenScope): void;
+  /**
+   * Shares a number this process hands out (a log position, an id) with the others: each token
+   * this process writes carries the highest it has handed out, and each look tells `learn` the
+   * highest any process announced. A hint, not a claim (the unique index decides who gets a
+   * number): a process writing after another's answered write starts past it instead of losing
+   * a race for it.
+   */
+  shareHighest(name: string, counter: SharedCounter): void;
+}
+
+export interface SharedCounter {
+  /** The highest this process has handed out, once known. */
+  highest(): number | undefined;
+  learn(highest: number): void;
 }
 
 /** What a write may have changed: anything, or only content (items of the change log, terms, media). */
@@ -60,11 +74,14 @@ interface Tokens {
   token: string;
   site?: string;
   at: Date;
+  /** The highest of each shared counter announced (`shareHighest`). */
+  highest?: Record<string, number>;
 }
 
 function tokenChanges(db: Db): SiteChanges {
   const checkpoints = db.collection<Tokens>('checkpoints');
   const listeners: { forget: () => void; scope: ListenScope }[] = [];
+  const counters = new Map<string, SharedCounter>();
   // Nothing seen yet: the first look empties whatever start-up filled.
   let seen: { token?: string; site?: string } | undefined;
   let looking: Promise<void> | undefined;
@@ -81,12 +98,18 @@ function tokenChanges(db: Db): SiteChanges {
   async function announce(scope: ChangeScope): Promise<void> {
     const token = randomUUID();
     const change = scope === 'site' ? { token, site: token, at: new Date() } : { token, at: new Date() };
+    const highest: Record<string, number> = {};
+    for (const [name, counter] of counters) {
+      const value = counter.highest();
+      if (value !== undefined) highest[`highest.${name}`] = value;
+    }
+    const update = Object.keys(highest).length ? { $set: change, $max: highest } : { $set: change };
     try {
-      await checkpoints.updateOne({ _id: CHANGED }, { $set: change }, { upsert: true });
+      await checkpoints.updateOne({ _id: CHANGED }, update, { upsert: true });
     } catch (error) {
       // FerretDB does not retry an upsert that lost the race to insert: the document exists now.
       if (!isDuplicateKey(error)) throw error;
-      await checkpoints.updateOne({ _id: CHANGED }, { $set: change });
+      await checkpoints.updateOne({ _id: CHANGED }, update);
     }
     // Not taken as seen: another process's token this one overwrote must still empty the caches at the next look.
     if (unannounced === scope || scope === 'site') unannounced = undefined;
@@ -121,6 +144,7 @@ function tokenChanges(db: Db): SiteChanges {
   async function look(): Promise<void> {
     if (unannounced) await announce(unannounced);
     const found = await checkpoints.findOne({ _id: CHANGED });
+    for (const [name, value] of Object.entries(found?.highest ?? {})) if (typeof value === 'number') counters.get(name)?.learn(value);
     const now = { token: found?.token, site: found?.site };
     if (!seen || now.site !== seen.site) forget('site');
     else if (now.token !== seen.token) forget('content');
@@ -160,6 +184,9 @@ function tokenChanges(db: Db): SiteChanges {
     },
     onChange(forget, scope = 'any') {
       listeners.push({ forget, scope });
+    },
+    shareHighest(name, counter) {
+      counters.set(name, counter);
     },
   };
 }

@@ -186,6 +186,35 @@ describe('a reader by position', () => {
     expectOneClock(await itemEvents());
   });
 
+  it('are taken by two processes writing by turns without either losing a race for one', async () => {
+    const { app } = services;
+    // What each process sent to the log: a (stream, seq) sent at more than one position lost the race for the first.
+    const sent = [new Map<string, Set<number>>(), new Map<string, Set<number>>()];
+    const recorder = (process: number) => (event: CommandStartedEvent) => {
+      if (event.commandName !== 'insert' || event.command.insert !== 'events') return;
+      for (const row of event.command.documents as EventRow[]) {
+        if (row.stream === 0) continue;
+        const key = `${row.stream}:${row.seq}`;
+        sent[process].set(key, (sent[process].get(key) ?? new Set()).add(row.position!));
+      }
+    };
+    const writers = [await startServiceOn(app.databaseName, { onCommand: recorder(0) }), await startServiceOn(app.databaseName, { onCommand: recorder(1) })];
+    try {
+      // Each its own post: an append goes above its item's previous event, wherever that was written.
+      const posts = await Promise.all(writers.map(async (writer) => (await send(writer.siteUrl, '/posts', app.admin, { title: 'By turns', status: 'publish' })).body.id as number));
+      for (let n = 0; n < 12; n++) {
+        const answer = await send(writers[n % 2].siteUrl, `/posts/${posts[n % 2]}`, app.admin, { title: `By turns ${n}` });
+        expect(answer.status).toBe(200);
+      }
+    } finally {
+      await Promise.all(writers.map((writer) => writer.stop()));
+    }
+    const appends = sent.map((byKey) => [...byKey.values()]);
+    expect(appends[1].length).toBeGreaterThanOrEqual(6);
+    expect(appends.flat().filter((positions) => positions.size > 1)).toEqual([]);
+    expectOneClock(await itemEvents());
+  });
+
   it('stops at a missing position with nothing after it: the end of the log', async () => {
     const { app } = services;
     const { position } = await lastWrite('At the end');
