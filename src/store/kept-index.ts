@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type Db, type Document, type Filter, type Sort } from 'mongodb';
+import { type Collection, type Db, type Document, type Filter, type Sort, type WithId } from 'mongodb';
 import siftModule from 'sift';
 import { changeLog, GAP_WAIT_MS, POSITION_BLOCK, type StoredEvent } from './change-log.js';
+import { findByIds } from './filters.js';
 import { isDuplicateKey } from './mongo.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
 import { siteChanges } from './site-changes.js';
@@ -119,6 +120,12 @@ export interface KeptIndex {
   serves(filter: object, sort: Sort): boolean;
   /** The ids of one page of a list in order, and how many match. */
   page(db: Db, filter: object, sort: Sort, skip: number, limit: number): Promise<KeptPage>;
+  /**
+   * One page of a list of `collection` and how many match: from the index when it serves the list
+   * (only the page's documents are read, each by key), else by a query and a count, which the
+   * embedded database answers by decoding every row (`unserved` says why, for the query report).
+   */
+  list<T extends { _id: number }>(db: Db, collection: Collection<T>, filter: Filter<T>, sort: Sort, window: { skip: number; perPage: number }, unserved: string): Promise<{ docs: WithId<T>[]; total: number }>;
   /** Every entry, current as `page` reads them: what a list as of an earlier point starts from (`as-of.ts`). */
   entries(db: Db): Promise<ReadonlyMap<number, Readonly<Document>>>;
   /** This process wrote the document `id` (null: it is gone): its entry now (the others follow the event). */
@@ -283,6 +290,18 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
       const entries = await current(db);
       const ids = ordered(copyOf(db), entries, filter, sort);
       return { ids: ids.slice(skip, limit > 0 ? skip + limit : undefined), total: ids.length };
+    },
+    async list(db, collection, filter, sort, window, unserved) {
+      if (!this.serves(filter, sort)) {
+        const comment = `${FULL_SCAN_COMMENT} ${unserved}`;
+        const [total, docs] = await Promise.all([
+          collection.countDocuments(filter, { comment }),
+          collection.find(filter, { comment }).sort(sort).skip(window.skip).limit(window.perPage).toArray(),
+        ]);
+        return { total, docs };
+      }
+      const { ids, total } = await this.page(db, filter, sort, window.skip, window.perPage);
+      return { total, docs: await findByIds(collection, ids as WithId<never>['_id'][]) };
     },
     entries: (db) => current(db),
     wrote(db, id, doc) {

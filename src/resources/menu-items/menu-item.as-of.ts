@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { type Deps } from '../../deps.js';
 import { asOfAnswer, asOfListTag, HISTORY_ITEM_LINKS, pinLinks, requestedPosition, restorePosition } from '../../rest/as-of.js';
 import { ifMatchOf, ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
@@ -12,7 +11,7 @@ import { createMenuItem, deleteMenuItem, findMenuItem, itemsOfMenu, updateMenuIt
 import { PostInvalidId } from '../post-errors.js';
 import { menuItemHistory } from './menu-item.history.js';
 import { admitMenuItem, admitMenuItemPlace, admitRestoredMenuItem } from './menu-item.input.js';
-import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
+import { menuItemsCollection, type MenuItemDoc, type MenuItemFields, menuStateTag } from './menu-item.model.js';
 import { MENU_ITEM_STREAM_TYPE } from './menu-item.projection.js';
 import { filterKeptText } from './menu-item.revisions.js';
 import { menuItemListIndex } from './menu-item.projection.js';
@@ -76,21 +75,11 @@ export async function restoreMenuItemAt(req: RestRequest, deps: Deps): Promise<R
   return new RestResponse(await prepareOne(doc, req, deps), 200, { ETag: `"${doc.version}"` });
 }
 
-/** A menu's state as `If-Match` names it: each of its items and the seq it is at. */
-export function menuStateTag(items: readonly Pick<MenuItemDoc, '_id' | 'version'>[]): string {
-  const pairs = items.map((item) => `${item._id}:${item.version}`).sort();
-  return `menu-${createHash('sha256').update(pairs.join(',')).digest('base64url').slice(0, 22)}`;
-}
 
 /** The items of a menu now, and its state's tag. */
 export async function menuState(deps: Deps, menu: number): Promise<{ items: MenuItemDoc[]; tag: string }> {
   const items = await itemsOfMenu(deps, menu);
   return { items, tag: menuStateTag(items) };
-}
-
-/** A menu's state's tag alone (its items' ids and seqs, read by the menu's index). */
-export async function menuTag(deps: Deps, menu: number): Promise<string> {
-  return menuStateTag(await menuItemsCollection(deps.store.db).find({ menu }, { projection: { _id: 1, version: 1 } }).toArray());
 }
 
 /** The one condition each command of a restore carries: the item is still at the seq the restore read. */

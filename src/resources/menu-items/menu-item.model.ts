@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Db } from 'mongodb';
 import { type Positioned } from '../../store/as-of.js';
 import { type IndexSpec } from '../../store/mongo.js';
@@ -66,3 +67,9 @@ export const menuItemIndexes: IndexSpec[] = [
   { collection: 'menu_items', key: { slug: 1, status: 1, menuOrder: 1, _id: 1 }, name: 'slug_status_order' },
   { collection: 'menu_items', key: { status: 1, slug: 1, _id: 1 }, name: 'status_slug' },
 ];
+
+/** A menu's state as `If-Match` names it: each of its items and the seq it is at. */
+export function menuStateTag(items: readonly Pick<MenuItemDoc, '_id' | 'version'>[]): string {
+  const pairs = items.map((item) => `${item._id}:${item.version}`).sort();
+  return `menu-${createHash('sha256').update(pairs.join(',')).digest('base64url').slice(0, 22)}`;
+}

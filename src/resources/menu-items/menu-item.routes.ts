@@ -15,7 +15,7 @@ import { menuItemListArgs, menuItemSchema, menuItemWriteArgs } from './menu-item
 import { linkedObjects, prepareMenuItem, prepareOne } from './menu-item.serializer.js';
 import { savesOf } from '../../registry/saved-fields.js';
 import { AS_OF_ARGS, asksAsOf } from '../../rest/as-of.js';
-import { getMenuItemAt, listMenuItemsAt, menuTag, restoreMenuItemAt } from './menu-item.as-of.js';
+import { getMenuItemAt, listMenuItemsAt, restoreMenuItemAt } from './menu-item.as-of.js';
 
 const TrashNotSupported = defineRestError('rest_trash_not_supported', "Menu items do not support trashing. Set 'force=true' to delete.", 501);
 
@@ -36,12 +36,11 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
         handler: async (req, deps) => {
           if (asksAsOf(req)) return listMenuItemsAt(req, deps);
           const window = pageWindow(req.params);
-          const { docs, total } = await listMenuItems(req, deps, window);
+          const { docs, total, menuTag } = await listMenuItems(req, deps, window);
           const linked = await linkedObjects(deps, docs);
           const response = pageOf(docs.map((doc) => prepareMenuItem(doc, req, deps, linked)), total, window, PostInvalidPage);
           // The items of one menu carry the menu's state, which its restore takes as `If-Match`.
-          const menus = req.params.menus as number[] | undefined;
-          if (menus?.length === 1) response.headers.ETag = `"${await menuTag(deps, menus[0])}"`;
+          if (menuTag) response.headers.ETag = `"${menuTag}"`;
           return response;
         },
       },

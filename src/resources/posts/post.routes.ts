@@ -16,8 +16,6 @@ import { findPostOfType, postEtag } from './post.history.js';
 import { changesFromRequest } from './post.input.js';
 import { postsCollection, type PostDoc, type PostFields } from './post.model.js';
 import { postListIndex } from './post.projection.js';
-import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
-import { findByIds } from '../../store/filters.js';
 import { type Filter, type Sort } from 'mongodb';
 import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 import { postListQuery, PostInvalidPage } from './post.queries.js';
@@ -78,21 +76,9 @@ async function newPostFields(req: RestRequest, deps: Deps, type: PostTypeDef, id
   return fields;
 }
 
-/**
- * One page of a list and its total: from the list index each process keeps, reading only the
- * page's items by key, unless the list filters or sorts on what the index does not keep (a search).
- */
+/** One page of a list and its total (`KeptIndex.list`). */
 async function listPosts(deps: Deps, filter: Filter<PostDoc>, sort: Sort, window: { skip: number; perPage: number }): Promise<{ total: number; docs: PostDoc[] }> {
-  const posts = postsCollection(deps.store.db);
-  if (!postListIndex.serves(filter, sort)) {
-    const [total, docs] = await Promise.all([
-      posts.countDocuments(filter, { comment: `${FULL_SCAN_COMMENT} a search of titles and content, or the title order, which the list index does not keep` }),
-      posts.find(filter, { comment: `${FULL_SCAN_COMMENT} a search of titles and content, or the title order, which the list index does not keep` }).sort(sort).skip(window.skip).limit(window.perPage).toArray(),
-    ]);
-    return { total, docs };
-  }
-  const { ids, total } = await postListIndex.page(deps.store.db, filter, sort, window.skip, window.perPage);
-  return { total, docs: await findByIds(posts, ids) };
+  return postListIndex.list(deps.store.db, postsCollection(deps.store.db), filter, sort, window, 'a search of titles and content, or the title order, which the list index does not keep');
 }
 
 /** The routes of one post type (`/posts`, `/pages`), generated from the registry as WordPress does. */
