@@ -168,6 +168,10 @@ describe('menu items', () => {
     const list = async (query: Json) => {
       const response = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { per_page: 100, ...query } });
       expect(response.status, JSON.stringify(response.body)).toBe(200);
+      // The same list of the one menu they are in, whose items are filtered in memory.
+      const ofMenu = await app.api('GET', '/cms/v2/menu-items', { headers: app.admin, query: { per_page: 100, ...query, menus: [menu] } });
+      expect(ofMenu.body.map((item: Json) => item.id)).toEqual(response.body.map((item: Json) => item.id));
+      expect(ofMenu.headers.get('x-wp-total')).toBe(String(response.body.length));
       return response.body.map((item: Json) => item.id);
     };
     expect(await list({ search: word })).toEqual([titled.id, described.id, hinted.id]);
