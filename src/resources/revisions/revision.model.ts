@@ -27,6 +27,8 @@ export interface RevisionDoc {
   block?: string;
   /** An autosave's item and author (`autosaveKey`), by which a user's autosave of an item is found. */
   autosaveOf?: string;
+  /** How many characters of text it holds (its texts and its item's fields): whether its block is small enough to read whole. */
+  textSize?: number;
 }
 
 /**
@@ -49,6 +51,7 @@ export const autosaveKey = (parent: number, author: number) => `${parent}:${auth
 export const storedRevision = (revision: RevisionDoc): RevisionDoc => ({
   ...revision,
   block: revisionBlock(revision.parent, revision.version),
+  textSize: (revision.title?.length ?? 0) + (revision.content?.length ?? 0) + (revision.excerpt?.length ?? 0) + (revision.item ? JSON.stringify(revision.item).length : 0),
   ...(revision.kind === 'autosave' ? { autosaveOf: autosaveKey(revision.parent, revision.author) } : {}),
 });
 

@@ -149,9 +149,9 @@ export async function revisionPage(deps: Deps, parent: RevisionedItem, params: R
     if (!byDate) return { docs: rowsInOrder(deps, await orderedIds(deps, filter, params, dir, { skip, limit }), projection), total, totalPages };
     // `date` (WordPress's "date ID") and `include_slugs`, which without `slug` falls back to the date.
     // Rows without their texts are small: read whole as their order is found.
-    if (textless(projection)) return { docs: toAsync(await pageByBlocks(deps, parent, dir, skip, limit, projection)), total, totalPages };
-    const ids = (await pageByBlocks(deps, parent, dir, skip, limit, { _id: 1, date: 1 })).map((row) => row._id);
-    return { docs: rowsInOrder(deps, ids, projection), total, totalPages };
+    if (textless(projection)) return { docs: toAsync((await pageByBlocks(deps, parent, dir, skip, limit, projection)).page), total, totalPages };
+    const keys = await pageByBlocks(deps, parent, dir, skip, limit, { _id: 1, date: 1, block: 1, textSize: 1 });
+    return { docs: rowsInOrder(deps, keys.page.map((row) => row._id), projection, smallBlocks(keys.read)), total, totalPages };
   }
   const ordered = await orderedIds(deps, filter, params, dir);
   const total = ordered.length;
@@ -169,7 +169,7 @@ const BLOCKS_AT_ONCE = 2;
  * since rows of neighbouring blocks may share or swap dates (clocks of different processes); then
  * sorted. A page costs the blocks it spans, not the item's history.
  */
-async function pageByBlocks(deps: Deps, parent: RevisionedItem, dir: 1 | -1, skip: number, limit: number, projection: Record<string, 0 | 1>): Promise<RevisionDoc[]> {
+async function pageByBlocks(deps: Deps, parent: RevisionedItem, dir: 1 | -1, skip: number, limit: number, projection: Record<string, 0 | 1>): Promise<{ page: RevisionDoc[]; read: RevisionDoc[] }> {
   const revisions = revisionsCollection(deps.store.db);
   const lastBlock = Math.floor(parent.version / REVISION_BLOCK);
   const wanted = limit ? skip + limit : Number.POSITIVE_INFINITY;
@@ -184,7 +184,27 @@ async function pageByBlocks(deps: Deps, parent: RevisionedItem, dir: 1 | -1, ski
     if (filledAt === undefined && rows.length >= wanted) filledAt = next - dir;
   }
   rows.sort((a, b) => (a.date < b.date ? -dir : a.date > b.date ? dir : (a._id - b._id) * dir));
-  return rows.slice(skip, limit ? skip + limit : undefined);
+  return { page: rows.slice(skip, limit ? skip + limit : undefined), read: rows };
+}
+
+/** The most text a block of rows may hold for a page to read it whole, in one query, at once. */
+const SMALL_BLOCK_CHARS = 512 * 1024;
+
+/**
+ * Which rows are in a block small enough to read whole, from a read of every row of each block:
+ * a block whose rows all say how much text they hold (`textSize`), together at most
+ * `SMALL_BLOCK_CHARS`.
+ */
+function smallBlocks(rows: readonly RevisionDoc[]): Map<number, string> {
+  const sizes = new Map<string, number>();
+  for (const row of rows) {
+    if (row.block === undefined) continue;
+    const size = row.textSize === undefined ? Number.POSITIVE_INFINITY : row.textSize;
+    sizes.set(row.block, (sizes.get(row.block) ?? 0) + size);
+  }
+  const blockOf = new Map<number, string>();
+  for (const row of rows) if (row.block !== undefined && sizes.get(row.block)! <= SMALL_BLOCK_CHARS) blockOf.set(row._id, row.block);
+  return blockOf;
 }
 
 /** The ids of the matching rows (or of the `page` of them) in the asked order, read with their sort keys only. */
@@ -228,13 +248,23 @@ function listFilter(parent: number, params: RevisionListParams): Filter<Revision
 /**
  * The rows with these ids, in this order (missing ones left out), each read when the previous one
  * was taken: a revision may hold megabytes of text, so a page holds one at a time. Rows without
- * their texts are small, and read all at once, as before.
+ * their texts are small, and read all at once, as before; so is a run of rows from one block
+ * known to be small (`smallBlock`: a row's block, when that block is), in one query where each
+ * row cost one. A row not in its block any more (an autosave written again since) is read by key.
  */
-async function* rowsInOrder(deps: Deps, ids: readonly number[], projection: Record<string, 0>): AsyncGenerator<RevisionDoc> {
+async function* rowsInOrder(deps: Deps, ids: readonly number[], projection: Record<string, 0>, smallBlock = new Map<number, string>()): AsyncGenerator<RevisionDoc> {
   const revisions = revisionsCollection(deps.store.db);
-  const atOnce = textless(projection) ? Math.max(1, ids.length) : 1;
-  for (let start = 0; start < ids.length; start += atOnce) {
-    yield* await findByIds(revisions, ids.slice(start, start + atOnce), { projection });
+  if (textless(projection)) return yield* await findByIds(revisions, ids, { projection });
+  for (let start = 0; start < ids.length; ) {
+    const block = smallBlock.get(ids[start]);
+    let end = start + 1;
+    while (block !== undefined && end < ids.length && smallBlock.get(ids[end]) === block) end++;
+    const inBlock = block === undefined ? new Map<number, RevisionDoc>() : new Map((await revisions.find({ block }, { projection }).toArray()).map((row) => [row._id, row]));
+    for (const id of ids.slice(start, end)) {
+      const row = inBlock.get(id) ?? (await revisions.findOne({ _id: id }, { projection }));
+      if (row) yield row;
+    }
+    start = end;
   }
 }
 
