@@ -59,8 +59,15 @@ export function startScheduler(deps: Deps): BackgroundWork {
   async function readNext(): Promise<void> {
     heard = false;
     readAt = performance.now();
-    const [doc] = await postsCollection(db).find({ status: 'future', dateGmt: { $gt: '' } }, { projection: { dateGmt: 1 }, sort: { dateGmt: 1 }, limit: 1 }).toArray();
-    next = dueAt(doc?.dateGmt);
+    // Every scheduled item's date, the earliest taken here: the embedded database pushes down the
+    // equality alone (a sort or a limit would have it decode every scheduled item anyway), and a
+    // site schedules few items at a time.
+    const scheduled = await postsCollection(db).find({ status: 'future' }, { projection: { dateGmt: 1 } }).toArray();
+    next = Number.NaN;
+    for (const doc of scheduled) {
+      const at = dueAt(doc.dateGmt);
+      if (!Number.isNaN(at) && !(at >= next)) next = at;
+    }
   }
 
   /** One turn of the loop; how long to wait before the next. */
