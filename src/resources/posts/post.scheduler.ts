@@ -17,7 +17,13 @@ export const SCHEDULER_LEASE_MS = leaseMs(PUBLISH_MS);
  * within this long. Writes through this process are heard of at once.
  */
 const LOOK_MS = 500;
-/** How often the holder reads the next scheduled item anyway: what no write announced (a script's append). */
+/**
+ * The holder reads the scheduled items at most this often after writes it heard of: an item is
+ * scheduled at least a minute ahead (a nearer date publishes it at once), so a busy site's writes
+ * cost one read in this long, not one each.
+ */
+const READ_EVERY_MS = 500;
+/** How often the holder reads the scheduled items anyway: what no write announced (a script's append). */
 const RESCAN_MS = 5000;
 /** How often a process that does not hold the lease looks at it when it knows of no moment to (at start, after an error). */
 const CLAIM_LOOK_MS = 5000;
@@ -29,12 +35,12 @@ const dueAt = (dateGmt: string | null | undefined) => (dateGmt ? Date.parse(`${d
  * The scheduler (WordPress's `publish_future_post` cron event, without a request to run it): run
  * by every service process, it works only in the holder of the scheduling lease (`workLease`,
  * terms in `scheduler_leases`), which another process takes over within the lease's bound once
- * the holder stops renewing it (killed, or paused). The holder reads the next scheduled item of
- * any post type, sleeps until its date and publishes every item then due through
+ * the holder stops renewing it (killed, or paused). The holder reads when the next scheduled
+ * item of any post type comes, sleeps until then and publishes every item then due through
  * `publishScheduledPost`, so the history, the change feed and the webhooks record the moment of
- * publication. It reads the next item again when a write changed what is scheduled (heard of at
- * once from this process, within `LOOK_MS` from others, through the site's change token), and
- * every `RESCAN_MS`.
+ * publication. It reads the scheduled items again after a write that may have changed them (heard
+ * of at once from this process, within `LOOK_MS` from others, through the site's change token; at
+ * most every `READ_EVERY_MS`), and every `RESCAN_MS`.
  *
  * A publication starts only while the term covers it: two holders, one of them past its term,
  * would at worst both try, and the command appends nothing for an item no longer scheduled.
@@ -52,6 +58,7 @@ export function startScheduler(deps: Deps): BackgroundWork {
   let lastClaimLook = Number.NEGATIVE_INFINITY;
   let wake = () => {};
   changes.onChange(() => {
+    if (heard) return;
     heard = true;
     wake();
   });
@@ -81,7 +88,8 @@ export function startScheduler(deps: Deps): BackgroundWork {
     }
     // Renews the term every few seconds, at once when it no longer covers a publication.
     if (!(await lease.tick())) return LOOK_MS;
-    if (heard || performance.now() - readAt >= RESCAN_MS) await readNext();
+    const sinceRead = performance.now() - readAt;
+    if ((heard && sinceRead >= READ_EVERY_MS) || sinceRead >= RESCAN_MS) await readNext();
     const wait = next - deps.clock().getTime();
     if (wait <= 0) {
       if (!lease.covers()) return LOOK_MS;
@@ -91,7 +99,9 @@ export function startScheduler(deps: Deps): BackgroundWork {
       return due > 0 ? 0 : LOOK_MS;
     }
     if (!(wait <= LOOK_MS)) await changes.catchUp();
-    return Number.isNaN(wait) ? LOOK_MS : Math.min(wait, LOOK_MS);
+    // A write heard of meanwhile is read after at most READ_EVERY_MS (catching up may have heard one).
+    const reading = heard ? Math.max(0, readAt + READ_EVERY_MS - performance.now()) : LOOK_MS;
+    return Math.min(Number.isNaN(wait) ? LOOK_MS : wait, LOOK_MS, reading);
   }
 
   const running = asServiceWork('scheduler', async () => {
