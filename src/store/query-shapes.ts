@@ -24,11 +24,11 @@ export interface QueryShape {
 
 /**
  * Collections that stay small whatever the content (a handful of options, checkpoints, faults,
- * owed erasures, installed plugins, the menus that add pages, uploads under way, the webhook
- * deliverer's lease): a scan of them costs nothing.
+ * owed erasures, installed plugins, the menus that add pages, uploads under way, the leases of
+ * the webhook deliverer and the scheduler): a scan of them costs nothing.
  * Every other collection grows with the site.
  */
-export const SMALL_COLLECTIONS = new Set(['options', 'checkpoints', 'projection_faults', 'owed_erasures', 'counters', 'plugins', 'menu_auto_add', 'pending_uploads', 'webhook_leases']);
+export const SMALL_COLLECTIONS = new Set(['options', 'checkpoints', 'projection_faults', 'owed_erasures', 'counters', 'plugins', 'menu_auto_add', 'pending_uploads', 'webhook_leases', 'scheduler_leases']);
 
 /** A scan made on purpose says so in its command's comment. */
 export const FULL_SCAN_COMMENT = 'full-scan:';

@@ -5,6 +5,7 @@ import { backfillAutosaveKeys, backfillRevisionBlocks, postsProjection } from '.
 import { handOverPostsOf } from './post.authors.js';
 import { publishedAuthorIds } from './post.lookups.js';
 import { postTypeRoutes } from './post.routes.js';
+import { startScheduler } from './post.scheduler.js';
 import { autosaveRoutes } from '../autosaves/index.js';
 import { historyRoutes } from '../history/index.js';
 import { revisionRoutes } from '../revisions/index.js';
@@ -27,7 +28,8 @@ export { permalink, prepareMany, prepareOne, preparePost } from './post.serializ
 /**
  * Posts and pages (the types the posts controller serves): their routes, indexes and projection;
  * for the types that support them, as WordPress registers them, their revisions, autosaves and
- * history over the shared routes, and their changes in the feed.
+ * history over the shared routes, and their changes in the feed; and the scheduler, which
+ * publishes scheduled items of every post type at their time.
  */
 export const postsResource: ResourceManifest = {
   routes: [
@@ -51,4 +53,5 @@ export const postsResource: ResourceManifest = {
     },
     answers: { publishedAuthorIds },
   },
+  background: startScheduler,
 };

@@ -125,6 +125,28 @@ export async function updatePost(
   return doc!;
 }
 
+/**
+ * Publishes a scheduled item whose time has come (WordPress's `wp_publish_post`): one `updated`
+ * event, at the moment of publication, with no revision. Nothing is appended when the item is no
+ * longer scheduled (another process published it first): null then.
+ */
+export async function publishScheduledPost(deps: Deps, id: number, actor: number): Promise<PostDoc | null> {
+  const { state, event } = await commit(
+    deps,
+    id,
+    actor,
+    async (current) => {
+      if (current.status !== 'future') return null;
+      const now = await siteNow(deps);
+      return { type: 'updated', data: { changes: { status: 'publish', modified: now.local, modifiedGmt: now.gmt } } };
+    },
+    undefined,
+    undefined,
+    'update',
+  );
+  return event ? state : null;
+}
+
 /** Moves an item to the trash, remembering its status and freeing its slug (`__trashed`). */
 export function trashPost(deps: Deps, id: number, actor: number, options: UpdateOptions = {}): Promise<PostDoc> {
   return updatePost(

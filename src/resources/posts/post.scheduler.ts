@@ -1,0 +1,135 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Deps } from '../../deps.js';
+import { leaseMs, workLease } from '../../store/lease.js';
+import { asServiceWork } from '../../store/service-work.js';
+import { siteChanges } from '../../store/site-changes.js';
+import { type BackgroundWork } from '../manifest.js';
+import { postsCollection } from './post.model.js';
+import { publishDue } from './post.side-effects.js';
+
+/** The longest a publication (its command and the hooks after it) is reckoned to take: the lease covers it whole. */
+const PUBLISH_MS = 2000;
+/** How long after its holder's last renewal another process may take the scheduling lease over. */
+export const SCHEDULER_LEASE_MS = leaseMs(PUBLISH_MS);
+/**
+ * How often the holder looks at the site's change token (one read by key) while it waits: a
+ * write through another process that schedules an item, or brings one forward, is heard of
+ * within this long. Writes through this process are heard of at once.
+ */
+const LOOK_MS = 500;
+/**
+ * The holder reads the scheduled items at most this often after writes it heard of: an item is
+ * scheduled at least a minute ahead (a nearer date publishes it at once), so a busy site's writes
+ * cost one read in this long, not one each.
+ */
+const READ_EVERY_MS = 500;
+/** How often the holder reads the scheduled items anyway: what no write announced (a script's append). */
+const RESCAN_MS = 5000;
+/** How often a process that does not hold the lease looks at it when it knows of no moment to (at start, after an error). */
+const CLAIM_LOOK_MS = 5000;
+
+/** When a scheduled item's `date_gmt` (a GMT date without zone, to the second) comes; NaN for none. */
+const dueAt = (dateGmt: string | null | undefined) => (dateGmt ? Date.parse(`${dateGmt}Z`) : Number.NaN);
+
+/**
+ * The scheduler (WordPress's `publish_future_post` cron event, without a request to run it): run
+ * by every service process, it works only in the holder of the scheduling lease (`workLease`,
+ * terms in `scheduler_leases`), which another process takes over within the lease's bound once
+ * the holder stops renewing it (killed, or paused). The holder reads when the next scheduled
+ * item of any post type comes, sleeps until then and publishes every item then due through
+ * `publishScheduledPost`, so the history, the change feed and the webhooks record the moment of
+ * publication. It reads the scheduled items again after a write that may have changed them (heard
+ * of at once from this process, within `LOOK_MS` from others, through the site's change token; at
+ * most every `READ_EVERY_MS`), and every `RESCAN_MS`.
+ *
+ * A publication starts only while the term covers it: two holders, one of them past its term,
+ * would at worst both try, and the command appends nothing for an item no longer scheduled.
+ */
+export function startScheduler(deps: Deps): BackgroundWork {
+  const db = deps.store.db;
+  const lease = workLease(db, { collection: 'scheduler_leases', workMs: PUBLISH_MS });
+  const logger = deps.logger.child({ component: 'scheduler' });
+  const stopping = new AbortController();
+  const changes = siteChanges(db);
+  /** When the next scheduled item comes (NaN: none), as last read, and when it was read. */
+  let next = Number.NaN;
+  let readAt = Number.NEGATIVE_INFINITY;
+  let heard = true;
+  let lastClaimLook = Number.NEGATIVE_INFINITY;
+  let wake = () => {};
+  changes.onChange(() => {
+    if (heard) return;
+    heard = true;
+    wake();
+  });
+
+  async function readNext(): Promise<void> {
+    heard = false;
+    readAt = performance.now();
+    // Every scheduled item's date, the earliest taken here: the embedded database pushes down the
+    // equality alone (a sort or a limit would have it decode every scheduled item anyway), and a
+    // site schedules few items at a time.
+    const scheduled = await postsCollection(db).find({ status: 'future' }, { projection: { dateGmt: 1 } }).toArray();
+    next = Number.NaN;
+    for (const doc of scheduled) {
+      const at = dueAt(doc.dateGmt);
+      if (!Number.isNaN(at) && !(at >= next)) next = at;
+    }
+  }
+
+  /** One turn of the loop; how long to wait before the next. */
+  async function turn(): Promise<number> {
+    if (!lease.holds()) {
+      if (!lease.lookDue() && performance.now() - lastClaimLook < CLAIM_LOOK_MS) return LOOK_MS;
+      lastClaimLook = performance.now();
+      if (!(await lease.tick())) return LOOK_MS;
+      logger.info('this process publishes scheduled items');
+      heard = true;
+    }
+    // Renews the term every few seconds, at once when it no longer covers a publication.
+    if (!(await lease.tick())) return LOOK_MS;
+    const sinceRead = performance.now() - readAt;
+    if ((heard && sinceRead >= READ_EVERY_MS) || sinceRead >= RESCAN_MS) await readNext();
+    const wait = next - deps.clock().getTime();
+    if (wait <= 0) {
+      if (!lease.covers()) return LOOK_MS;
+      const due = await publishDue(deps);
+      // What was published moved the token: the next item is read at once, and may be due too.
+      await readNext();
+      return due > 0 ? 0 : LOOK_MS;
+    }
+    if (!(wait <= LOOK_MS)) await changes.catchUp();
+    // A write heard of meanwhile is read after at most READ_EVERY_MS (catching up may have heard one).
+    const reading = heard ? Math.max(0, readAt + READ_EVERY_MS - performance.now()) : LOOK_MS;
+    return Math.min(Number.isNaN(wait) ? LOOK_MS : wait, LOOK_MS, reading);
+  }
+
+  const running = asServiceWork('scheduler', async () => {
+    while (!stopping.signal.aborted) {
+      let pause = LOOK_MS;
+      try {
+        pause = await turn();
+      } catch (error) {
+        if (!stopping.signal.aborted) logger.warn({ err: error }, 'scheduler turn failed');
+        heard = true;
+        pause = RESCAN_MS;
+      }
+      if (pause <= 0 || stopping.signal.aborted) continue;
+      const sleeping = new AbortController();
+      const stop = () => sleeping.abort();
+      stopping.signal.addEventListener('abort', stop, { once: true });
+      wake = stop;
+      await delay(pause, undefined, { signal: sleeping.signal }).catch(() => {});
+      wake = () => {};
+      stopping.signal.removeEventListener('abort', stop);
+    }
+  });
+
+  return {
+    async stop() {
+      stopping.abort();
+      await running;
+      await lease.release().catch(() => {});
+    },
+  };
+}
