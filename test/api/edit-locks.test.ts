@@ -179,6 +179,14 @@ describe('edit locks', () => {
     expect(list.body[0].lock.user).toBe(author.id);
     const view = await app.api('GET', `/cms/v2/posts/${id}`, { headers: editor.headers });
     expect(view.body).not.toHaveProperty('lock');
+    // `_embed` carries it too, in any context, for those who may edit the item.
+    const embedded = await app.api('GET', `/cms/v2/posts/${id}`, { headers: editor.headers, query: { _embed: 'lock' } });
+    expect(embedded.body._links.lock).toEqual([{ href: `${app.apiRoot}/cms/v2/posts/${id}/lock`, embeddable: true }]);
+    expect(embedded.body._embedded.lock[0]).toMatchObject({ user: author.id, since: held.body.since, lapses: held.body.lapses });
+    const published = await app.api('POST', `/cms/v2/posts/${id}`, { headers: author.headers, json: { status: 'publish' } });
+    expect(published.status).toBe(200);
+    // Anonymous readers of the published post are not shown the lock's link.
+    expect((await app.api('GET', `/cms/v2/posts/${id}`)).body._links).not.toHaveProperty('lock');
     aheadMs += (WINDOW_SECONDS + 1) * 1000;
     expect((await editContext(editor)).body.lock).toBeNull();
   });

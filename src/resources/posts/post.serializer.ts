@@ -128,6 +128,8 @@ function postLinks(doc: PostDoc, req: RestRequest, type: PostTypeDef, facts: Pre
       embeddable: true,
     }));
   }
+  // Beyond WordPress: the item's edit lock, for those who may edit it, so that `_embed` carries it in the same read.
+  if (canEditPost(req.user, doc)) links.lock = [{ href: req.url(`${base}/${doc._id}/lock`), embeddable: true }];
   if (req.context === 'edit') {
     if (can(req.user, type.caps.publish_posts)) links['https://api.w.org/action-publish'] = [{ href: req.url(`${base}/${doc._id}`) }];
     if (can(req.user, 'unfiltered_html')) links['https://api.w.org/action-unfiltered-html'] = [{ href: req.url(`${base}/${doc._id}`) }];
