@@ -255,5 +255,9 @@ describe('edit locks', () => {
     for (const route of ['/cms/v2/posts/(?P<id>[\\d]+)/lock', '/cms/v2/pages/(?P<id>[\\d]+)/lock', '/cms/v2/menu-items/(?P<id>[\\d]+)/lock']) {
       expect(Object.keys(index.body.routes)).toContain(route);
     }
+    const openapi = await app.api('GET', '/openapi.json');
+    const lockPaths = Object.keys(openapi.body.paths).filter((path) => path.endsWith('/lock'));
+    expect(lockPaths).toEqual(expect.arrayContaining(['/cms/v2/posts/{id}/lock', '/cms/v2/pages/{id}/lock', '/cms/v2/menu-items/{id}/lock']));
+    expect(Object.keys(openapi.body.paths['/cms/v2/posts/{id}/lock']).sort()).toEqual(['delete', 'get', 'post']);
   });
 });
