@@ -227,6 +227,13 @@ describe('edit locks', () => {
     expect(template.body._links.up[0].href).toBe(`${app.apiRoot}/cms/v2/templates/cornerstone//index`);
     expect((await take(another, 'templates/cornerstone//index')).body.code).toBe('rest_post_locked');
     expect((await lockOf(another, 'templates/cornerstone//index')).body.user).toBe(1);
+    const templateRead = await app.api('GET', '/cms/v2/templates/cornerstone//index', { headers: another.headers, query: { context: 'edit', _embed: 'lock' } });
+    expect(templateRead.body.lock).toMatchObject({ user: 1, lapses: template.body.lapses });
+    expect(templateRead.body._embedded.lock[0]).toMatchObject({ user: 1, lapses: template.body.lapses });
+    // A theme's file, never customized, is not locked, and links to no lock.
+    const themeFile = await app.api('GET', '/cms/v2/templates/cornerstone//search', { headers: another.headers, query: { context: 'edit' } });
+    expect(themeFile.body.lock).toBeNull();
+    expect(themeFile.body._links).not.toHaveProperty('lock');
     // The update's own refusal for those who may not edit templates.
     const update = await app.api('POST', '/cms/v2/templates/cornerstone//index', { headers: author.headers, json: { content: 'x' } });
     const refused = await take(author, 'templates/cornerstone//index');
