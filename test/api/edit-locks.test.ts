@@ -242,6 +242,8 @@ describe('edit locks', () => {
     const menu = await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: 'Locked menu' } });
     const item = await app.api('POST', '/cms/v2/menu-items', { headers: app.admin, json: { title: 'Docs', url: 'https://example.org/docs', menus: menu.body.id } });
     expect((await take(administrator, `menu-items/${item.body.id}`)).status).toBe(200);
+    const itemRead = await app.api('GET', `/cms/v2/menu-items/${item.body.id}`, { headers: another.headers, query: { _embed: 'lock' } });
+    expect(itemRead.body._embedded.lock[0]).toMatchObject({ user: 1 });
     expect((await take(another, `menu-items/${item.body.id}`)).body.code).toBe('rest_post_locked');
     const updateItem = await app.api('POST', `/cms/v2/menu-items/${item.body.id}`, { headers: author.headers, json: { title: 'x' } });
     const refusedItem = await take(author, `menu-items/${item.body.id}`);
