@@ -97,6 +97,8 @@ export interface Config {
   readonly liveRequestsPerClient: number;
   /** Live requests one process holds open at once, from everyone (`CMS_LIVE_REQUESTS_PER_PROCESS`). */
   readonly liveRequestsPerProcess: number;
+  /** How long an edit lock lasts after its holder last took or refreshed it (`CMS_LOCK_WINDOW_SECONDS`; WordPress's 150). */
+  readonly lockWindowSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -142,6 +144,7 @@ export function loadConfig(env: Env): Config {
     webhooksPollMs: integer(env, 'CMS_WEBHOOKS_POLL_MS', 1000, 10, 60_000),
     liveRequestsPerClient: integer(env, 'CMS_LIVE_REQUESTS_PER_CLIENT', 8, 1, 100_000),
     liveRequestsPerProcess: integer(env, 'CMS_LIVE_REQUESTS_PER_PROCESS', 200, 1, 100_000),
+    lockWindowSeconds: integer(env, 'CMS_LOCK_WINDOW_SECONDS', 150, 1, 86_400),
   });
 }
 

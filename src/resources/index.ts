@@ -22,6 +22,7 @@ import { widgetTypesResource } from './widget-types/index.js';
 import { widgetsResource } from './widgets/index.js';
 import { sidebarsResource } from './sidebars/index.js';
 import { webhooksResource } from './webhooks/index.js';
+import { locksResource } from './locks/index.js';
 
 const served: readonly ResourceManifest[] = [
   usersResource,
@@ -45,6 +46,7 @@ const served: readonly ResourceManifest[] = [
   widgetsResource,
   sidebarsResource,
   webhooksResource,
+  locksResource,
 ];
 
 /** Every resource the service serves, in the order their routes are registered, the feed of their changes, and the change log they share. */

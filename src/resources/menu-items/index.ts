@@ -2,6 +2,7 @@ import { can } from '../../auth/capabilities.js';
 import { autosaveRoutes } from '../autosaves/index.js';
 import { historyRoutes, type HistorySubject } from '../history/index.js';
 import { revisionRoutes } from '../revisions/index.js';
+import { lockRoutes } from '../locks/index.js';
 import { type ResourceManifest } from '../manifest.js';
 import { findMenuItem } from './menu-item.commands.js';
 import { menuItemHistory } from './menu-item.history.js';
@@ -9,6 +10,7 @@ import { MENU_ITEM_CONTENT_FIELDS, menuItemIndexes, type MenuItemDoc } from './m
 import { MENU_ITEM_STREAM_TYPE, menuItemsProjection } from './menu-item.projection.js';
 import { menuItemRevisions } from './menu-item.revisions.js';
 import { menuItemRoutes } from './menu-item.routes.js';
+import { canEditMenuItems } from './menu-item.permissions.js';
 import { linkedObjects, prepareMenuItem } from './menu-item.serializer.js';
 import { type ChangeSource } from '../manifest.js';
 import { filterByContext } from '../../rest/item-schema.js';
@@ -54,7 +56,7 @@ const menuItemChangeSource: ChangeSource<MenuItemDoc> = {
  * with autosaves, revisions (diff and restore) and history through the same routes as posts.
  */
 export const menuItemsResource: ResourceManifest = {
-  routes: [...menuItemRoutes, ...autosaveRoutes(menuItemRevisions), ...revisionRoutes(menuItemRevisions), ...historyRoutes(menuItemHistorySubject)],
+  routes: [...menuItemRoutes, ...autosaveRoutes(menuItemRevisions), ...revisionRoutes(menuItemRevisions), ...historyRoutes(menuItemHistorySubject), ...lockRoutes(menuItemRevisions, { permission: canEditMenuItems })],
   indexes: menuItemIndexes,
   projections: [menuItemsProjection],
   changeSources: [menuItemChangeSource],

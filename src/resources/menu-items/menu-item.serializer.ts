@@ -111,6 +111,8 @@ function menuItemLinks(doc: MenuItemDoc, req: RestRequest): Links {
     collection: [{ href: req.url('/cms/v2/menu-items') }],
     about: [{ href: req.url('/cms/v2/types/nav_menu_item') }],
     'https://api.w.org/term': [{ href: `${req.url('/cms/v2/menus')}?post=${doc._id}`, taxonomy: 'nav_menu', embeddable: true }],
+    // Beyond WordPress: the item's edit lock, for `_embed` (whoever reads menu items may edit them).
+    lock: [{ href: req.url(`/cms/v2/menu-items/${doc._id}/lock`), embeddable: true }],
   };
   const route =
     doc.type === 'post_type' ? findPostType(doc.object)

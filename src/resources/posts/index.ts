@@ -8,6 +8,7 @@ import { postTypeRoutes } from './post.routes.js';
 import { startScheduler } from './post.scheduler.js';
 import { autosaveRoutes } from '../autosaves/index.js';
 import { historyRoutes } from '../history/index.js';
+import { lockRoutes } from '../locks/index.js';
 import { revisionRoutes } from '../revisions/index.js';
 import { postChangeSource, postHistorySubject } from './post.changes.js';
 import { postAutosaves, postRevisions } from './post.revisions.js';
@@ -37,6 +38,7 @@ export const postsResource: ResourceManifest = {
     ...postTypesSupporting('posts', 'revisions').flatMap((type) => revisionRoutes(postRevisions(type))),
     ...postTypesSupporting('posts', 'autosave').flatMap((type) => autosaveRoutes(postAutosaves(type))),
     ...postTypesSupporting('posts', 'revisions').flatMap((type) => historyRoutes(postHistorySubject(type))),
+    ...postTypesSupporting('posts').flatMap((type) => lockRoutes(postRevisions(type))),
   ],
   changeSources: [postChangeSource(postTypesSupporting('posts', 'revisions'))],
   indexes: postIndexes,

@@ -8,6 +8,7 @@ import { argsFromSchema, collectionArgs, contextArg } from '../../rest/item-sche
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type FieldSchema, type ItemSchema } from '../../rest/schema.js';
 import { metaSchema } from '../../registry/meta.js';
+import { lockField } from '../locks/index.js';
 
 const ALL = ['view', 'edit', 'embed'] as const;
 const VIEW_EDIT = ['view', 'edit'] as const;
@@ -95,6 +96,8 @@ export function postTypeSchema(type: PostTypeDef): ItemSchema {
     };
   }
   properties.class_list = { description: 'An array of the class names for the post container element.', type: 'array', items: { type: 'string' }, context: [...VIEW_EDIT], readonly: true };
+  // Beyond WordPress, whose edit screen learns of a post lock from the heartbeat: an editor opening the item learns it in the same read.
+  properties.lock = lockField;
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: type.slug, type: 'object', properties };
 }
 

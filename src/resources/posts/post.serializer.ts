@@ -14,6 +14,7 @@ import { metaForResponse } from '../../registry/meta.js';
 import { mapInSlices } from '../../lib/time-slices.js';
 import { type RenderedFields } from '../../lib/content-render.cache.js';
 import { renderKey } from '../../lib/content-render.off-thread.js';
+import { currentLocks, lockFields, lockKey, type LockDoc } from '../locks/index.js';
 
 /** The item's URL on the site: WordPress's plain permalinks (`?p=`, `?page_id=`). */
 export function permalink(siteUrl: string, doc: Pick<PostDoc, '_id' | 'type'>): string {
@@ -28,6 +29,8 @@ export interface PrepareFacts {
   timezone: string;
   latestRevision: { id: number } | null;
   rendered?: RenderedFields;
+  /** In edit context, the item's edit lock (null: free); absent when not asked for. */
+  lock?: LockDoc | null;
 }
 
 /**
@@ -82,6 +85,7 @@ export function preparePost(doc: PostDoc, req: RestRequest, type: PostTypeDef, s
     if (want(taxonomy.rest_base)) data[taxonomy.rest_base] = doc.terms?.[taxonomy.slug] ?? [];
   }
   if (want('class_list')) data.class_list = classList(doc, type);
+  if (facts.lock !== undefined && want('lock')) data.lock = facts.lock ? lockFields(facts.lock) : null;
   if (want('_links')) data._links = postLinks(doc, req, type, facts);
   return data;
 }
@@ -124,6 +128,8 @@ function postLinks(doc: PostDoc, req: RestRequest, type: PostTypeDef, facts: Pre
       embeddable: true,
     }));
   }
+  // Beyond WordPress: the item's edit lock, for those who may edit it, so that `_embed` carries it in the same read.
+  if (canEditPost(req.user, doc)) links.lock = [{ href: req.url(`${base}/${doc._id}/lock`), embeddable: true }];
   if (req.context === 'edit') {
     if (can(req.user, type.caps.publish_posts)) links['https://api.w.org/action-publish'] = [{ href: req.url(`${base}/${doc._id}`) }];
     if (can(req.user, 'unfiltered_html')) links['https://api.w.org/action-unfiltered-html'] = [{ href: req.url(`${base}/${doc._id}`) }];
@@ -171,9 +177,11 @@ export async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps,
   const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs) : new Map<number, number>();
   const timezone = await siteTimezone(deps);
   const rendered = await renderLongContent(docs, req, deps, type);
+  const locks = req.context === 'edit' && req.wants('lock') ? await currentLocks(deps, docs.map((doc) => lockKey(type.slug, doc._id))) : undefined;
   // Rendering a page of posts takes a while: other requests are answered between items.
   return mapInSlices(docs, (doc) => {
     const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null, rendered: rendered.get(doc._id) };
+    if (locks) facts.lock = locks.get(lockKey(type.slug, doc._id)) ?? null;
     return preparePost(doc, req, type, deps.siteUrl, facts);
   });
 }

@@ -1,5 +1,6 @@
 import { autosaveRoutes } from '../autosaves/index.js';
 import { historyRoutes } from '../history/index.js';
+import { lockRoutes } from '../locks/index.js';
 import { type ResourceManifest } from '../manifest.js';
 import { revisionRoutes } from '../revisions/index.js';
 import { type TemplateKind } from '../../themes/themes.js';
@@ -8,6 +9,7 @@ import { templateIndexes } from './template.model.js';
 import { templatesProjection } from './template.projection.js';
 import { templateChangeSource, templateHistorySubject, templateRevisions } from './template.revisions.js';
 import { templateRoutes } from './template.routes.js';
+import { canManageTemplates, TemplateNotFound } from './template.permissions.js';
 
 /**
  * A kind's routes. Those under an item go first: the item route's id pattern (`[\/\w%-]+`, as
@@ -17,6 +19,7 @@ const routesOf = (kind: TemplateKind) => [
   ...revisionRoutes(templateRevisions(kind)),
   ...autosaveRoutes(templateRevisions(kind)),
   ...historyRoutes(templateHistorySubject(kind)),
+  ...lockRoutes(templateRevisions(kind), { permission: canManageTemplates, NotFound: TemplateNotFound }),
   ...templateRoutes(kind),
 ];
 

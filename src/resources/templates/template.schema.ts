@@ -4,6 +4,7 @@ import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
 import { type ItemSchema } from '../../rest/schema.js';
 import { type TemplateKind } from '../../themes/themes.js';
 import { TEMPLATE_STATUSES } from './template.view.js';
+import { lockField } from '../locks/index.js';
 
 const ALL = ['view', 'embed', 'edit'] as const;
 
@@ -60,6 +61,8 @@ export function templateSchema(kind: TemplateKind): ItemSchema {
   } else {
     schema.properties.area = { description: 'Where the template part is intended for use (header, footer, etc.)', type: 'string', context: ALL };
   }
+  // Beyond WordPress: who is editing the template, as posts carry it.
+  schema.properties.lock = lockField;
   return schema;
 }
 

@@ -3,6 +3,8 @@ import { formatSiteDate } from '../../lib/site-dates.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
+import { can } from '../../auth/capabilities.js';
+import { currentLock, lockFields, lockKey } from '../locks/index.js';
 import { type TemplateKind } from '../../themes/themes.js';
 import { type TemplateView } from './template.view.js';
 
@@ -35,6 +37,12 @@ export async function prepareTemplate(view: TemplateView, req: RestRequest, deps
   if (wants('modified')) data.modified = view.modified ? formatSiteDate(view.modified, await siteTimezone(deps)) : null;
   if (view.type === 'cms_template' && wants('is_custom')) data.is_custom = view.isCustom;
   if (view.type === 'cms_template_part' && wants('area')) data.area = view.area;
+  // A theme's file, never customized, has no lock: its lock routes answer only for a stored template.
+  const lockable = view.doc !== undefined && view.doc !== null && can(req.user, 'edit_theme_options');
+  if (req.context === 'edit' && wants('lock')) {
+    const lock = lockable ? await currentLock(deps, lockKey(view.type, view.id)) : null;
+    data.lock = lock ? lockFields(lock) : null;
+  }
   if (req.wants('_links')) {
     const route = templateRoute(view);
     const links: Links = {
@@ -43,6 +51,7 @@ export async function prepareTemplate(view: TemplateView, req: RestRequest, deps
       about: [{ href: req.url(`/cms/v2/types/${view.type}`) }],
     };
     if (view.author) links.author = [{ href: req.url(`/cms/v2/users/${view.author}`), embeddable: true }];
+    if (lockable) links.lock = [{ href: req.url(`${route}/${view.id}/lock`), embeddable: true }];
     data._links = links;
   }
   return data;

@@ -5,7 +5,7 @@ import { ensureAdministrator } from './user.commands.js';
 import { userIndexes } from './user.model.js';
 import { userRoutes } from './user.routes.js';
 
-export { firstAdministratorEmail, rolesOfUser, userExists } from './user.queries.js';
+export { firstAdministratorEmail, nameOfUser, rolesOfUser, userExists } from './user.queries.js';
 export { applicationPasswordsCollection, type ApplicationPasswordDoc, type UserDoc } from './user.model.js';
 export { userByIdOrMe } from './user.permissions.js';
 export { userAccounts } from './user.accounts.js';

@@ -23,6 +23,12 @@ export async function rolesOfUser(db: Db, id: number): Promise<string[] | null> 
   return user ? (user.roles ?? []) : null;
 }
 
+/** The display name of the user with this id, or null when there is none (who holds an edit lock, named in a 409). */
+export async function nameOfUser(db: Db, id: number): Promise<string | null> {
+  const user = await usersCollection(db).findOne({ _id: id }, { projection: { name: 1 } });
+  return user ? user.name : null;
+}
+
 /** The Mongo filter and sort of `GET /users`, after `WP_User_Query` as the users controller drives it. */
 export async function userListQuery(req: RestRequest, deps: Pick<Deps, 'store' | 'hooks'>): Promise<{ filter: Filter<UserDoc>; sort: Sort; comment?: string }> {
   const p = req.params;

@@ -1,0 +1,14 @@
+import { type ResourceManifest } from '../manifest.js';
+import { lockIndexes } from './lock.model.js';
+
+export { lockRoutes, lockKey, type LockAccess } from './lock.routes.js';
+export { currentLock, currentLocks } from './lock.commands.js';
+export { lockField } from './lock.schema.js';
+export { lockFields } from './lock.serializer.js';
+export { type LockDoc } from './lock.model.js';
+
+/**
+ * Edit locks: the collection every type's `/<id>/lock` route keeps them in. The routes come with
+ * each type (posts and pages, templates, menu items), as its revisions and autosaves do.
+ */
+export const locksResource: ResourceManifest = { routes: [], indexes: lockIndexes };
