@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
 
 type Actor = Awaited<ReturnType<TestApp['asRole']>>;
 
@@ -39,6 +39,24 @@ const seconds = (gmt: string) => Date.parse(`${gmt}Z`) / 1000;
 const GMT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/;
 
 describe('edit locks', () => {
+  it('is seen at once through another process, which keeps what it read of locks only until a lock changes', async () => {
+    const id = await createPost(author.headers);
+    const other = await startServiceOn(app.databaseName, { env: { CMS_LOCK_WINDOW_SECONDS: String(WINDOW_SECONDS) } });
+    try {
+      const readThroughOther = async () => {
+        const response = await fetch(`${other.siteUrl}/cms-json/cms/v2/posts/${id}?context=edit`, { headers: editor.headers });
+        return ((await response.json()) as { lock: unknown }).lock;
+      };
+      expect(await readThroughOther()).toBeNull();
+      const taken = await take(author, `posts/${id}`);
+      expect(await readThroughOther()).toMatchObject({ user: author.id, since: taken.body.since });
+      expect((await release(author, `posts/${id}`)).status).toBe(200);
+      expect(await readThroughOther()).toBeNull();
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('is free at first: GET answers 404 rest_not_locked', async () => {
     const id = await createPost(author.headers);
     const response = await lockOf(author, `posts/${id}`);

@@ -1,6 +1,8 @@
+import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { WriteConflict } from '../../rest/errors.js';
 import { isDuplicateKey } from '../../store/mongo.js';
+import { siteChanges } from '../../store/site-changes.js';
 import { nameOfUser } from '../users/index.js';
 import { PostLocked } from './lock.errors.js';
 import { generationId, holds, locksCollection, type LockDoc } from './lock.model.js';
@@ -18,19 +20,58 @@ async function newestGeneration(deps: LockDeps, key: string): Promise<LockDoc | 
   }
 }
 
-/** The lock holding on the item with this key, or null when it is free (never taken, released or lapsed). */
-export async function currentLock(deps: LockDeps, key: string): Promise<LockDoc | null> {
-  const lock = await newestGeneration(deps, key);
+/** Items' newest generations kept per process, by key, until anything changes (a lock's writes move the site's change token, as every write does). */
+interface KeptGenerations {
+  newest: Map<string, LockDoc | null>;
+  /** Counts emptyings: a read begun before one is not kept. */
+  emptied: number;
+}
+const KEPT_GENERATIONS = 10_000;
+const keptByDatabase = new WeakMap<Db, KeptGenerations>();
+
+function keptGenerations(db: Db): KeptGenerations {
+  let kept = keptByDatabase.get(db);
+  if (!kept) {
+    const fresh: KeptGenerations = { newest: new Map(), emptied: 0 };
+    siteChanges(db).onChange(() => {
+      fresh.newest.clear();
+      fresh.emptied++;
+    });
+    keptByDatabase.set(db, (kept = fresh));
+  }
+  return kept;
+}
+
+/**
+ * The newest generation as `newestGeneration` reads it, kept until the next change: an editor's
+ * lists in edit context carry each item's lock, two reads by key an item when read afresh.
+ */
+async function keptNewestGeneration(deps: LockDeps, key: string): Promise<LockDoc | null> {
+  const kept = keptGenerations(deps.store.db);
+  if (kept.newest.has(key)) return kept.newest.get(key)!;
+  const emptied = kept.emptied;
+  const newest = await newestGeneration(deps, key);
+  if (kept.emptied === emptied) {
+    if (kept.newest.size >= KEPT_GENERATIONS) kept.newest.delete(kept.newest.keys().next().value!);
+    kept.newest.set(key, newest);
+  }
+  return newest;
+}
+
+/**
+ * The lock holding on the item with this key, or null when it is free (never taken, released or
+ * lapsed). `fresh`: read from the database, not as kept (what a write decides on).
+ */
+export async function currentLock(deps: LockDeps, key: string, options: { fresh?: boolean } = {}): Promise<LockDoc | null> {
+  const lock = options.fresh ? await newestGeneration(deps, key) : await keptNewestGeneration(deps, key);
   return holds(lock, deps.clock()) ? lock : null;
 }
 
 /** The locks holding on these items, by key (a page of items read in edit context). */
 export async function currentLocks(deps: LockDeps, keys: readonly string[]): Promise<Map<string, LockDoc>> {
   const found = new Map<string, LockDoc>();
-  for (const key of keys) {
-    const lock = await currentLock(deps, key);
-    if (lock) found.set(key, lock);
-  }
+  const locks = await Promise.all(keys.map((key) => currentLock(deps, key)));
+  keys.forEach((key, index) => locks[index] && found.set(key, locks[index]));
   return found;
 }
 
@@ -92,7 +133,7 @@ export async function takeLock(deps: LockDeps, key: string, user: number, option
     if (taken) return taken;
   }
   // Lost twice to others taking it at the same moment: whoever holds it now keeps it.
-  const holder = await currentLock(deps, key);
+  const holder = await currentLock(deps, key, { fresh: true });
   if (holder?.user === user) return holder;
   throw holder ? await lockedBy(deps, holder) : new WriteConflict();
 }

@@ -64,6 +64,7 @@ export function lockRoutes<Item extends RevisionedItem>(type: RevisionedType<Ite
         {
           // Takes the lock, or refreshes it for its holder; another's lock only with `take_over`.
           methods: CREATABLE,
+          changes: 'content',
           args: {
             ...args,
             take_over: { description: "Whether to take the lock over from another user who holds it.", type: 'boolean', default: false },
@@ -78,12 +79,13 @@ export function lockRoutes<Item extends RevisionedItem>(type: RevisionedType<Ite
         {
           // Its holder releases it, and so may whoever may edit others' items (WordPress's take-over right).
           methods: DELETABLE,
+          changes: 'content',
           args,
           permission: canEditItem,
           response: { body: 'deleted' },
           handler: async (req, deps) => {
             const item = await lockedItem(req, deps);
-            const lock = await currentLock(deps, keyOf(item));
+            const lock = await currentLock(deps, keyOf(item), { fresh: true });
             if (!lock) throw new NotLocked();
             if (lock.user !== req.user.id && !can(req.user, type.postType.caps.edit_others_posts)) throw new CannotReleaseLock(req);
             // Refreshed or taken over since it was read: the caller decided on a lock that is no longer there.
