@@ -1,6 +1,7 @@
 /**
  * `npm run bench:cluster [-- --seconds 20 --clients 6 --warmup 3]`: the cluster suite's write mix
- * through one node, then through three, on the cluster suite's database (FerretDB over a
+ * through one node, then through three (writes by turns, then each item's writes to one node, as
+ * `deploy/haproxy.cfg` routes them), on the cluster suite's database (FerretDB over a
  * PostgreSQL primary with a synchronous standby, `test/cluster/database.ts`), each behind the
  * suite's round-robin proxy. One database for both phases: one node serves first; then two more
  * start beside it and all three serve. Each node is the service as `npm start` runs it with one
@@ -42,6 +43,7 @@ interface Node {
 
 interface PhaseResult {
   nodes: number;
+  writes_to: 'round-robin' | 'hash';
   writes: number;
   answered: Record<string, number>;
   seconds: number;
@@ -116,8 +118,8 @@ async function classifyAppends(serving: readonly Node[]): Promise<{ appends: num
   return { appends, positionRetries, versionLosses };
 }
 
-async function phase(serving: Node[], known: number[], tag: string): Promise<{ result: PhaseResult; records: WriteRecord[] }> {
-  const proxy: HttpProxy = await startHttpProxy(serving);
+async function phase(serving: Node[], known: number[], tag: string, writes: PhaseResult['writes_to'] = 'round-robin'): Promise<{ result: PhaseResult; records: WriteRecord[] }> {
+  const proxy: HttpProxy = await startHttpProxy(serving, { writes });
   try {
     // Wait for the proxy's first look at every node's /readyz.
     await sleep(600);
@@ -153,6 +155,7 @@ async function phase(serving: Node[], known: number[], tag: string): Promise<{ r
       records: [...warmup.records, ...load.records],
       result: {
         nodes: serving.length,
+        writes_to: writes,
         writes: acknowledged.length,
         answered,
         seconds: elapsed,
@@ -182,19 +185,21 @@ try {
   // The other two start one after another, as the cluster suite's nodes do.
   for (const name of ['node2', 'node3']) nodes.push(await startNode(name, uri));
   const three = await phase(nodes, liveItems(one.records), 'b3');
+  // Then as deploy/haproxy.cfg routes them: each item's writes to one node, where they queue and commit together.
+  const hashed = await phase(nodes, liveItems(three.records), 'b3h', 'hash');
 
   console.log('');
   console.log(`the cluster suite's write mix (creates, updates, autosaves, trashes, force deletes), ${clients} clients, ${seconds} s a phase after ${warmupSeconds} s of warm-up, through the round-robin proxy; ${os.cpus().length} cores`);
-  console.log('nodes  writes/s  median ms  p99 ms  db cmds/write  idle cmds/s  appends  position races lost  seq races lost  answers');
-  for (const { result: r } of [one, three]) {
+  console.log('nodes  writes to     writes/s  median ms  p99 ms  db cmds/write  idle cmds/s  appends  position races lost  seq races lost  answers');
+  for (const { result: r } of [one, three, hashed]) {
     console.log(
-      `${String(r.nodes).padStart(5)}  ${(r.writes / r.seconds).toFixed(1).padStart(8)}  ${r.medianMs.toFixed(0).padStart(9)}  ${r.p99Ms.toFixed(0).padStart(6)}  ` +
+      `${String(r.nodes).padStart(5)}  ${r.writes_to.padEnd(11)}  ${(r.writes / r.seconds).toFixed(1).padStart(8)}  ${r.medianMs.toFixed(0).padStart(9)}  ${r.p99Ms.toFixed(0).padStart(6)}  ` +
         `${r.commandsPerWrite.toFixed(1).padStart(13)}  ${r.backgroundPerSecond.toFixed(1).padStart(11)}  ${String(r.appends).padStart(7)}  ` +
         `${`${r.positionRetries} (${(r.positionRetries / Math.max(1, r.appends)).toFixed(2)}/append)`.padStart(19)}  ${String(r.versionLosses).padStart(14)}  ${JSON.stringify(r.answered)}`,
     );
   }
-  for (const { result: r } of [one, three]) {
-    console.log(`database commands per write with ${r.nodes} node${r.nodes > 1 ? 's' : ''} (idle ones included): ${r.kinds.slice(0, 10).map(([kind, n]) => `${kind} ${n.toFixed(2)}`).join(', ')}`);
+  for (const { result: r } of [one, three, hashed]) {
+    console.log(`database commands per write with ${r.nodes} node${r.nodes > 1 ? 's' : ''}, writes ${r.writes_to} (idle ones included): ${r.kinds.slice(0, 10).map(([kind, n]) => `${kind} ${n.toFixed(2)}`).join(', ')}`);
   }
 } finally {
   for (const node of nodes) await node.service.stop().catch(() => {});

@@ -22,14 +22,32 @@ export interface HttpProxy {
   close(): Promise<void>;
 }
 
+export interface HttpProxyOptions {
+  /**
+   * `hash`: a write goes to the node its path up to the item's id hashes to (the first five
+   * segments, `/cms-json/cms/v2/posts/123`), as `deploy/haproxy.cfg` sends writes, so writes to
+   * one item meet on one node; reads still go round robin. Default `round-robin`: every request
+   * by turns, so writes to one item race across nodes.
+   */
+  writes?: 'hash' | 'round-robin';
+}
+
+/** The node a write's path hashes to, among `count` (FNV-1a of the path's first five segments). */
+export function hashedNode(url: string, count: number): number {
+  const path = url.split('?')[0].split('/').slice(0, 6).join('/');
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % count;
+}
+
 /**
  * A small load balancer in front of the nodes, as HAProxy in `deploy/haproxy.cfg` is: round
- * robin over the nodes whose `/readyz` answers 200; a request no node could take yet waits for
- * one; a connection a node refuses is tried on the next node (nothing reached it); a request
- * whose node failed once it had it is cut off (the client cannot know what happened, and is not
- * told a made-up status).
+ * robin (or, for writes, a hash of the path: `HttpProxyOptions`) over the nodes whose `/readyz`
+ * answers 200; a request no node could take yet waits for one; a connection a node refuses is
+ * tried on the next node (nothing reached it); a request whose node failed once it had it is cut
+ * off (the client cannot know what happened, and is not told a made-up status).
  */
-export async function startHttpProxy(backends: readonly Backend[]): Promise<HttpProxy> {
+export async function startHttpProxy(backends: readonly Backend[], options: HttpProxyOptions = {}): Promise<HttpProxy> {
   const ready = new Map(backends.map((backend) => [backend.name, false]));
   const sent = new Map(backends.map((backend) => [backend.name, 0]));
   let next = 0;
@@ -46,8 +64,12 @@ export async function startHttpProxy(backends: readonly Backend[]): Promise<Http
   };
   const probes = backends.map((backend) => probe(backend));
 
-  /** The next node in service after the last one chosen, skipping `tried`. */
-  const choose = (tried: Set<string>): Backend | undefined => {
+  /** The node the request's path hashes to (for a write, with `writes: 'hash'`), else the next node in service after the last one chosen, skipping `tried`. */
+  const choose = (req: http.IncomingMessage, tried: Set<string>): Backend | undefined => {
+    if (options.writes === 'hash' && !['GET', 'HEAD', 'OPTIONS'].includes(req.method ?? 'GET')) {
+      const hashed = backends[hashedNode(req.url ?? '/', backends.length)];
+      if (ready.get(hashed.name) && !tried.has(hashed.name)) return hashed;
+    }
     for (let i = 0; i < backends.length; i++) {
       const backend = backends[(next + i) % backends.length];
       if (ready.get(backend.name) && !tried.has(backend.name)) {
@@ -74,7 +96,7 @@ export async function startHttpProxy(backends: readonly Backend[]): Promise<Http
     const tried = new Set<string>();
     const deadline = performance.now() + QUEUE_TIMEOUT_MS;
     for (;;) {
-      const backend = choose(tried);
+      const backend = choose(req, tried);
       if (!backend) {
         if (performance.now() > deadline) {
           queuedOut++;
