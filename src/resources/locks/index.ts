@@ -2,7 +2,7 @@ import { type ResourceManifest } from '../manifest.js';
 import { lockIndexes } from './lock.model.js';
 
 export { lockRoutes, lockKey, type LockAccess } from './lock.routes.js';
-export { currentLock, currentLocks } from './lock.commands.js';
+export { answerCarriesLock, currentLock, currentLocks } from './lock.commands.js';
 export { lockField } from './lock.schema.js';
 export { lockFields } from './lock.serializer.js';
 export { type LockDoc } from './lock.model.js';

@@ -14,7 +14,7 @@ import { metaForResponse } from '../../registry/meta.js';
 import { mapInSlices } from '../../lib/time-slices.js';
 import { type RenderedFields } from '../../lib/content-render.cache.js';
 import { renderKey } from '../../lib/content-render.off-thread.js';
-import { currentLocks, lockFields, lockKey, type LockDoc } from '../locks/index.js';
+import { answerCarriesLock, currentLocks, lockFields, lockKey, type LockDoc } from '../locks/index.js';
 
 /** The item's URL on the site: WordPress's plain permalinks (`?p=`, `?page_id=`). */
 export function permalink(siteUrl: string, doc: Pick<PostDoc, '_id' | 'type'>): string {
@@ -177,7 +177,7 @@ export async function prepareMany(docs: PostDoc[], req: RestRequest, deps: Deps,
   const latest = req.wants('_links') && type.supports.revisions ? await latestRevisions(deps, docs) : new Map<number, number>();
   const timezone = await siteTimezone(deps);
   const rendered = await renderLongContent(docs, req, deps, type);
-  const locks = req.context === 'edit' && req.wants('lock') ? await currentLocks(deps, docs.map((doc) => lockKey(type.slug, doc._id))) : undefined;
+  const locks = req.context === 'edit' && req.wants('lock') && answerCarriesLock(req) ? await currentLocks(deps, docs.map((doc) => lockKey(type.slug, doc._id))) : undefined;
   // Rendering a page of posts takes a while: other requests are answered between items.
   return mapInSlices(docs, (doc) => {
     const facts: PrepareFacts = { timezone, latestRevision: latest.has(doc._id) ? { id: latest.get(doc._id)! } : null, rendered: rendered.get(doc._id) };

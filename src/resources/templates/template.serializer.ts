@@ -4,7 +4,7 @@ import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { siteTimezone } from '../settings/index.js';
 import { can } from '../../auth/capabilities.js';
-import { currentLock, lockFields, lockKey } from '../locks/index.js';
+import { answerCarriesLock, currentLock, lockFields, lockKey } from '../locks/index.js';
 import { type TemplateKind } from '../../themes/themes.js';
 import { type TemplateView } from './template.view.js';
 
@@ -39,7 +39,7 @@ export async function prepareTemplate(view: TemplateView, req: RestRequest, deps
   if (view.type === 'cms_template_part' && wants('area')) data.area = view.area;
   // A theme's file, never customized, has no lock: its lock routes answer only for a stored template.
   const lockable = view.doc !== undefined && view.doc !== null && can(req.user, 'edit_theme_options');
-  if (req.context === 'edit' && wants('lock')) {
+  if (req.context === 'edit' && wants('lock') && answerCarriesLock(req)) {
     const lock = lockable ? await currentLock(deps, lockKey(view.type, view.id)) : null;
     data.lock = lock ? lockFields(lock) : null;
   }
