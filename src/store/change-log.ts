@@ -8,6 +8,7 @@ import { jsonText } from '../lib/json-text.js';
 import { Slices } from '../lib/time-slices.js';
 import { PositionRows } from './position-rows.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
+import { firstFreeAfter as firstFree } from './first-free.js';
 import { siteChanges } from './site-changes.js';
 import { StoreError } from './store-errors.js';
 
@@ -425,21 +426,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
    * It may be a gap below later events (an append in flight, or one that lost its race): taking
    * it is safe, since no reader has gone past a free position (see `readPositions`).
    */
-  const firstFreeAfter = async (from: number): Promise<number> => {
-    let below = from;
-    let step = 1;
-    while (await taken(from + step)) {
-      below = from + step;
-      step *= 2;
-    }
-    let above = from + step;
-    while (above - below > 1) {
-      const middle = Math.floor((below + above) / 2);
-      if (await taken(middle)) below = middle;
-      else above = middle;
-    }
-    return above;
-  };
+  const firstFreeAfter = (from: number): Promise<number> => firstFree(from, taken);
 
   /**
    * The position of the stream's event `seq` (the one an append follows): what the append must go

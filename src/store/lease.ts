@@ -2,6 +2,7 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type Db } from 'mongodb';
 import { isDuplicateKey } from './mongo.js';
+import { firstFreeAfter } from './first-free.js';
 
 /**
  * How long a term lasts past its last renewal, beyond the longest piece of work: a holder starts a
@@ -74,21 +75,10 @@ export function workLease(db: Db, options: { collection: string; workMs: number 
 
   /** The highest term claimed (0: none), by doubling then halving steps from the last one seen. */
   const currentTerm = async (): Promise<number> => {
-    let below = knownTop;
-    let step = 1;
-    while (await exists(below + step)) {
-      below += step;
-      step *= 2;
-    }
-    let above = below + step;
-    while (above - below > 1) {
-      const middle = Math.floor((below + above) / 2);
-      if (await exists(middle)) below = middle;
-      else above = middle;
-    }
-    knownTop = below;
-    return below;
+    knownTop = (await firstFreeAfter(knownTop, exists)) - 1;
+    return knownTop;
   };
+
 
   const remaining = () => (held ? held.until - performance.now() : 0);
 

@@ -1,5 +1,6 @@
 import { type Db } from 'mongodb';
 import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
+import { firstFreeAfter as firstFree } from './first-free.js';
 import { siteChanges } from './site-changes.js';
 
 /**
@@ -63,26 +64,9 @@ export function sequences(db: Db): Sequences {
 
   const taken = async (name: SequenceName, id: number) => (await claims.findOne({ _id: claimKey(name, id) }, { projection: { _id: 1 } })) !== null;
 
-  /**
-   * The first unclaimed id after `from` (taken, or 0), found by key alone: claims fill the ids from
-   * the bottom up, so doubling steps find a free one past the highest, and halving steps then the
-   * first. A range query for the highest claim would read every claim on the embedded database.
-   */
-  const firstFreeAfter = async (name: SequenceName, from: number): Promise<number> => {
-    let below = from;
-    let step = 1;
-    while (await taken(name, from + step)) {
-      below = from + step;
-      step *= 2;
-    }
-    let above = from + step;
-    while (above - below > 1) {
-      const middle = Math.floor((below + above) / 2);
-      if (await taken(name, middle)) below = middle;
-      else above = middle;
-    }
-    return above;
-  };
+  /** The first unclaimed id after `from` (taken, or 0), by key alone (`first-free.ts`). */
+  const firstFreeAfter = (name: SequenceName, from: number): Promise<number> => firstFree(from, (id) => taken(name, id));
+
 
   const claim = async (name: SequenceName): Promise<number> => {
     let id = last.has(name) ? last.get(name)! + 1 : await firstFreeAfter(name, 0);
