@@ -35,6 +35,8 @@ export interface IncomingRequest {
   jsonError?: string;
   /** The unread body, for an endpoint that takes it as a stream. */
   stream?: Readable;
+  /** Set on a read made to answer a write (a retried write whose answer was never recorded). */
+  answersWrite?: boolean;
 }
 
 export class RestRequest {
@@ -48,6 +50,8 @@ export class RestRequest {
   readonly log: Logger;
   /** The unread body, for an endpoint that takes it as a stream (`body: 'stream'`); null otherwise. */
   readonly stream: Readable | null;
+  /** Whether this request's answer is a write's: a write, or a read standing in for a write's lost answer. */
+  readonly answersWrite: boolean;
   /**
    * Adds form fields read from a streamed body to the parameters, checked by the endpoint's args
    * as a parsed body would have been (set by the server for streamed endpoints).
@@ -80,6 +84,7 @@ export class RestRequest {
     this.user = incoming.user;
     this.log = incoming.log;
     this.stream = incoming.stream ?? null;
+    this.answersWrite = incoming.answersWrite ?? !(incoming.method === 'GET' || incoming.method === 'HEAD');
     // Without a prototype: a parameter named `__proto__` or `constructor` is only a parameter.
     this.params = Object.assign(Object.create(null) as Record<string, unknown>, urlParams, incoming.query, incoming.body);
   }

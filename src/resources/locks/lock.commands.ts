@@ -70,9 +70,10 @@ export async function currentLock(deps: LockDeps, key: string, options: { fresh?
 /**
  * Whether an item's answer to this request carries its lock: a read's does. A write's answer is
  * made after the write committed, and must not read what the write did not need: the database
- * gone away at that moment would turn a stored write into an error answer.
+ * gone away at that moment would turn a stored write into an error answer. A write's lost answer,
+ * made again from the item, looks as the write's own did.
  */
-export const answerCarriesLock = (req: { method: string }) => req.method === 'GET' || req.method === 'HEAD';
+export const answerCarriesLock = (req: { answersWrite: boolean }) => !req.answersWrite;
 
 /** The locks holding on these items, by key (a page of items read in edit context). */
 export async function currentLocks(deps: LockDeps, keys: readonly string[]): Promise<Map<string, LockDoc>> {

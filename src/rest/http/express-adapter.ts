@@ -310,7 +310,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     const query: ClientParams = Object.create(null);
     for (const name of ['_fields', '_embed', '_envelope', 'context'] as const) if (incoming.query[name] !== undefined) query[name] = incoming.query[name];
     query.context ??= 'edit';
-    const answer = await server.serve({ ...incoming, method: 'GET', path: itemRoute, query, body: Object.create(null), files: [], stream: undefined }, apiRoot);
+    const answer = await server.serve({ ...incoming, method: 'GET', path: itemRoute, query, body: Object.create(null), files: [], stream: undefined, answersWrite: true }, apiRoot);
     if (answer.status !== 200 || answer.stream || answer.events || holdsStreamedList(answer.body) || Array.isArray(answer.body)) return undefined;
     if (!created) return answer;
     return { ...answer, status: 201, headers: { ...answer.headers, Location: `${apiRoot}${itemRoute}` } };
