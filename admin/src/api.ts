@@ -28,6 +28,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | undefined>;
   json?: unknown;
   headers?: Record<string, string>;
+  /** Sent even as the page unloads. */
+  keepalive?: boolean;
 }
 
 /** A new nonce for the session, as api-fetch's nonce middleware asks its `nonceEndpoint`; false when signed out. */
@@ -48,6 +50,7 @@ async function send<T>(url: URL, options: RequestOptions, retried = false): Prom
     credentials: 'same-origin',
     headers,
     body: options.json === undefined ? undefined : JSON.stringify(options.json),
+    keepalive: options.keepalive,
   });
   // Cookie-authenticated answers carry a fresh nonce: the newest one is always kept.
   const fresh = response.headers.get('X-WP-Nonce');
@@ -89,10 +92,11 @@ function signedIn(answer: SessionAnswer): SessionUser {
   return answer.user;
 }
 
-/** The signed-in user, or null. */
+/** The signed-in user, or null (no session: 204; a session that ended: 401). */
 export async function currentSession(): Promise<SessionUser | null> {
   try {
-    return signedIn((await send<SessionAnswer>(new URL(SESSION), {})).data);
+    const { data } = await send<SessionAnswer | null>(new URL(SESSION), {});
+    return data ? signedIn(data) : null;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return null;
     throw error;

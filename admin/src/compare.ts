@@ -1,7 +1,7 @@
 import { api } from './api.js';
 import { announce, formatDateTime, fromGmt, h, replaceContent } from './dom.js';
 import { revisionContent, type ItemContext } from './item-context.js';
-import { renderedText, sourceText, type Revision, type RevisionDiff } from './model.js';
+import { fieldLabel, renderedText, sourceText, type Revision, type RevisionDiff } from './model.js';
 import { openRestore } from './restore.js';
 import { nameOf } from './users.js';
 import { hunksView, wordDiff } from './word-diff.js';
@@ -53,7 +53,8 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
   let from = indexOf(params.get('from'), states.length - 2);
   let to = indexOf(params.get('to'), states.length - 1);
   if (from >= to) [from, to] = to > 0 ? [to - 1, to] : [0, 1];
-  let view: View = params.get('view') === 'rendered' ? 'rendered' : 'source';
+  // What a reader sees first; the block markup's source is one click away.
+  let view: View = params.get('view') === 'source' ? 'source' : 'rendered';
 
   const range = (id: string, label: string, value: number) =>
     h('input', { type: 'range', id, min: 0, max: states.length - 1, step: 1, value, 'aria-label': label, class: `handle handle-${id}` });
@@ -68,7 +69,7 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
     'fieldset',
     { class: 'view-switch' },
     h('legend', { class: 'screen-reader-text' }, 'Show'),
-    (['source', 'rendered'] as const).map((option) => {
+    (['rendered', 'source'] as const).map((option) => {
       const input = h('input', { type: 'radio', name: 'view', id: `view-${option}`, value: option, checked: option === view });
       input.addEventListener('change', () => {
         view = option;
@@ -126,7 +127,7 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
     const url = new URLSearchParams(window.location.search);
     url.set('from', String(states[from].id));
     url.set('to', String(states[to].id));
-    if (view === 'rendered') url.set('view', 'rendered');
+    if (view === 'source') url.set('view', 'source');
     else url.delete('view');
     window.history.replaceState(null, '', `?${url}`);
     result.setAttribute('aria-busy', 'true');
@@ -171,7 +172,7 @@ function comparisonView(ctx: ItemContext, { diff, from, to }: Comparison, view: 
       h(
         'section',
         { class: 'field-diff', 'data-field': name },
-        h('h3', {}, name.replace(/_/g, ' ')),
+        h('h3', {}, fieldLabel(name)),
         field.minimal === false ? h('p', { class: 'muted' }, 'Changed throughout: shown line by line, not word by word.') : null,
         field.truncated ? h('p', { class: 'muted' }, 'Too long to show whole: only the start of the difference is shown.') : null,
         body,
@@ -183,8 +184,8 @@ function comparisonView(ctx: ItemContext, { diff, from, to }: Comparison, view: 
       h(
         'details',
         { class: 'unchanged' },
-        h('summary', {}, `${unchanged.length} unchanged field${unchanged.length > 1 ? 's' : ''}: ${unchanged.map(([name]) => name).join(', ')}`),
-        unchanged.map(([name]) => h('div', { class: 'field-same' }, h('h3', {}, name.replace(/_/g, ' ')), h('div', { class: 'diff-text' }, sourceText(to[name]) || '(empty)'))),
+        h('summary', {}, `${unchanged.length} unchanged field${unchanged.length > 1 ? 's' : ''}: ${unchanged.map(([name]) => fieldLabel(name)).join(', ')}`),
+        unchanged.map(([name]) => h('div', { class: 'field-same' }, h('h3', {}, fieldLabel(name)), h('div', { class: 'diff-text' }, sourceText(to[name]) || '(empty)'))),
       ),
     );
   }

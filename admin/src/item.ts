@@ -2,6 +2,7 @@ import { api, ApiError, type SessionUser } from './api.js';
 import { showAutosaveBanner } from './autosave-banner.js';
 import { showCompare } from './compare.js';
 import { formatDateTime, fromGmt, h, replaceContent } from './dom.js';
+import { showEditLock } from './edit-lock.js';
 import { loadItem, type ItemContext } from './item-context.js';
 import { ITEM_TYPES, titleOf, type ItemType, type Revision, type RevisionDiff } from './model.js';
 import { showTimeline } from './timeline.js';
@@ -60,6 +61,7 @@ export async function showItem(main: HTMLElement, where: { type: ItemType; id: n
 
   const label = ITEM_TYPES[where.type];
   document.title = `${titleOf(ctx.item)} · History · CMS admin`;
+  const lockSlot = h('div', { class: 'lock-slot' });
   const banner = h('div', { class: 'autosave-slot' });
   const timeline = h('section', { class: 'panel timeline', 'aria-labelledby': 'timeline-heading' });
   const compare = h('section', { class: 'panel compare', 'aria-labelledby': 'compare-heading', id: 'compare' });
@@ -72,11 +74,12 @@ export async function showItem(main: HTMLElement, where: { type: ItemType; id: n
       h('h1', {}, titleOf(ctx.item)),
       h('p', { class: 'muted' }, `${label} #${ctx.id} · `, h('span', { class: `status status-${ctx.item.status}` }, ctx.item.status), ` · last changed ${formatDateTime(fromGmt(ctx.item.modified_gmt))}`),
     ),
+    lockSlot,
     banner,
     h('div', { class: 'columns' }, timeline, compare),
   );
   showAutosaveBanner(banner, ctx, autosaves);
-  await Promise.all([showTimeline(timeline, ctx), showCompare(compare, ctx, where.params)]);
+  await Promise.all([showEditLock(lockSlot, ctx), showTimeline(timeline, ctx), showCompare(compare, ctx, where.params)]);
 }
 
 function backLink(): HTMLElement {

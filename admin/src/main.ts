@@ -1,5 +1,6 @@
 import { ApiError, currentSession, signOut, type SessionUser } from './api.js';
 import { announce, h, replaceContent } from './dom.js';
+import { releaseLock } from './edit-lock.js';
 import { showFinder } from './finder.js';
 import { showItem } from './item.js';
 import { isItemType } from './model.js';
@@ -37,7 +38,10 @@ async function route(): Promise<void> {
   const id = Number(params.get('id'));
   try {
     if (isItemType(type) && id > 0) await showItem(main, { type, id, params, user });
-    else await showFinder(main, params.get('q') ?? '');
+    else {
+      await releaseLock();
+      await showFinder(main, params.get('q') ?? '');
+    }
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       user = null;
@@ -49,6 +53,7 @@ async function route(): Promise<void> {
 }
 
 document.getElementById('sign-out')!.addEventListener('click', async () => {
+  await releaseLock();
   await signOut();
   user = null;
   showUser();

@@ -73,6 +73,52 @@ export const EVENT_KINDS: Readonly<Record<string, string>> = {
   deleted: 'Deleted',
 };
 
+// How editors name the fields an entry or a comparison shows.
+const FIELD_LABELS: Readonly<Record<string, string>> = {
+  title: 'Title',
+  content: 'Content',
+  excerpt: 'Excerpt',
+  status: 'Status',
+  slug: 'Slug',
+  author: 'Author',
+  date: 'Publish date',
+  date_gmt: 'Publish date',
+  password: 'Password',
+  parent: 'Parent',
+  menu_order: 'Order',
+  comment_status: 'Comments',
+  ping_status: 'Pingbacks',
+  sticky: 'Sticky',
+  format: 'Format',
+  template: 'Template',
+  featured_media: 'Featured image',
+  categories: 'Categories',
+  tags: 'Tags',
+  meta: 'Custom fields',
+  url: 'Link',
+  attr_title: 'Title attribute',
+  description: 'Description',
+  target: 'Open in',
+  classes: 'CSS classes',
+  xfn: 'Link relationship',
+  menus: 'Menu',
+  menu_item_parent: 'Parent item',
+  object: 'Linked type',
+  object_id: 'Linked item',
+};
+
+// Bookkeeping a change carries that no editor set: never named in the timeline.
+const BOOKKEEPING_FIELDS = new Set(['type', 'trashed_from', 'modified', 'modified_gmt', 'guid', 'generated_slug']);
+
+export function fieldLabel(name: string): string {
+  if (Object.hasOwn(FIELD_LABELS, name)) return FIELD_LABELS[name];
+  const words = name.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The fields of a change an editor would recognise, by their labels. */
+export const editorFields = (fields: readonly string[]): string[] => [...new Set(fields.filter((field) => !BOOKKEEPING_FIELDS.has(field)).map(fieldLabel))];
+
 /** A field's editable text: `raw` of a rendered field, a list joined by spaces, else the value as text. */
 export function sourceText(value: unknown): string {
   if (value && typeof value === 'object' && !Array.isArray(value)) {

@@ -1,7 +1,7 @@
 import { api, ApiError } from './api.js';
 import { announce, h, replaceContent } from './dom.js';
 import { type ItemContext, loadItem, revisionContent } from './item-context.js';
-import { sourceText, type Item, type Revision } from './model.js';
+import { fieldLabel, sourceText, type Item, type Revision } from './model.js';
 import { wordDiff } from './word-diff.js';
 
 export interface FieldChange {
@@ -22,7 +22,7 @@ export function changesView(changes: FieldChange[]): HTMLElement {
   return h(
     'div',
     { class: 'preview' },
-    changes.map((change) => h('section', { class: 'field-diff', 'data-field': change.field }, h('h3', {}, change.field.replace(/_/g, ' ')), wordDiff(change.before, change.after))),
+    changes.map((change) => h('section', { class: 'field-diff', 'data-field': change.field }, h('h3', {}, fieldLabel(change.field)), wordDiff(change.before, change.after))),
   );
 }
 
@@ -71,8 +71,8 @@ export async function openRestore(ctx: ItemContext, state: Revision, what = `rev
       const field = section.dataset.field!;
       section.append(
         h('button', { type: 'button', class: 'button button-small restore-field', onclick: () =>
-          send(() => api(ctx.base, { method: 'POST', headers: { 'If-Match': current.etag }, json: { [field]: restoredValue(target[field]) } }), `Restored the ${field} of ${what}.`) },
-        `Restore only the ${field.replace(/_/g, ' ')}`),
+          send(() => api(ctx.base, { method: 'POST', headers: { 'If-Match': current.etag }, json: { [field]: restoredValue(target[field]) } }), `Restored the ${fieldLabel(field).toLowerCase()} of ${what}.`) },
+        `Restore only the ${fieldLabel(field).toLowerCase()}`),
       );
     }
     replaceContent(

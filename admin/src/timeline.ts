@@ -1,7 +1,7 @@
 import { api } from './api.js';
 import { dayKey, formatDay, formatTime, fromGmt, h, replaceContent, svg } from './dom.js';
 import { type ItemContext } from './item-context.js';
-import { EVENT_KINDS, type HistoryEntry } from './model.js';
+import { editorFields, EVENT_KINDS, fieldLabel, type HistoryEntry } from './model.js';
 import { authorNames, nameOf } from './users.js';
 
 const PER_PAGE = 50;
@@ -107,8 +107,8 @@ function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: M
   const revision = entry.revision !== null && comparable.has(entry.revision) ? entry.revision : null;
   const before = revision === null ? undefined : comparable.get(revision);
   const details = [
-    entry.fields.length ? fieldList(entry.fields) : '',
-    entry.redacted.length ? `erased: ${entry.redacted.join(', ')}` : '',
+    editorFields(entry.fields).length ? fieldList(editorFields(entry.fields)) : '',
+    entry.redacted.length ? `erased: ${entry.redacted.map(fieldLabel).join(', ')}` : '',
     revision === null ? '' : `revision ${revision}`,
   ].filter(Boolean);
   const row = h(

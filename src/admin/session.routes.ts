@@ -26,8 +26,8 @@ interface SessionJson {
 }
 
 /**
- * `/cms-admin/session`: the admin page's sign-in (POST), who is signed in with a fresh nonce
- * (GET), and sign-out (DELETE, with the nonce). A cross-site form cannot send a JSON body without
+ * `/cms-admin/session`: the admin page's sign-in (POST), who is signed in with a fresh nonce (GET;
+ * 204 when the browser holds no session), and sign-out (DELETE, with the nonce). A cross-site form cannot send a JSON body without
  * a CORS preflight (which is never granted here), and the cookie is SameSite=Strict.
  */
 export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): express.Router {
@@ -70,6 +70,11 @@ export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): exp
   router.get(
     '/session',
     handle(async (req, res) => {
+      // Nobody signed in on this browser is not an error: the page asks before anyone has.
+      if (sessionTokenOf(req.headers.cookie) === undefined) {
+        res.status(204).end();
+        return;
+      }
       await changes.catchUp();
       const session = await sessionOf(req);
       if (!session) throw new NotSignedIn();

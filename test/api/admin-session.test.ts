@@ -113,7 +113,7 @@ describe('signing in, POST /cms-admin/session', () => {
 });
 
 describe('GET /cms-admin/session', () => {
-  it('answers the signed-in user with a fresh nonce, and 401 cms_not_signed_in to anyone else', async () => {
+  it('answers the signed-in user with a fresh nonce, 204 to a browser holding no session, and 401 cms_not_signed_in to a cookie naming none', async () => {
     const { cookie } = await signIn();
     const current = await app.site('GET', '/cms-admin/session', { headers: { Cookie: cookie } });
     expect(current.status).toBe(200);
@@ -122,8 +122,14 @@ describe('GET /cms-admin/session', () => {
     const nonce = await app.site('GET', '/cms-admin/session/nonce', { headers: { Cookie: cookie } });
     expect(nonce.headers.get('content-type')).toMatch(/^text\/plain/);
     expect((await app.api('GET', '/cms/v2/users/me', { headers: { Cookie: cookie, 'X-WP-Nonce': nonce.text } })).body.id).toBe(1);
+    // Nobody signed in is what the page asks about before sign-in: an answer, not an error.
+    const nobody = await app.site('GET', '/cms-admin/session', { headers: { Cookie: 'other=1' } });
+    expect(nobody.status).toBe(204);
+    expect(nobody.text).toBe('');
+    expect(nobody.headers.get('cache-control')).toBe('no-store');
     for (const headers of [{}, { Cookie: 'cms_session=not-a-session' } as Record<string, string>, { Cookie: `cms_session=${'A'.repeat(43)}` }]) {
       for (const route of ['/cms-admin/session', '/cms-admin/session/nonce']) {
+        if (route === '/cms-admin/session' && !headers.Cookie) continue;
         const anonymous = await app.site('GET', route, { headers });
         expect(anonymous.status).toBe(401);
         expect(anonymous.body).toEqual({ code: 'cms_not_signed_in', message: 'You are not signed in.', data: { status: 401 } });

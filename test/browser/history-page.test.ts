@@ -19,6 +19,8 @@ let browser: Browser;
 const contexts: BrowserContext[] = [];
 /** What Chromium reported of the page's CSP, by page: read when all is done, as a page may log after its test. */
 const violations = new Map<Page, string[]>();
+/** What each page logged as an error (a failed request, an exception). */
+const consoleErrors = new Map<Page, string[]>();
 // How far the service's clock is ahead of the machine's (one test lets a day pass).
 let clockAhead = 0;
 
@@ -40,6 +42,10 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     contexts.push(context);
     const page = await context.newPage();
     violations.set(page, cspViolations(page));
+    const errors: string[] = [];
+    page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())));
+    page.on('pageerror', (error) => void errors.push(error.message));
+    consoleErrors.set(page, errors);
     await page.goto(`${app.siteUrl}/cms-admin/${search}`);
     return page;
   }
@@ -92,6 +98,16 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     expect(await byEmail.locator('#bar-name').innerText()).toContain(editor.username);
   });
 
+  it('loads, signs in and opens an item with nothing logged as an error (no failed request, no missing icon)', async () => {
+    const { id } = await seedPost('A quiet console', CONTENTS.slice(0, 3));
+    const page = await openPage(`?type=posts&id=${id}`);
+    await page.locator('#user_login').waitFor();
+    await signIn(page, 'admin', ADMIN_PASSWORD);
+    await page.locator('.field-diff[data-field=content]').waitFor();
+    await page.locator('#edit-lock').waitFor();
+    expect(consoleErrors.get(page)).toEqual([]);
+  });
+
   it('refuses a wrong password, saying so, and then throttles the guesser', async () => {
     const victim = await app.asRole('author');
     const page = await openPage();
@@ -125,9 +141,9 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     expect(kinds[0]).toBe('Revision deleted');
     expect(kinds).toEqual(expect.arrayContaining(['Created', 'Updated', 'Trashed', 'Restored from trash']));
     // The deleted revision's content was erased from the log: the entry that wrote it says so.
-    expect(await texts(page, '.event-updated .fields')).toContain('content · erased: content');
+    expect(await texts(page, '.event-updated .fields')).toContain('Content · erased: Content');
     expect(await texts(page, '.event .who')).toEqual(kinds.map(() => 'admin'));
-    expect((await texts(page, '.event-updated .fields')).filter((fields) => /^content · revision \d+/.test(fields))).toHaveLength(CONTENTS.length - 2);
+    expect((await texts(page, '.event-updated .fields')).filter((fields) => /^Content · revision \d+/.test(fields))).toHaveLength(CONTENTS.length - 2);
     expect(await page.locator('.day').count()).toBeGreaterThan(0);
     expect(await page.locator('svg.chart rect').count()).toBe(30);
     await expectAccessible(page);
@@ -158,7 +174,7 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     expect(await texts(page, '.field-diff[data-field=content] del')).toEqual(['brown', 'lazy']);
     expect(await texts(page, '.field-diff[data-field=content] ins')).toEqual(['red', 'sleepy']);
     expect(await page.locator('.field-diff[data-field=title]').count()).toBe(0);
-    expect(await page.locator('details.unchanged summary').innerText()).toContain('title');
+    expect(await page.locator('details.unchanged summary').innerText()).toContain('Title');
     expect(await page.locator('details.unchanged').getAttribute('open')).toBeNull();
     await expectAccessible(page);
     await screenshot(page, 'compare');
@@ -186,16 +202,18 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     await page.keyboard.press('ArrowLeft');
     await page.waitForFunction((from) => new URL(window.location.href).searchParams.get('from') === String(from), first);
 
-    await page.click('label[for=view-rendered]');
-    await page.waitForFunction(() => new URL(window.location.href).searchParams.get('view') === 'rendered');
+    // What a reader sees is shown first; the source is one click away, and the address keeps it.
+    expect(await page.locator('#view-rendered').isChecked()).toBe(true);
+    await page.click('label[for=view-source]');
+    await page.waitForFunction(() => new URL(window.location.href).searchParams.get('view') === 'source');
     const address = page.url();
     const again = await openPageSignedIn(address);
     await again.locator('.field-diff[data-field=content]').waitFor();
-    expect(await again.locator('#view-rendered').isChecked()).toBe(true);
+    expect(await again.locator('#view-source').isChecked()).toBe(true);
     expect(await again.locator('#from-label').innerText()).toContain(`Revision ${first}`);
     expect(await again.locator('#to-label').innerText()).toContain(`Revision ${third}`);
     expect(await texts(again, '.field-diff[data-field=content] ins')).toEqual(expect.arrayContaining(['red', 'sleepy']));
-    await screenshot(again, 'compare-rendered');
+    await screenshot(again, 'compare-source');
 
     // Two entries picked in the timeline.
     await again.check(`.events input[value="${second}"]`);
@@ -291,6 +309,43 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     await page.click('#confirm-restore');
     await page.locator('dialog.restore-dialog').waitFor({ state: 'detached' });
     expect(await contentOf(id)).toBe('The quick red fox leaps over the sleepy hen.');
+  });
+
+  it('takes the lock of the item it opens, shows a lock another editor holds, and takes it over after asking', async () => {
+    const lockOf = async (id: number) => (await app.api('GET', `/cms/v2/posts/${id}/lock`, { headers: app.admin })).body;
+    const admin = (await app.api('GET', '/cms/v2/users/me', { headers: app.admin })).body;
+    const free = await seedPost('Nobody on it', CONTENTS.slice(0, 2));
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${free.id}`);
+    await page.locator('#edit-lock').waitFor();
+    expect(await lockOf(free.id)).toMatchObject({ user: admin.id });
+
+    const { id } = await seedPost('Locked story', CONTENTS.slice(0, 2));
+    const editor = await app.asRole('editor', { name: 'Lee Locker' });
+    expect((await app.api('POST', `/cms/v2/posts/${id}/lock`, { headers: editor.headers, json: {} })).status).toBe(200);
+    await page.goto(`${app.siteUrl}/cms-admin/?type=posts&id=${id}`);
+    const notice = page.locator('#edit-lock.notice-warning');
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain('Lee Locker has been editing this post since');
+    // Leaving the first item's view released its lock; the held one was left alone.
+    await expect.poll(async () => (await app.api('GET', `/cms/v2/posts/${free.id}/lock`, { headers: app.admin })).status).toBe(404);
+    expect(await lockOf(id)).toMatchObject({ user: editor.id });
+    await expectAccessible(page);
+    await screenshot(page, 'locked');
+
+    await page.click('#take-over');
+    await page.locator('dialog[open] #confirm-take-over').waitFor();
+    expect(await page.locator('dialog[open] h2').innerText()).toBe('Take over from Lee Locker?');
+    await page.click('#cancel-take-over');
+    expect(await lockOf(id)).toMatchObject({ user: editor.id });
+    await page.click('#take-over');
+    await page.click('#confirm-take-over');
+    await page.locator('#edit-lock:not(.notice-warning)').waitFor();
+    expect(await page.locator('#edit-lock').innerText()).toContain('You took over');
+    expect(await lockOf(id)).toMatchObject({ user: admin.id });
+
+    await page.click('.back a');
+    await page.getByRole('heading', { name: 'Recent changes' }).waitFor();
+    await expect.poll(async () => (await app.api('GET', `/cms/v2/posts/${id}/lock`, { headers: app.admin })).status).toBe(404);
   });
 
   /** Elements of the document that carry an attribute of the hostile markup, or an event handler. */
@@ -451,7 +506,7 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     const page = await signedIn();
     await page.click('#sign-out');
     await page.locator('#user_login').waitFor();
-    expect(await page.evaluate(async () => (await fetch('session', { credentials: 'same-origin' })).status)).toBe(401);
+    expect(await page.evaluate(async () => (await fetch('session', { credentials: 'same-origin' })).status)).toBe(204);
     await page.reload();
     await page.locator('#user_login').waitFor();
   });
