@@ -262,6 +262,12 @@ describe('edit locks', () => {
     expect((await take(administrator, `menu-items/${item.body.id}`)).status).toBe(200);
     const itemRead = await app.api('GET', `/cms/v2/menu-items/${item.body.id}`, { headers: another.headers, query: { _embed: 'lock' } });
     expect(itemRead.body._embedded.lock[0]).toMatchObject({ user: 1 });
+    // As a post's, an item's edit context carries its lock; the list's too.
+    const itemInEdit = await app.api('GET', `/cms/v2/menu-items/${item.body.id}`, { headers: another.headers, query: { context: 'edit' } });
+    expect(itemInEdit.body.lock).toMatchObject({ user: 1, since: expect.any(String), lapses: expect.any(String) });
+    const listInEdit = await app.api('GET', '/cms/v2/menu-items', { headers: another.headers, query: { context: 'edit', menus: menu.body.id } });
+    expect(listInEdit.body.map((listed: { lock: unknown }) => listed.lock)).toEqual([expect.objectContaining({ user: 1 })]);
+    expect((await app.api('GET', `/cms/v2/menu-items/${item.body.id}`, { headers: another.headers })).body).not.toHaveProperty('lock');
     expect((await take(another, `menu-items/${item.body.id}`)).body.code).toBe('rest_post_locked');
     const updateItem = await app.api('POST', `/cms/v2/menu-items/${item.body.id}`, { headers: author.headers, json: { title: 'x' } });
     const refusedItem = await take(author, `menu-items/${item.body.id}`);

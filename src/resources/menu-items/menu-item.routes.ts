@@ -37,7 +37,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
           if (asksAsOf(req)) return listMenuItemsAt(req, deps);
           const window = pageWindow(req.params);
           const { docs, total, menuTag } = await listMenuItems(req, deps, window);
-          const linked = await linkedObjects(deps, docs);
+          const linked = await linkedObjects(deps, docs, req);
           const response = pageOf(docs.map((doc) => prepareMenuItem(doc, req, deps, linked)), total, window, PostInvalidPage);
           // The items of one menu carry the menu's state, which its restore takes as `If-Match`.
           if (menuTag) response.headers.ETag = `"${menuTag}"`;

@@ -4,6 +4,7 @@ import { type ArgSpecs } from '../../rest/args.js';
 import { defineRestError } from '../../rest/errors.js';
 import { argsFromSchema, collectionArgs } from '../../rest/item-schema.js';
 import { type ItemSchema, URI_OR_EMPTY } from '../../rest/schema.js';
+import { lockField } from '../locks/index.js';
 import { POST_LIST_FILTER_ARGS } from '../posts/index.js';
 import { MENU_ITEM_TYPES } from './menu-item.model.js';
 
@@ -50,6 +51,7 @@ export const menuItemSchema: ItemSchema = {
     invalid: { description: 'Whether the menu item represents an object that no longer exists.', type: 'boolean', context: [...ALL], readonly: true },
     menus: { description: 'The terms assigned to the object in the nav_menu taxonomy.', type: 'integer', context: ['view', 'edit'] },
     meta: metaSchema('post', 'nav_menu_item', ['view', 'edit']),
+    lock: lockField,
   },
 };
 

@@ -6,6 +6,7 @@ import { findPostType } from '../../registry/post-types.js';
 import { findTaxonomy } from '../../registry/taxonomies.js';
 import { type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
+import { answerCarriesLock, currentLocks, lockFields, lockKey, type LockDoc } from '../locks/index.js';
 import { postsCollection, permalink } from '../posts/index.js';
 import { termsCollection, type TermDoc, termLink } from '../terms/index.js';
 import { type MenuItemDoc } from './menu-item.model.js';
@@ -17,21 +18,30 @@ interface LinkedPost {
   title: string;
 }
 
-/** The posts and terms a page of items links to, read once for the page (not once an item). */
+/**
+ * The posts and terms a page of items links to, read once for the page (not once an item), and
+ * the items' edit locks when the request reads them (in edit context).
+ */
 export interface LinkedObjects {
   posts: Map<number, LinkedPost>;
   terms: Map<number, TermDoc>;
+  locks?: Map<string, LockDoc>;
 }
 
-export async function linkedObjects(deps: Deps, docs: readonly MenuItemDoc[]): Promise<LinkedObjects> {
+const menuItemLockKey = (doc: MenuItemDoc) => lockKey('nav_menu_item', doc._id);
+
+/** With `req`, the items' locks too where it reads them. */
+export async function linkedObjects(deps: Deps, docs: readonly MenuItemDoc[], req?: RestRequest): Promise<LinkedObjects> {
   const ids = (type: MenuItemDoc['type']) => [...new Set(docs.filter((doc) => doc.type === type && doc.objectId > 0).map((doc) => doc.objectId))];
   const postIds = ids('post_type');
   const termIds = ids('taxonomy');
-  const [posts, terms] = await Promise.all([
+  const readsLocks = req !== undefined && req.context === 'edit' && req.wants('lock') && answerCarriesLock(req);
+  const [posts, terms, locks] = await Promise.all([
     findByIds(postsCollection(deps.store.db), postIds, { projection: { type: 1, status: 1, title: 1 } }),
     findByIds(termsCollection(deps.store.db), termIds),
+    readsLocks ? currentLocks(deps, docs.map(menuItemLockKey)) : undefined,
   ]);
-  return { posts: new Map(posts.map((post) => [post._id, post as LinkedPost])), terms: new Map(terms.map((term) => [term._id, term])) };
+  return { posts: new Map(posts.map((post) => [post._id, post as LinkedPost])), terms: new Map(terms.map((term) => [term._id, term])), locks };
 }
 
 interface Derived {
@@ -96,13 +106,17 @@ export function prepareMenuItem(doc: MenuItemDoc, req: RestRequest, deps: Deps, 
   add('invalid', () => derived.invalid);
   if (doc.menu) add('menus', () => doc.menu);
   add('meta', () => metaForResponse('post', 'nav_menu_item', doc.meta));
+  if (linked.locks) {
+    const lock = linked.locks.get(menuItemLockKey(doc));
+    add('lock', () => (lock ? lockFields(lock) : null));
+  }
   if (req.wants('_links')) data._links = menuItemLinks(doc, req);
   return data;
 }
 
 /** One item, its linked object read for it alone. */
 export async function prepareOne(doc: MenuItemDoc, req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
-  return prepareMenuItem(doc, req, deps, await linkedObjects(deps, [doc]));
+  return prepareMenuItem(doc, req, deps, await linkedObjects(deps, [doc], req));
 }
 
 function menuItemLinks(doc: MenuItemDoc, req: RestRequest): Links {
