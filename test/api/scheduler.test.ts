@@ -1,7 +1,5 @@
-import { ConnectionString } from 'mongodb-connection-string-url';
-import { MongoClient, type Db } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { baseEnv, runService, type ServiceProcess } from '../support/service-process.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServiceNodes, type ServiceNode as Node, type ServiceNodes } from '../support/service-nodes.js';
 import { SCHEDULER_LEASE_MS } from '../../src/resources/posts/post.scheduler.js';
 
 // The scheduler between real service processes on one database: a scheduled item (a minute
@@ -10,8 +8,6 @@ import { SCHEDULER_LEASE_MS } from '../../src/resources/posts/post.scheduler.js'
 // publishes nothing itself, and the database are watched), its history entry and feed change
 // carry that moment, and a holder killed is taken over by another process, which publishes what
 // was scheduled after the kill.
-const PASSWORD = 'scheduler-test-password';
-const ADMIN = { Authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`, 'Content-Type': 'application/json' };
 /** How late after its date an item may be published: the issue's bound. */
 const ON_TIME_MS = 1000;
 /**
@@ -22,32 +18,8 @@ const AHEAD_MS = 62_000;
 /** How late after the lease ran out a process may take over: a look, a claim, on a shared machine. */
 const TAKEOVER_SLACK_MS = 4000;
 
-interface Node {
-  service: ServiceProcess;
-  url: string;
-  pid: number;
-}
-
-let client: MongoClient;
-let db: Db;
-let env: Record<string, string>;
-let nodes: Node[] = [];
-/** Every process started, stopped at the end even if it never said it was listening. */
-const started: ServiceProcess[] = [];
-
-async function startNode(): Promise<Node> {
-  const service = runService(env);
-  started.push(service);
-  const listening = await service.waitForLog((line) => line.msg === 'listening');
-  return { service, url: String(listening.url), pid: service.child.pid! };
-}
-
-async function api(node: Node, method: string, path: string, body?: object) {
-  const response = await fetch(`${node.url}/cms-json${path}`, { method, headers: ADMIN, body: body ? JSON.stringify(body) : undefined });
-  const json = (await response.json()) as Record<string, unknown>;
-  expect(response.status, JSON.stringify(json)).toBeLessThan(300);
-  return json;
-}
+let cluster: ServiceNodes;
+const api = (node: Node, method: string, path: string, body?: object) => cluster.api(node, method, path, body);
 
 /** A whole second at least `aheadMs` from now, and its `date_gmt`. */
 function secondAhead(aheadMs: number): { at: number; dateGmt: string } {
@@ -89,59 +61,39 @@ async function publicationIn(node: Node, since: number, id: number, timeoutMs: n
 
 /** The event that published `id`, as the log holds it (its time to the millisecond). */
 async function publishingEvent(id: number) {
-  const events = await db.collection<{ stream: number; seq: number; at: Date; type: string }>('events').find({ stream: id }).sort({ seq: 1 }).toArray();
+  const events = await cluster.db.collection<{ stream: number; seq: number; at: Date; type: string }>('events').find({ stream: id }).sort({ seq: 1 }).toArray();
   expect(events.map((event) => event.type)).toEqual(['created', 'updated']);
   return events[1];
 }
 
-const statusOf = async (id: number) => (await db.collection<{ _id: number; status: string }>('posts').findOne({ _id: id }))?.status;
+const statusOf = async (id: number) => (await cluster.db.collection<{ _id: number; status: string }>('posts').findOne({ _id: id }))?.status;
 
-/** The newest term of the scheduling lease, as the database holds it. */
-const topTerm = async () => (await db.collection<{ _id: number; owner: string }>('scheduler_leases').find().sort({ _id: -1 }).limit(1).toArray())[0];
-async function holder(): Promise<Node> {
-  await expect.poll(async () => (await topTerm())?.owner, { timeout: 15_000 }).toBeTruthy();
-  const top = await topTerm();
-  const node = nodes.find((each) => top.owner.split(':')[1] === String(each.pid));
-  expect(node, top.owner).toBeDefined();
-  return node!;
-}
+/** The process holding the scheduling lease. */
+const holder = () => cluster.holder('scheduler_leases');
 
 beforeAll(async () => {
-  const uri = new ConnectionString(inject('mongodbUri'));
-  uri.pathname = `/scheduler_${process.pid}`;
-  client = await MongoClient.connect(uri.toString());
-  db = client.db();
-  env = baseEnv({ MONGODB_URI: uri.toString(), CMS_WORKERS: '1', CMS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'info' });
-  // One after the other: the first makes the administrator.
-  nodes = [await startNode()];
-  nodes.push(await startNode());
+  cluster = await startServiceNodes({ name: 'scheduler', password: 'scheduler-test-password', count: 2 });
 }, 120_000);
 
 afterAll(async () => {
-  for (const service of started) {
-    if (service.child.exitCode !== null || service.child.signalCode !== null) continue;
-    service.child.kill('SIGTERM');
-    await service.exited;
-  }
-  await db?.dropDatabase();
-  await client?.close();
+  await cluster?.stop();
 });
 
 describe('the scheduler', () => {
   it('publishes a scheduled post and page within a second of their date, with no request to their routes', async () => {
-    const since = await feedHead(nodes[0]);
+    const since = await feedHead(cluster.nodes[0]);
     const { at, dateGmt } = secondAhead(AHEAD_MS);
-    const post = await schedule(nodes[0], 'posts', 'Scheduled post', dateGmt);
-    const page = await schedule(nodes[1], 'pages', 'Scheduled page', dateGmt);
+    const post = await schedule(cluster.nodes[0], 'posts', 'Scheduled post', dateGmt);
+    const page = await schedule(cluster.nodes[1], 'pages', 'Scheduled page', dateGmt);
     // Only the feed is read from now on: it shows the items scheduled until their date.
-    expect((await changesSince(nodes[1], since)).map((change) => [change.item, change.type])).toEqual([
+    expect((await changesSince(cluster.nodes[1], since)).map((change) => [change.item, change.type])).toEqual([
       [post, 'created'],
       [page, 'created'],
     ]);
     expect([await statusOf(post), await statusOf(page)]).toEqual(['future', 'future']);
 
     for (const id of [post, page]) {
-      const change = await publicationIn(nodes[1], since, id, at - Date.now() + ON_TIME_MS + 5000);
+      const change = await publicationIn(cluster.nodes[1], since, id, at - Date.now() + ON_TIME_MS + 5000);
       const event = await publishingEvent(id);
       // The history entry carries the moment of publication, and the feed's change that same moment.
       expect(event.at.getTime()).toBeGreaterThanOrEqual(at);
@@ -153,7 +105,7 @@ describe('the scheduler', () => {
 
   it('is taken over when its holder is killed: another process publishes what was scheduled after the kill, on time', async () => {
     const killed = await holder();
-    const survivor = nodes.find((node) => node !== killed)!;
+    const survivor = cluster.nodes.find((node) => node !== killed)!;
     killed.service.child.kill('SIGKILL');
     const killedAt = Date.now();
     await killed.service.exited;
@@ -161,7 +113,7 @@ describe('the scheduler', () => {
     // Past the time the dead holder's term could last: only the survivor can publish it.
     const { at, dateGmt } = secondAhead(Math.max(AHEAD_MS, SCHEDULER_LEASE_MS + 2000));
     const post = await schedule(survivor, 'posts', 'Scheduled after the kill', dateGmt);
-    await expect.poll(async () => (await topTerm()).owner.split(':')[1], { timeout: SCHEDULER_LEASE_MS + TAKEOVER_SLACK_MS, interval: 100 }).toBe(String(survivor.pid));
+    await expect.poll(async () => (await cluster.newestTerm('scheduler_leases'))?.owner.split(':')[1], { timeout: SCHEDULER_LEASE_MS + TAKEOVER_SLACK_MS, interval: 100 }).toBe(String(survivor.pid));
     expect(Date.now() - killedAt).toBeLessThan(SCHEDULER_LEASE_MS + TAKEOVER_SLACK_MS);
 
     await publicationIn(survivor, since, post, at - Date.now() + ON_TIME_MS + 5000);

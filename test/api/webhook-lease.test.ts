@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { ConnectionString } from 'mongodb-connection-string-url';
-import { MongoClient, type Db } from 'mongodb';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { baseEnv, runService, type ServiceProcess } from '../support/service-process.js';
+import { type Db } from 'mongodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startServiceNodes, type ServiceNode as Node, type ServiceNodes } from '../support/service-nodes.js';
 import { startReceiver, type Received, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { checkDeliveries } from '../faults/webhooks.js';
 import { leaseMs, RENEW_EVERY_MS } from '../../src/resources/webhooks/webhook.lease.js';
@@ -13,56 +12,29 @@ import { leaseMs, RENEW_EVERY_MS } from '../../src/resources/webhooks/webhook.le
 // containers with host networking run them: one delivers; a killed holder is taken over within
 // the lease's bound, in per-item order with nothing lost; a holder paused past its term writes
 // and sends nothing once it runs again; a live holder whose pid this machine lacks is not taken for dead.
-const PASSWORD = 'webhook-lease-test-password';
-const ADMIN = { Authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`, 'Content-Type': 'application/json' };
 const TIMEOUT_MS = 1000;
 const LEASE_MS = leaseMs(TIMEOUT_MS);
 /** How late after its term ran out a process may take over: a poll, a round, a claim, on a shared machine. */
 const TAKEOVER_SLACK_MS = 4000;
 
-interface Node {
-  service: ServiceProcess;
-  url: string;
-  pid: number;
-}
-
-let client: MongoClient;
+let cluster: ServiceNodes;
 let db: Db;
-let env: Record<string, string>;
 let receiver: WebhookReceiver;
+/** The processes alive. */
 let nodes: Node[] = [];
-/** Every process started, stopped at the end even if it never said it was listening. */
-const started: ServiceProcess[] = [];
 let endpoint: { id: string; position: number };
 
-async function startNode(): Promise<Node> {
-  const service = runService(env);
-  started.push(service);
-  const listening = await service.waitForLog((line) => line.msg === 'listening');
-  return { service, url: String(listening.url), pid: service.child.pid! };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function api(node: Node, method: string, path: string, body?: object) {
-  const response = await fetch(`${node.url}/cms-json${path}`, { method, headers: ADMIN, body: body ? JSON.stringify(body) : undefined });
-  const json = (await response.json()) as Record<string, unknown>;
-  expect(response.status, JSON.stringify(json)).toBeLessThan(300);
-  return json;
-}
+const api = (node: Node, method: string, path: string, body?: object) => cluster.api(node, method, path, body);
 const createPost = async (node: Node, title: string) => (await api(node, 'POST', '/cms/v2/posts', { title, status: 'draft' })).id as number;
 const updatePost = (node: Node, id: number, title: string) => api(node, 'POST', `/cms/v2/posts/${id}`, { title });
 
 /** The newest term of the lease, as the database holds it. */
-const topTerm = async () => (await db.collection<{ _id: number; owner: string }>('webhook_leases').find().sort({ _id: -1 }).limit(1).toArray())[0];
+const topTerm = async () => (await cluster.newestTerm('webhook_leases'))!;
 /** The node holding the newest term. */
-async function holder(): Promise<Node> {
-  await expect.poll(async () => (await topTerm())?.owner, { timeout: 15_000 }).toBeTruthy();
-  const top = await topTerm();
-  const node = nodes.find((each) => top.owner.split(':')[1] === String(each.pid));
-  expect(node, top.owner).toBeDefined();
-  return node!;
-}
+const holder = () => cluster.holder('webhook_leases');
 /** The process each request came from, found while its connection was open. */
 const senders = new Map<Received, number>();
 const sender = (request: Received) => nodes.find((node) => node.pid === senders.get(request));
@@ -103,38 +75,23 @@ const ofItem = (id: number) => (request: Received) => request.json.data.item?.id
 const versions = (id: number) => receiver.received.filter(ofItem(id)).map((request) => request.json.data.version);
 
 beforeAll(async () => {
-  const uri = new ConnectionString(inject('mongodbUri'));
-  uri.pathname = `/webhook_lease_${process.pid}`;
-  client = await MongoClient.connect(uri.toString());
-  db = client.db();
   receiver = await startReceiver();
   receiver.answer = answering(() => ({ status: 204 }));
-  env = baseEnv({
-    MONGODB_URI: uri.toString(),
-    CMS_WORKERS: '1',
-    CMS_ADMIN_PASSWORD: PASSWORD,
-    LOG_LEVEL: 'info',
-    CMS_WEBHOOKS_ALLOW_ADDRESSES: '127.0.0.1',
-    CMS_WEBHOOKS_POLL_MS: '100',
-    CMS_WEBHOOKS_TIMEOUT_MS: String(TIMEOUT_MS),
+  cluster = await startServiceNodes({
+    name: 'webhook_lease',
+    password: 'webhook-lease-test-password',
+    count: 2,
+    env: { CMS_WEBHOOKS_ALLOW_ADDRESSES: '127.0.0.1', CMS_WEBHOOKS_POLL_MS: '100', CMS_WEBHOOKS_TIMEOUT_MS: String(TIMEOUT_MS) },
   });
-  // One after the other, as `npm start` starts its workers: the first makes the administrator.
-  nodes = [await startNode()];
-  nodes.push(await startNode());
+  db = cluster.db;
+  nodes = [...cluster.nodes];
   const created = await api(nodes[0], 'POST', '/cms/v2/webhooks', { url: receiver.url });
   endpoint = { id: created.id as string, position: created.position as number };
 }, 120_000);
 
 afterAll(async () => {
-  for (const service of started) {
-    if (service.child.exitCode !== null || service.child.signalCode !== null) continue;
-    service.child.kill('SIGCONT');
-    service.child.kill('SIGTERM');
-    await service.exited;
-  }
+  await cluster?.stop();
   await receiver?.close();
-  await db?.dropDatabase();
-  await client?.close();
 });
 
 afterEach(() => {
@@ -214,7 +171,7 @@ describe('the webhook delivery lease, between processes on one hostname', () => 
     expect(findings.outOfOrder).toEqual([]);
     for (const post of posts) expect(versions(post).at(-1)).toBe(10);
     // The killed process is replaced, for the next test.
-    nodes = [survivor, await startNode()];
+    nodes = [survivor, await cluster.start()];
   }, 120_000);
 
   it('a holder paused past its term records nothing and sends nothing once it runs again', async () => {
