@@ -98,6 +98,10 @@ describe('scheduled changes', () => {
     expect((await app.api('GET', path, { headers: author.headers, query: { context: 'edit' } })).body.fields.title).toBe('Second');
     // Another author may not touch it; an editor may.
     expect((await app.api('POST', path, { headers: otherAuthor.headers, json: { title: 'Theirs' } })).status).toBe(403);
+    const byEditor = await app.api('POST', path, { headers: editor.headers, json: { title: 'Editor' } });
+    expect(byEditor.status).toBe(200);
+    // Applied as an update by whoever last scheduled it.
+    expect(byEditor.body.author).toBe(editor.id);
   });
 
   it('is cancelled, and then gone', async () => {
@@ -137,6 +141,13 @@ describe('scheduled changes', () => {
     const updated = await app.api('POST', `/cms/v2/posts/${id}`, { headers: author.headers, json: bad });
     expect(updated.status).toBe(400);
     expect({ status: scheduled.status, body: scheduled.body }).toEqual({ status: updated.status, body: updated.body });
+
+    // What only the update's input policy checks (the named author exists) is refused alike too.
+    const noSuchAuthor = await schedule(author, id, { date_gmt: '2099-03-01T10:00:00', author: 987_654 });
+    const updatedAuthor = await app.api('POST', `/cms/v2/posts/${id}`, { headers: app.admin, json: { author: 987_654 } });
+    expect(updatedAuthor.status).toBe(400);
+    expect((await schedule(editor, id, { date_gmt: '2099-03-01T10:00:00', author: 987_654 })).body).toEqual(updatedAuthor.body);
+    expect(noSuchAuthor.status).toBe(403);
 
     const past = await schedule(author, id, { date_gmt: gmt(Date.now() - 60_000), title: 'Too late' });
     expect(past.status).toBe(400);
