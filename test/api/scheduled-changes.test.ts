@@ -176,6 +176,15 @@ describe('scheduled changes', () => {
     expect((await app.api('GET', '/cms/v2/scheduled-changes')).status).toBe(401);
   });
 
+  it('is described in the OpenAPI document, for posts and pages and across items', async () => {
+    const paths = Object.keys((await app.api('GET', '/openapi.json')).body.paths);
+    for (const base of ['posts', 'pages']) {
+      expect(paths).toContain(`/cms/v2/${base}/{id}/scheduled-changes`);
+      expect(paths).toContain(`/cms/v2/${base}/{id}/scheduled-changes/{sid}`);
+    }
+    expect(paths).toContain('/cms/v2/scheduled-changes');
+  });
+
   it('is applied at its time by the scheduler, with no request, as an update by its author recorded in the history', async () => {
     const id = await createItem(author, { excerpt: 'Kept excerpt' });
     // Changed since it was scheduled: the change sets only what it carries, on the item as it is then.

@@ -12,6 +12,8 @@ import { RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, defineRoutes, DELETABLE, EDITABLE, READABLE, type RouteSpec } from '../../rest/route.js';
 import { siteTimezone } from '../settings/index.js';
 import { rolesOfUser } from '../users/index.js';
+import { mergeMeta } from '../../registry/meta.js';
+import { rawText } from './post.input.js';
 import { type PostDoc } from './post.model.js';
 import { mayEditRouteItem, routeItem } from './post.routes.js';
 import { postTypeSchema, postWriteArgs } from './post.schema.js';
@@ -23,11 +25,25 @@ import { CannotEditScheduledChange, DateNotAhead, ScheduledChangeDone, Scheduled
 /** The item's fields a change does not carry: `date_gmt` is when it applies. */
 const NOT_CARRIED = ['id', 'date', 'date_gmt'];
 
-/** The write parameters the request sends, by the update's argument names (never the client's own keys). */
+/**
+ * The write parameters the request sends, by the update's argument names, as the update reads
+ * them: the text fields' raw text, and the registered meta keys. Nothing a client names is kept
+ * (an object sent as a title, a meta key no one registered): the update would ignore it too.
+ */
 function sentFields(req: RestRequest, type: PostTypeDef): Record<string, unknown> {
   const fields: Record<string, unknown> = Object.create(null);
   for (const name of Object.keys(postWriteArgs(type, 'update'))) {
-    if (!NOT_CARRIED.includes(name) && req.params[name] !== undefined) fields[name] = req.params[name];
+    const value = req.params[name];
+    if (NOT_CARRIED.includes(name) || value === undefined) continue;
+    if (name === 'title' || name === 'content' || name === 'excerpt') {
+      const text = rawText(value);
+      // As the update reads them: `{ "raw": "" }` leaves a title as it is.
+      if (text !== undefined && !(name === 'title' && typeof value === 'object' && text === '')) fields[name] = text;
+    } else if (name === 'meta') {
+      fields.meta = mergeMeta('post', type.slug, undefined, value);
+    } else {
+      fields[name] = value;
+    }
   }
   return fields;
 }
