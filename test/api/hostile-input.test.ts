@@ -57,6 +57,8 @@ interface Fixtures {
   webhook: string;
   /** A delivery of the webhook (its ping). */
   delivery: string;
+  /** A pending scheduled change of the post and of the page. */
+  scheduledChange: Record<'posts' | 'pages', number>;
 }
 interface Hostile {
   label: string;
@@ -120,7 +122,8 @@ async function createFixtures(label: string): Promise<Fixtures> {
     // Published and saved again by its author: an autosave of its own, not an in-place save.
     const autosave = await created(`/cms/v2/${type}/${item.id}/autosaves`, { content: 'Autosaved' }, 200);
     expect(autosave.id, `autosave of ${type}`).not.toBe(item.id);
-    return { id: item.id as number, revision: revisions.body[0].id as number, autosave: autosave.id as number };
+    const scheduled = await created(`/cms/v2/${type}/${item.id}/scheduled-changes`, { date_gmt: '2099-01-01T00:00:00', title: `${label} scheduled` });
+    return { id: item.id as number, revision: revisions.body[0].id as number, autosave: autosave.id as number, scheduledChange: scheduled.id as number };
   };
   const post = await withHistory('posts');
   const page = await withHistory('pages');
@@ -172,6 +175,7 @@ async function createFixtures(label: string): Promise<Fixtures> {
     media: media.body.id,
     webhook: webhook.id,
     delivery: ping.id,
+    scheduledChange: { posts: post.scheduledChange, pages: page.scheduledChange },
   };
 }
 
@@ -205,6 +209,7 @@ function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
     if (name === 'id' && resource === 'widget-types') return 'text';
     if (name === 'id' && resource === 'webhooks') return fixtures.webhook;
     if (name === 'delivery') return fixtures.delivery;
+    if (name === 'sid') return fixtures.scheduledChange[resource as keyof Fixtures['scheduledChange']];
     if (name === 'id' || name === 'parent') return items[resource];
     if (name === 'user_id') return fixtures.user;
     if (name === 'uuid') return fixtures.appPassword;
@@ -313,6 +318,8 @@ function baseValues(args: Record<string, ArgSpec>, except: string, method: strin
     requests: '',
     url: CLOSED_PORT_URL,
     position: '1',
+    // A scheduled change's time: far ahead, so the scheduler never applies what a request left.
+    date_gmt: '2099-01-01T00:00:00',
   };
   for (const [name, spec] of Object.entries(args)) {
     if (!spec.required || name === except) continue;

@@ -6,6 +6,8 @@ import { handOverPostsOf } from './post.authors.js';
 import { publishedAuthorIds } from './post.lookups.js';
 import { postTypeRoutes } from './post.routes.js';
 import { startScheduler } from './post.scheduler.js';
+import { scheduledChangeIndexes } from './scheduled-change.model.js';
+import { scheduledChangeRoutes, scheduledChangesListRoutes } from './scheduled-change.routes.js';
 import { autosaveRoutes } from '../autosaves/index.js';
 import { historyRoutes } from '../history/index.js';
 import { lockRoutes } from '../locks/index.js';
@@ -29,8 +31,9 @@ export { permalink, prepareMany, prepareOne, preparePost } from './post.serializ
 /**
  * Posts and pages (the types the posts controller serves): their routes, indexes and projection;
  * for the types that support them, as WordPress registers them, their revisions, autosaves and
- * history over the shared routes, and their changes in the feed; and the scheduler, which
- * publishes scheduled items of every post type at their time.
+ * history over the shared routes, and their changes in the feed; their scheduled changes; and the
+ * scheduler, which publishes scheduled items of every post type, and applies scheduled changes, at
+ * their time.
  */
 export const postsResource: ResourceManifest = {
   routes: [
@@ -39,9 +42,11 @@ export const postsResource: ResourceManifest = {
     ...postTypesSupporting('posts', 'autosave').flatMap((type) => autosaveRoutes(postAutosaves(type))),
     ...postTypesSupporting('posts', 'revisions').flatMap((type) => historyRoutes(postHistorySubject(type))),
     ...postTypesSupporting('posts').flatMap((type) => lockRoutes(postRevisions(type))),
+    ...postTypesSupporting('posts').flatMap(scheduledChangeRoutes),
+    ...scheduledChangesListRoutes,
   ],
   changeSources: [postChangeSource(postTypesSupporting('posts', 'revisions'))],
-  indexes: postIndexes,
+  indexes: [...postIndexes, ...scheduledChangeIndexes],
   projections: [postsProjection],
   seed: async (deps) => {
     const blocked = await backfillRevisionBlocks(deps.store.db);

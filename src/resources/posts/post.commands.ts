@@ -86,6 +86,8 @@ export interface UpdateOptions {
   fromRevision?: number;
   /** `restored` as of a point: the position whose state is made current. */
   fromPosition?: number;
+  /** The scheduled change the update applies, recorded with it. */
+  scheduledChange?: number;
   /** Whether this type keeps revisions at all. */
   revisions?: boolean;
   /** Leaves `modified` as it is: a change made for the site, not an edit (a deleted author's items). */
@@ -115,6 +117,7 @@ export async function updatePost(
       if (options.revisions !== false && (await needsRevision(deps, current, next))) data.revisionId = await deps.ids.next('content');
       if (options.fromRevision !== undefined) data.fromRevision = options.fromRevision;
       if (options.fromPosition !== undefined) data.fromPosition = options.fromPosition;
+      if (options.scheduledChange !== undefined) data.scheduledChange = options.scheduledChange;
       return { type: options.type ?? 'updated', data };
     },
     options.ifMatch,

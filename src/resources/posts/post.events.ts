@@ -17,6 +17,8 @@ export interface PostChanged {
   fromRevision?: number;
   /** `restored` only: the position of the log whose state was made current (a restore as of a point). */
   fromPosition?: number;
+  /** `updated` only: the scheduled change this update applied (its author is the event's actor). */
+  scheduledChange?: number;
 }
 
 /**

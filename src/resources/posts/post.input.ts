@@ -31,6 +31,9 @@ export interface Writer {
   readonly user: Principal;
 }
 
+/** What the input policy reads of a write request: its parameters and its caller (a scheduled change replays both). */
+export type WriteRequest = Pick<RestRequest, 'params' | 'user'>;
+
 /** `title`, `content` and `excerpt` are written as a string or as `{ raw }`. */
 export function rawText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
@@ -50,7 +53,7 @@ const SCHEDULE_MARGIN_MS = 60_000;
  * them (`prepare_item_for_database`, `handle_status_param`, `check_assign_terms_permission` ...).
  */
 export async function changesFromRequest(
-  req: RestRequest,
+  req: WriteRequest,
   deps: Deps,
   type: PostTypeDef,
   current: PostDoc | null,
@@ -158,7 +161,7 @@ async function checkTemplateOffered(deps: Deps, type: PostTypeDef, template: str
 }
 
 /** The terms of each taxonomy sent; an item's terms in the others stay (`wp_set_object_terms` per taxonomy sent). */
-function applyTerms(req: RestRequest, type: PostTypeDef, changes: Partial<PostFields>, current: PostDoc | null): void {
+function applyTerms(req: WriteRequest, type: PostTypeDef, changes: Partial<PostFields>, current: PostDoc | null): void {
   for (const taxonomy of TAXONOMIES.filter((candidate) => candidate.types.includes(type.slug))) {
     const ids = req.params[taxonomy.rest_base] as number[] | undefined;
     if (ids === undefined) continue;
@@ -170,7 +173,7 @@ function applyTerms(req: RestRequest, type: PostTypeDef, changes: Partial<PostFi
  * `date` alone is wall-clock time in the site's timezone, `date_gmt` alone is GMT; an explicit
  * offset wins. `date: null` on a draft makes its date float again (WordPress 5.x).
  */
-async function applyDates(req: RestRequest, deps: Deps, changes: Partial<PostFields>): Promise<void> {
+async function applyDates(req: WriteRequest, deps: Deps, changes: Partial<PostFields>): Promise<void> {
   const { date, date_gmt: dateGmt } = req.params;
   if (date === undefined && dateGmt === undefined) return;
   const timezone = await siteTimezone(deps);
@@ -185,7 +188,7 @@ async function applyDates(req: RestRequest, deps: Deps, changes: Partial<PostFie
   changes.dateGmt = formatRestDate(instant);
 }
 
-function applyStatus(req: RestRequest, changes: Partial<PostFields>, current: PostDoc | null): void {
+function applyStatus(req: WriteRequest, changes: Partial<PostFields>, current: PostDoc | null): void {
   let status = req.params.status === undefined ? undefined : String(req.params.status);
   if (status === undefined && current === null) status = 'draft';
   const effective = status ?? current?.status ?? 'draft';
@@ -203,7 +206,7 @@ function applyStatus(req: RestRequest, changes: Partial<PostFields>, current: Po
 }
 
 /** A given slug is made unique; a published item without one gets it from its title. */
-async function applySlug(req: RestRequest, deps: Deps, type: PostTypeDef, changes: Partial<PostFields>, current: PostDoc | null): Promise<void> {
+async function applySlug(req: WriteRequest, deps: Deps, type: PostTypeDef, changes: Partial<PostFields>, current: PostDoc | null): Promise<void> {
   const id = current?._id ?? -1;
   const parent = type.hierarchical ? (changes.parent ?? current?.parent ?? 0) : undefined;
   if (req.params.slug !== undefined) {

@@ -30,7 +30,13 @@ const AlreadyTrashed = defineRestError('rest_already_trashed', 'The post has alr
 const IncorrectPassword = defineRestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
 
 /** The route's item as it was when the request arrived, read once for permission, handler and `Allow`. */
-const routeItem = (req: RestRequest, deps: Deps, type: PostTypeDef) => req.memo('item', () => findPostOfType(deps, type, req.params.id));
+export const routeItem = (req: RestRequest, deps: Deps, type: PostTypeDef) => req.memo('item', () => findPostOfType(deps, type, req.params.id));
+
+/** The update's permission: the caller may edit the route's item (`edit_post`). Routes that write the item in other ways ask the same. */
+export const mayEditRouteItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  if (!canEditPost(req.user, await routeItem(req, deps, type))) throw new CannotEditPost(req);
+  return true;
+};
 
 /** A new item's fields: the request's, over WordPress's defaults for the type and the site. */
 async function newPostFields(req: RestRequest, deps: Deps, type: PostTypeDef, id: number): Promise<PostFields> {
@@ -87,10 +93,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
   const base = `/${type.rest_base}`;
   const idArg = { id: { description: 'Unique identifier for the post.', type: 'integer' } } as const;
 
-  const mayEditRouteItem = async (req: RestRequest, deps: Deps) => {
-    if (!canEditPost(req.user, await routeItem(req, deps, type))) throw new CannotEditPost(req);
-    return true;
-  };
+  const mayEdit = mayEditRouteItem(type);
 
   return defineRoutes<Deps>(type.rest_namespace, [
     {
@@ -169,7 +172,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           changes: 'content',
           args: { ...idArg, ...postWriteArgs(type, 'update') },
           saves: savesOf(type.rest_base),
-          permission: mayEditRouteItem,
+          permission: mayEdit,
           handler: async (req, deps) => {
             const current = await routeItem(req, deps, type);
             const changes = await changesFromRequest(req, deps, type, current);
@@ -222,7 +225,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           methods: CREATABLE,
           changes: 'content',
           args: { ...idArg, ...AS_OF_ARGS },
-          permission: mayEditRouteItem,
+          permission: mayEdit,
           handler: async (req, deps) => {
             const current = await routeItem(req, deps, type);
             const { doc, response } = await restorePostAt(req, deps, type, current);

@@ -6,6 +6,7 @@ import { siteChanges } from '../../store/site-changes.js';
 import { type BackgroundWork } from '../manifest.js';
 import { postsCollection } from './post.model.js';
 import { publishDue } from './post.side-effects.js';
+import { applyDueChanges, nextScheduledChangeAt } from './scheduled-change.commands.js';
 
 /** The longest a publication (its command and the hooks after it) is reckoned to take: the lease covers it whole. */
 const PUBLISH_MS = 2000;
@@ -38,7 +39,8 @@ const dueAt = (dateGmt: string | null | undefined) => (dateGmt ? Date.parse(`${d
  * the holder stops renewing it (killed, or paused). The holder reads when the next scheduled
  * item of any post type comes, sleeps until then and publishes every item then due through
  * `publishScheduledPost`, so the history, the change feed and the webhooks record the moment of
- * publication. It reads the scheduled items again after a write that may have changed them (heard
+ * publication; and applies every scheduled change then due (`applyDueChanges`), as an update by
+ * whoever scheduled it. It reads the scheduled items again after a write that may have changed them (heard
  * of at once from this process, within `LOOK_MS` from others, through the site's change token; at
  * most every `READ_EVERY_MS`), and every `RESCAN_MS`.
  *
@@ -70,7 +72,8 @@ export function startScheduler(deps: Deps): BackgroundWork {
     // equality alone (a sort or a limit would have it decode every scheduled item anyway), and a
     // site schedules few items at a time.
     const scheduled = await postsCollection(db).find({ status: 'future' }, { projection: { dateGmt: 1 } }).toArray();
-    next = Number.NaN;
+    // The soonest scheduled change too (`scheduled-change.commands.ts`).
+    next = await nextScheduledChangeAt(deps);
     for (const doc of scheduled) {
       const at = dueAt(doc.dateGmt);
       if (!Number.isNaN(at) && !(at >= next)) next = at;
@@ -93,7 +96,7 @@ export function startScheduler(deps: Deps): BackgroundWork {
     const wait = next - deps.clock().getTime();
     if (wait <= 0) {
       if (!lease.covers()) return LOOK_MS;
-      const due = await publishDue(deps);
+      const due = (await publishDue(deps)) + (await applyDueChanges(deps));
       // What was published moved the token: the next item is read at once, and may be due too.
       await readNext();
       return due > 0 ? 0 : LOOK_MS;

@@ -1,0 +1,76 @@
+import { type Deps } from '../../deps.js';
+import { formatRestDate } from '../../lib/site-dates.js';
+import { findPostType, type PostTypeDef } from '../../registry/post-types.js';
+import { RestError } from '../../rest/errors.js';
+import { CannotEditPost, PostInvalidId } from '../post-errors.js';
+import { siteChanges } from '../../store/site-changes.js';
+import { rolesOfUser } from '../users/index.js';
+import { updatePost, type AdmittedChanges } from './post.commands.js';
+import { findPostOfType } from './post.history.js';
+import { changesFromRequest, type Writer } from './post.input.js';
+import { type PostDoc } from './post.model.js';
+import { canEditPost } from './post.permissions.js';
+import { afterPostWrite } from './post.side-effects.js';
+import { carriedFields, pendingChanges, scheduledChangesCollection, type ScheduledChangeDoc } from './scheduled-change.model.js';
+
+
+/**
+ * The fields a change would set on `current`, admitted as an update by `writer` sending `fields`
+ * would be (`changesFromRequest`): the same refusals, with the update's errors.
+ */
+export function admitScheduled(writer: Writer, deps: Deps, type: PostTypeDef, current: PostDoc, fields: Record<string, unknown>): Promise<AdmittedChanges> {
+  return changesFromRequest({ user: writer.user, params: fields }, deps, type, current);
+}
+
+/** When the soonest pending change is due (epoch ms; NaN: none). */
+export async function nextScheduledChangeAt(deps: Pick<Deps, 'store'>): Promise<number> {
+  const [soonest] = await pendingChanges(deps.store.db);
+  return soonest ? Date.parse(`${soonest.dateGmt}Z`) : Number.NaN;
+}
+
+/**
+ * Applies one due change: an update of the item by the change's author, through the update's
+ * input policy and command, on the item as it is now (only the fields the change carries). A
+ * change the update refuses (the item gone, the author no longer allowed) is marked failed with
+ * the error's code; a fault of the service is thrown, and the change tried again later.
+ *
+ * The update and the mark are two writes: a process that stops between them applies the change
+ * again on its next turn, setting the same fields once more.
+ */
+async function applyScheduledChange(deps: Deps, change: ScheduledChangeDoc): Promise<boolean> {
+  const changes = scheduledChangesCollection(deps.store.db);
+  const finish = (set: Partial<ScheduledChangeDoc>) => changes.updateOne({ _id: change._id, state: 'pending', edits: change.edits }, { $set: { ...set, modified: deps.clock() } });
+  const type = findPostType(change.itemType);
+  let after: PostDoc;
+  let before: PostDoc;
+  try {
+    if (!type) throw new PostInvalidId();
+    before = await findPostOfType(deps, type, change.item);
+    const roles = await rolesOfUser(deps.store.db, change.author);
+    const writer = { user: { id: change.author, roles: roles ?? [] } };
+    if (roles === null || !canEditPost(writer.user, before)) throw new CannotEditPost(writer);
+    const admitted = await admitScheduled(writer, deps, type, before, carriedFields(change));
+    after = await updatePost(deps, before._id, admitted, change.author, {
+      revisions: Boolean(type.supports.revisions),
+      current: before,
+      scheduledChange: change._id,
+    });
+  } catch (error) {
+    if (!(error instanceof RestError) || error.status >= 500) throw error;
+    await finish({ state: 'failed', failure: error.code });
+    return false;
+  }
+  await afterPostWrite(deps, before, after);
+  await finish({ state: 'applied', appliedPosition: after.position ?? null, appliedSeq: after.version });
+  return true;
+}
+
+/** Applies every pending change whose time has come, soonest first; how many were applied. */
+export async function applyDueChanges(deps: Deps): Promise<number> {
+  const now = formatRestDate(deps.clock())!;
+  const due = (await pendingChanges(deps.store.db)).filter((change) => change.dateGmt <= now);
+  let applied = 0;
+  for (const change of due) if (await applyScheduledChange(deps, change)) applied++;
+  if (due.length > 0) await siteChanges(deps.store.db).changed('content');
+  return applied;
+}
