@@ -210,5 +210,15 @@ describe('scheduled changes', () => {
     const history = await app.api('GET', `/cms/v2/posts/${id}/history`, { headers: author.headers });
     expect(history.status).toBe(200);
     expect(history.body.at(-1)).toMatchObject({ type: 'updated', author: author.id });
-  }, 30_000);
+
+    // What a process that stopped between the update and its mark leaves: the change still
+    // pending. The next turn finds the update stored, and only marks it.
+    const applied = await db.collection('scheduled_changes').findOne({ _id: sid as never });
+    await db.collection('scheduled_changes').updateOne({ _id: sid as never }, { $set: { state: 'pending' }, $unset: { appliedPosition: '', appliedSeq: '' } });
+    // A write elsewhere has the scheduler look again.
+    await createItem(author);
+    await expect.poll(async () => (await db.collection('scheduled_changes').findOne({ _id: sid as never }))?.state, { timeout: 10_000, interval: 100 }).toBe('applied');
+    expect(await db.collection('scheduled_changes').findOne({ _id: sid as never })).toMatchObject({ appliedPosition: applied!.appliedPosition, appliedSeq: applied!.appliedSeq });
+    expect(await db.collection('events').countDocuments({ stream: id })).toBe(events.length);
+  }, 40_000);
 });

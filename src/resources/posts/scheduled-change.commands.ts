@@ -4,6 +4,7 @@ import { findPostType, type PostTypeDef } from '../../registry/post-types.js';
 import { RestError } from '../../rest/errors.js';
 import { CannotEditPost, PostInvalidId } from '../post-errors.js';
 import { siteChanges } from '../../store/site-changes.js';
+import { eventsOfClaim, withWriteClaim } from '../../store/write-claims.js';
 import { rolesOfUser } from '../users/index.js';
 import { updatePost, type AdmittedChanges } from './post.commands.js';
 import { findPostOfType } from './post.history.js';
@@ -34,12 +35,19 @@ export async function nextScheduledChangeAt(deps: Pick<Deps, 'store'>): Promise<
  * change the update refuses (the item gone, the author no longer allowed) is marked failed with
  * the error's code; a fault of the service is thrown, and the change tried again later.
  *
- * The update and the mark are two writes: a process that stops between them applies the change
- * again on its next turn, setting the same fields once more.
+ * The update and the mark are two writes. The update's event carries a write claim naming the
+ * change as edited (as a request's `Idempotency-Key` does), so a process that stopped between
+ * them finds, on its next turn, that the update was stored, and only marks it.
  */
 async function applyScheduledChange(deps: Deps, change: ScheduledChangeDoc): Promise<boolean> {
   const changes = scheduledChangesCollection(deps.store.db);
   const finish = (set: Partial<ScheduledChangeDoc>) => changes.updateOne({ _id: change._id, state: 'pending', edits: change.edits }, { $set: { ...set, modified: deps.clock() } });
+  const claim = `scheduled-change:${change._id}:${change.edits}`;
+  const [stored] = await eventsOfClaim(deps.store.db, claim);
+  if (stored) {
+    await finish({ state: 'applied', appliedPosition: stored.position ?? null, appliedSeq: stored.seq });
+    return true;
+  }
   const type = findPostType(change.itemType);
   let after: PostDoc;
   let before: PostDoc;
@@ -50,11 +58,13 @@ async function applyScheduledChange(deps: Deps, change: ScheduledChangeDoc): Pro
     const writer = { user: { id: change.author, roles: roles ?? [] } };
     if (roles === null || !canEditPost(writer.user, before)) throw new CannotEditPost(writer);
     const admitted = await admitScheduled(writer, deps, type, before, carriedFields(change));
-    after = await updatePost(deps, before._id, admitted, change.author, {
-      revisions: Boolean(type.supports.revisions),
-      current: before,
-      scheduledChange: change._id,
-    });
+    after = await withWriteClaim(claim, () =>
+      updatePost(deps, before._id, admitted, change.author, {
+        revisions: Boolean(type.supports.revisions),
+        current: before,
+        scheduledChange: change._id,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof RestError) || error.status >= 500) throw error;
     await finish({ state: 'failed', failure: error.code });
