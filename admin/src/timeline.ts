@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { dayKey, formatDay, formatTime, fromGmt, h, replaceContent, svg } from './dom.js';
+import { dayKey, formatDateTime, formatDay, formatTime, fromGmt, h, replaceContent, svg } from './dom.js';
 import { type ItemContext } from './item-context.js';
 import { editorFields, EVENT_KINDS, fieldLabel, type HistoryEntry } from './model.js';
 import { authorNames, nameOf } from './users.js';
@@ -7,7 +7,17 @@ import { authorNames, nameOf } from './users.js';
 const PER_PAGE = 50;
 const CHART_DAYS = 30;
 
+/** A change scheduled for the item (posts and pages): what `/scheduled-changes` answers in edit context. */
+interface ScheduledChange {
+  id: number;
+  author: number;
+  date_gmt: string;
+  fields: Record<string, unknown>;
+}
+
 interface TimelineState {
+  /** Pending scheduled changes, soonest first: the timeline ahead of now. */
+  scheduled: ScheduledChange[];
   page: number;
   totalPages: number;
   entries: HistoryEntry[];
@@ -18,8 +28,8 @@ interface TimelineState {
 
 /** The item's change log, newest first, a page of the history route at a time. */
 export async function showTimeline(section: HTMLElement, ctx: ItemContext): Promise<void> {
-  const first = await historyPage(ctx, 1);
-  const state: TimelineState = { page: 1, totalPages: first.totalPages, entries: first.entries, author: '', kind: '', picked: [] };
+  const [first, scheduled] = await Promise.all([historyPage(ctx, 1), scheduledChanges(ctx)]);
+  const state: TimelineState = { scheduled, page: 1, totalPages: first.totalPages, entries: first.entries, author: '', kind: '', picked: [] };
   if (state.totalPages > 1) Object.assign(state, await historyPage(ctx, state.totalPages), { page: state.totalPages });
   await draw(section, ctx, state);
 }
@@ -29,8 +39,13 @@ async function historyPage(ctx: ItemContext, page: number): Promise<{ entries: H
   return { entries: data, totalPages: Number(headers.get('X-WP-TotalPages') ?? 1) };
 }
 
+async function scheduledChanges(ctx: ItemContext): Promise<ScheduledChange[]> {
+  if (ctx.type !== 'posts' && ctx.type !== 'pages') return [];
+  return (await api<ScheduledChange[]>(`${ctx.base}/scheduled-changes`, { query: { context: 'edit', per_page: 100, _fields: 'id,author,date_gmt,fields' } })).data;
+}
+
 async function draw(section: HTMLElement, ctx: ItemContext, state: TimelineState): Promise<void> {
-  const names = await authorNames(state.entries.map((entry) => entry.author));
+  const names = await authorNames([...state.entries.map((entry) => entry.author), ...state.scheduled.map((change) => change.author)]);
   // Each revision (or autosave) the timeline can compare, with the state saved just before it.
   const comparable = new Map(ctx.revisions.map((revision, index) => [revision.id, ctx.revisions[index - 1]?.id]));
   const shown = state.entries
@@ -60,6 +75,11 @@ async function draw(section: HTMLElement, ctx: ItemContext, state: TimelineState
     days.set(key, [...(days.get(key) ?? []), entry]);
   }
   const list = h('div', { class: 'days' });
+  // Ahead of now, on the first page only (the newest).
+  if (state.scheduled.length && state.page === state.totalPages && !state.kind) {
+    const ahead = state.scheduled.filter((change) => !state.author || String(change.author) === state.author).reverse();
+    if (ahead.length) list.append(h('h3', { class: 'day' }, 'Scheduled'), h('ol', { class: 'events scheduled' }, ahead.map((change) => scheduledRow(change, names))));
+  }
   for (const entries of days.values()) {
     list.append(
       h('h3', { class: 'day' }, formatDay(fromGmt(entries[0].date_gmt))),
@@ -128,6 +148,20 @@ function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: M
       : null,
   );
   return row;
+}
+
+function scheduledRow(change: ScheduledChange, names: Map<number, string>): HTMLElement {
+  const when = fromGmt(change.date_gmt);
+  const fields = editorFields(Object.keys(change.fields ?? {}));
+  return h(
+    'li',
+    { class: 'event event-scheduled', 'data-scheduled': change.id },
+    h('span', { class: 'pick' }),
+    h('time', { datetime: when.toISOString() }, formatDateTime(when)),
+    h('span', { class: 'kind kind-scheduled' }, 'Scheduled'),
+    h('span', { class: 'who' }, nameOf(names, change.author)),
+    fields.length ? h('span', { class: 'fields' }, fieldList(fields)) : null,
+  );
 }
 
 /** The entry's checkbox: two ticked entries can be compared. */

@@ -348,6 +348,24 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     await expect.poll(async () => (await app.api('GET', `/cms/v2/posts/${id}/lock`, { headers: app.admin })).status).toBe(404);
   });
 
+  it('shows a change scheduled for the item ahead of its past, with who scheduled it and what it sets', async () => {
+    const { id } = await seedPost('Scheduled headline', CONTENTS.slice(0, 2));
+    const editor = await app.asRole('editor', { name: 'Sam Scheduler' });
+    const inADay = new Date(Date.now() + clockAhead + 86_400_000).toISOString().slice(0, 19);
+    const scheduled = await app.api('POST', `/cms/v2/posts/${id}/scheduled-changes`, { headers: editor.headers, json: { date_gmt: inADay, title: 'Tomorrow’s headline', excerpt: 'Soon.' } });
+    expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(201);
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}`);
+    const row = page.locator(`.event-scheduled[data-scheduled="${scheduled.body.id}"]`);
+    await row.waitFor();
+    // The first day shown is the one ahead of now.
+    expect(await page.locator('.day').first().innerText()).toBe('Scheduled');
+    expect(await row.locator('.who').innerText()).toBe('Sam Scheduler');
+    expect(await row.locator('.fields').innerText()).toBe('Title, Excerpt');
+    expect(await row.locator('time').getAttribute('datetime')).toBe(`${inADay}.000Z`);
+    await expectAccessible(page);
+    await screenshot(page, 'scheduled');
+  });
+
   /** Elements of the document that carry an attribute of the hostile markup, or an event handler. */
   const injectedElements = (page: Page) =>
     page.evaluate(() =>
