@@ -173,4 +173,18 @@ describe('a write while another holds the lock', () => {
       ['updated', other.id],
     ]);
   });
+
+  it('records the holder on a template\'s change too', async () => {
+    const other = await app.asRole('administrator');
+    const path = 'templates/cornerstone//archive';
+    // Customized first: a theme's file, never customized, has no lock.
+    expect((await app.api('POST', `/cms/v2/${path}`, { headers: app.admin, json: { content: 'customized' } })).status).toBe(200);
+    expect((await take(other, path)).status).toBe(200);
+    expect((await app.api('POST', `/cms/v2/${path}`, { headers: app.admin, json: { content: 'customized again' } })).status).toBe(200);
+    const history = await app.api('GET', `/cms/v2/${path}/history`, { headers: app.admin });
+    expect((history.body as Change[]).map((entry) => [entry.type, entry.locked_by])).toEqual([
+      ['created', undefined],
+      ['updated', other.id],
+    ]);
+  });
 });
