@@ -188,4 +188,18 @@ describe('a write while another holds the lock', () => {
       ['updated', other.id],
     ]);
   });
+
+  it('fails before anything is stored when the lock cannot be read: the lock is part of the write\'s decision', async () => {
+    const id = await createPost(author);
+    // A lock the service cannot read (its lapse is no date): reading it throws, as a database gone away would.
+    const now = new Date();
+    await app.deps.store.db
+      .collection('edit_locks')
+      .insertOne({ _id: `post:${id}` as never, item: `post:${id}`, generation: 1, user: editor.id, since: now, refreshedAt: now, lapsesAt: 'unreadable' });
+    const written = await app.api('POST', `/cms/v2/posts/${id}`, { headers: author.headers, json: { title: 'Not stored' } });
+    expect(written.status).toBeGreaterThanOrEqual(500);
+    const history = await app.api('GET', `/cms/v2/posts/${id}/history`, { headers: author.headers });
+    expect((history.body as Change[]).map((entry) => entry.type)).toEqual(['created']);
+    expect((await app.api('GET', `/cms/v2/posts/${id}`, { headers: author.headers })).body.title.rendered).toBe('Locked');
+  });
 });
