@@ -271,13 +271,13 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
 
   const user: Principal = req.user;
   const objects: { change: ChangeJson; look: ItemLook }[] = [];
-  const lockChange = lockChanges(db, sources, user, query);
+  const lockChange = lockChanges(db, user, { sourceOf: (itemType) => sources.of(itemType), ...(query.types ? { types: query.types } : {}), ...(query.subtypes ? { subtypes: query.subtypes } : {}) });
 
   /** A lock event as the caller sees it (`lockChanges`), with its item when `include=item` asks. */
   const considerLock = async (event: StoredEvent): Promise<ChangeJson | undefined> => {
     const seen = await lockChange(event);
     if (!seen) return undefined;
-    const { change } = seen;
+    const change: ChangeJson = seen.change;
     budget.add(JSON.stringify(change).length);
     if (query.include === 'item') {
       change.object = null;
