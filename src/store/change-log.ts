@@ -599,6 +599,9 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
      * `outline`: the events without their data (`data` is `{}`), for a reader that needs only who
      * changed which item when, and how.
      *
+     * `sideStreams`: the events of side streams (below 0: an item's lock events) come too; every
+     * other reader leaves them out, as it leaves voids out.
+     *
      * `waitForGaps: false`: a reader that must not be held up (a list) neither waits for a missing
      * position nor voids it: `through` ends before the first, and `events` holds every event read,
      * those past it too; `highest` is the highest position read.
@@ -606,7 +609,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
     async readPositions<D = Record<string, unknown>>(
       after: number,
       limit: number,
-      options: { gapWaitMs?: number; maxBytes?: number; outline?: boolean; waitForGaps?: boolean } = {},
+      options: { gapWaitMs?: number; maxBytes?: number; outline?: boolean; waitForGaps?: boolean; sideStreams?: boolean } = {},
     ): Promise<{ events: StoredEvent<D>[]; through: number; highest: number }> {
       const gapWaitMs = options.gapWaitMs ?? GAP_WAIT_MS;
       const end = after + limit;
@@ -636,7 +639,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
           continue;
         }
         row ??= await waitOrVoid(position, gapWaitMs);
-        if (row.stream > 0) found.push(toEvent<D>(row));
+        if (row.stream > 0 || (options.sideStreams && row.stream < 0)) found.push(toEvent<D>(row));
         await rows.slices.pause();
       }
       return { events: found, through, highest: last };

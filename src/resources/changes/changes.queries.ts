@@ -10,13 +10,18 @@ import { changeLog, GAP_WAIT_MS, type ChangeLog, type StoredEvent } from '../../
 import { type Versioned } from '../../store/kernel.js';
 import { catchUpStream } from '../../store/projections.js';
 import { timelineEntry, type TimelineEntry } from '../history/index.js';
+import { isLockEvent } from '../locks/index.js';
 import { type ChangeSource } from '../manifest.js';
+import { lockChanges } from './changes.locks.js';
 import { MAX_PAGE_CHARS, MAX_PAGE_HELD_CHARS, MAX_PAGE_READ_CHARS, MAX_PAGE_WORK_MS, type Include } from './changes.schema.js';
 
 /** One change as the feed answers it. */
 export type ChangeJson = { item: number; item_type: string } & TimelineEntry & {
   object?: Record<string, unknown> | null;
   diff?: Record<string, FieldDiff> | null;
+  /** A lock event's holder (the user who held it, for `lock.released`), and for `lock.taken_over` the one before. */
+  holder?: number;
+  previous_holder?: number;
 };
 
 export interface ChangesQuery {
@@ -189,11 +194,12 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
   const log = changeLog(db);
   const { events, through } = await log.readPositions(query.since, query.limit, {
     maxBytes: MAX_PAGE_READ_CHARS,
+    sideStreams: true,
     ...(query.gapWaitMs !== undefined ? { gapWaitMs: query.gapWaitMs } : {}),
   });
   const looks = new Map<number, ItemLook>();
-  const itemTypes = await sources.typesOf(log, events);
-  const wanted = events.filter((event) => sources.of(itemTypes.get(event.stream)) !== undefined);
+  const itemTypes = await sources.typesOf(log, events.filter((event) => !isLockEvent(event)));
+  const wanted = events.filter((event) => !isLockEvent(event) && sources.of(itemTypes.get(event.stream)) !== undefined);
   await Promise.all(
     [...new Set(wanted.map((event) => event.stream))].map(async (stream) => {
       const source = sources.of(itemTypes.get(stream))!;
@@ -265,6 +271,27 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
 
   const user: Principal = req.user;
   const objects: { change: ChangeJson; look: ItemLook }[] = [];
+  const lockChange = lockChanges(db, user, { sourceOf: (itemType) => sources.of(itemType), ...(query.types ? { types: query.types } : {}), ...(query.subtypes ? { subtypes: query.subtypes } : {}) });
+
+  /** A lock event as the caller sees it (`lockChanges`), with its item when `include=item` asks. */
+  const considerLock = async (event: StoredEvent): Promise<ChangeJson | undefined> => {
+    const seen = await lockChange(event);
+    if (!seen) return undefined;
+    const change: ChangeJson = seen.change;
+    budget.add(JSON.stringify(change).length);
+    if (query.include === 'item') {
+      change.object = null;
+      const look = (looks.get(change.item) ?? { source: seen.look.source, current: seen.look.current }) as ItemLook;
+      if (look.whole === undefined) look.whole = await look.source.history.load(db, change.item);
+      if (look.whole && look.source.mayRead(user, look.whole)) {
+        objects.push({ change, look });
+        budget.add((look.chars ??= jsonLength(look.whole)));
+      }
+    }
+    // A lock changes no text.
+    if (query.include === 'diff') change.diff = null;
+    return change;
+  };
 
   /** The event as the caller sees it: a change, nothing (left out), or `unprojected` (the page ends before it). */
   const consider = async (event: StoredEvent, look: ItemLook): Promise<ChangeJson | 'unprojected' | undefined> => {
@@ -336,6 +363,12 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
     if (budget.spent || (considered > 0 && heldChars > MAX_PAGE_HELD_CHARS)) {
       last = event.position! - 1;
       break;
+    }
+    if (isLockEvent(event)) {
+      const change = await considerLock(event);
+      considered++;
+      if (change) changes.push(change);
+      continue;
     }
     const look = looks.get(event.stream);
     if (!look) continue;

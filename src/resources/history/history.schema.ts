@@ -46,6 +46,12 @@ export const historySchema: ItemSchema = {
       context: both,
       readonly: true,
     },
+    locked_by: {
+      description: 'Present when the change was written while another user held the item\'s edit lock: that user\'s id. Locks are advisory: the write went through, and its entry records whose lock it went past.',
+      type: 'integer',
+      context: both,
+      readonly: true,
+    },
   },
 };
 

@@ -14,6 +14,8 @@ export interface TimelineEntry {
   redacted: string[];
   /** The event's place on the one clock of the whole log. */
   position: number;
+  /** Present on a change written while another user held the item's edit lock: that user (locks are advisory). */
+  locked_by?: number;
 }
 
 /** The revision or autosave an event wrote, for its link. */
@@ -33,6 +35,7 @@ interface EventData {
   revisionId?: number;
   autosaveId?: number;
   inPlace?: boolean;
+  lockedBy?: number;
 }
 
 /**
@@ -87,6 +90,7 @@ export function writtenRevision(event: StoredEvent): WrittenRevision | null {
 
 /** The entry of one event: who, when, what kind, which fields (named as its type names them); never the content itself. */
 export function timelineEntry(event: StoredEvent, typeNames?: WireNames): TimelineEntry {
+  const { lockedBy } = event.data as EventData;
   return {
     seq: event.seq,
     type: event.type,
@@ -97,6 +101,7 @@ export function timelineEntry(event: StoredEvent, typeNames?: WireNames): Timeli
     redacted: event.redacted ? wireNamesOf(asRecord(event.redacted), typeNames) : [],
     // Every event holds one once start-up has upgraded the log (`upgradePositions`).
     position: event.position!,
+    ...(typeof lockedBy === 'number' ? { locked_by: lockedBy } : {}),
   };
 }
 

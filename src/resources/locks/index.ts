@@ -2,7 +2,8 @@ import { type ResourceManifest } from '../manifest.js';
 import { lockIndexes } from './lock.model.js';
 
 export { lockRoutes, lockKey, type LockAccess } from './lock.routes.js';
-export { answerCarriesLock, currentLock, currentLocks } from './lock.commands.js';
+export { answerCarriesLock, currentLock, currentLocks, otherHolder, type LockRef } from './lock.commands.js';
+export { isLockEvent, LOCK_CHANGE_TYPES, LOCK_STREAM_TYPE, lockStream, type LockEvent, type LockEventData } from './lock.events.js';
 export { lockField } from './lock.schema.js';
 export { lockFields } from './lock.serializer.js';
 export { type LockDoc } from './lock.model.js';

@@ -1,23 +1,60 @@
 import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { WriteConflict } from '../../rest/errors.js';
+import { changeLog, ConcurrencyError } from '../../store/change-log.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 import { siteChanges } from '../../store/site-changes.js';
 import { nameOfUser } from '../users/index.js';
 import { PostLocked } from './lock.errors.js';
+import { LOCK_STREAM_TYPE, lockStream, isLockEvent, type LockEvent, type LockEventData, type LockEventType } from './lock.events.js';
 import { generationId, holds, locksCollection, type LockDoc } from './lock.model.js';
 
 type LockDeps = Pick<Deps, 'store' | 'clock' | 'config'>;
 
-/** The newest generation of the item's lock (null: never locked), from its head and on through any generation claimed after it. */
-async function newestGeneration(deps: LockDeps, key: string): Promise<LockDoc | null> {
+/** The item a lock is on: its lock's key, and the id and type its lock events name it by. */
+export interface LockTarget {
+  key: string;
+  id: number;
+  type: string;
+}
+
+/**
+ * The newest generation of the item's lock (null: never locked), from its head and on through any
+ * generation claimed after it. With the item's `stream` (its lock events'), a generation whose
+ * event was stored but whose document was not (its writer stopped between the two) is written
+ * from the event and read on: the event is the commit point.
+ */
+async function newestGeneration(deps: LockDeps, key: string, stream?: number): Promise<LockDoc | null> {
   const locks = locksCollection(deps.store.db);
   let newest = await locks.findOne({ _id: key });
   for (;;) {
-    const next = await locks.findOne({ _id: generationId(key, (newest?.generation ?? 0) + 1) });
+    const generation = (newest?.generation ?? 0) + 1;
+    const next = (await locks.findOne({ _id: generationId(key, generation) })) ?? (stream === undefined ? null : await generationFromEvent(deps, key, stream, generation));
     if (!next) return newest;
     newest = next;
   }
+}
+
+/** The generation the lock event at `generation` records, written to the collection (null: no such event). */
+async function generationFromEvent(deps: LockDeps, key: string, stream: number, generation: number): Promise<LockDoc | null> {
+  const [event] = await changeLog(deps.store.db).readSeqs<LockEventData>(stream, generation, generation);
+  if (!event || !isLockEvent(event)) return null;
+  return writeGeneration(deps, generationOf(key, event as LockEvent));
+}
+
+/** The generation a lock event records. */
+function generationOf(key: string, event: LockEvent): LockDoc {
+  const { user, since, refreshedAt, lapsesAt } = event.data;
+  return {
+    _id: generationId(key, event.seq),
+    item: key,
+    generation: event.seq,
+    user,
+    since: new Date(since),
+    refreshedAt: new Date(refreshedAt),
+    lapsesAt: new Date(lapsesAt),
+    ...(event.type === 'released' ? { released: true } : {}),
+  };
 }
 
 /** Items' newest generations kept per process, by key, until anything changes (a lock's writes move the site's change token, as every write does). */
@@ -62,9 +99,22 @@ async function keptNewestGeneration(deps: LockDeps, key: string): Promise<LockDo
  * The lock holding on the item with this key, or null when it is free (never taken, released or
  * lapsed). `fresh`: read from the database, not as kept (what a write decides on).
  */
-export async function currentLock(deps: LockDeps, key: string, options: { fresh?: boolean } = {}): Promise<LockDoc | null> {
-  const lock = options.fresh ? await newestGeneration(deps, key) : await keptNewestGeneration(deps, key);
+export async function currentLock(deps: LockDeps, key: string, options: { fresh?: boolean; item?: number } = {}): Promise<LockDoc | null> {
+  const lock = options.fresh ? await newestGeneration(deps, key, options.item === undefined ? undefined : lockStream(options.item)) : await keptNewestGeneration(deps, key);
   return holds(lock, deps.clock()) ? lock : null;
+}
+
+/** An item's lock as a write names it: its key, and the item's id (its lock events' stream). */
+export type LockRef = Pick<LockTarget, 'key' | 'id'>;
+
+/**
+ * Who holds the item's lock, when someone other than `actor` does: what a write records
+ * (`locked_by`). Read fresh, as part of the write's decision, before anything is stored: a read
+ * the database fails fails the write with nothing written, never a write already made.
+ */
+export async function otherHolder(deps: LockDeps, target: LockRef, actor: number): Promise<number | undefined> {
+  const lock = await currentLock(deps, target.key, { fresh: true, item: target.id });
+  return lock && lock.user !== actor ? lock.user : undefined;
 }
 
 /**
@@ -84,22 +134,58 @@ export async function currentLocks(deps: LockDeps, keys: readonly string[]): Pro
 }
 
 /**
- * Claims the generation after `after` with `state`, then copies it to the head; false when another
- * claimed it first. The head is written without a condition: one left behind by a slower writer
- * is read past (`newestGeneration`).
+ * Claims the generation after `after` with `state`: first its lock event, at that seq of the item's
+ * lock stream (the commit point, and its place on the log's clock), then its document and the head.
+ * Null when another claimed it first: its document is then written from its event if missing, and
+ * the caller decides again. Once the event is stored the claim stands: a document the database
+ * fails to take is written by the next reader that knows the item (`newestGeneration`).
  */
-async function claimNext(deps: LockDeps, key: string, after: number, state: Omit<LockDoc, '_id' | 'item' | 'generation'>): Promise<LockDoc | null> {
+async function claimNext(
+  deps: LockDeps,
+  target: LockTarget,
+  after: number,
+  state: Omit<LockDoc, '_id' | 'item' | 'generation'>,
+  event: { type: LockEventType; actor: number; previous?: number },
+): Promise<LockDoc | null> {
+  const stream = lockStream(target.id);
+  const claimed: LockDoc = { _id: generationId(target.key, after + 1), item: target.key, generation: after + 1, ...state };
+  const data: LockEventData = {
+    item: target.id,
+    item_type: target.type,
+    key: target.key,
+    user: state.user,
+    ...(event.previous !== undefined ? { previous: event.previous } : {}),
+    since: state.since.toISOString(),
+    refreshedAt: state.refreshedAt.toISOString(),
+    lapsesAt: state.lapsesAt.toISOString(),
+  };
+  try {
+    await changeLog(deps.store.db).append({ stream, streamType: LOCK_STREAM_TYPE, type: event.type, at: deps.clock(), actor: event.actor, data }, after);
+  } catch (error) {
+    if (!(error instanceof ConcurrencyError)) throw error;
+    await generationFromEvent(deps, target.key, stream, after + 1);
+    return null;
+  }
+  try {
+    await writeGeneration(deps, claimed);
+  } catch {
+    // Stored as its event: the next fresh read of the lock writes the document.
+  }
+  return claimed;
+}
+
+/** Writes a claimed generation and copies it to the head, unconditionally: a head left behind by a slower writer is read past (`newestGeneration`). */
+async function writeGeneration(deps: LockDeps, claimed: LockDoc): Promise<LockDoc> {
   const locks = locksCollection(deps.store.db);
-  const claimed: LockDoc = { _id: generationId(key, after + 1), item: key, generation: after + 1, ...state };
   try {
     await locks.insertOne(claimed);
   } catch (error) {
-    if (isDuplicateKey(error)) return null;
-    throw error;
+    // Written already, from its event.
+    if (!isDuplicateKey(error)) throw error;
   }
   const { _id: _claimId, ...head } = claimed;
   try {
-    await locks.replaceOne({ _id: key }, head, { upsert: true });
+    await locks.replaceOne({ _id: claimed.item }, head, { upsert: true });
   } catch (error) {
     // Two first heads at once: the other's stands, and is read past.
     if (!isDuplicateKey(error)) throw error;
@@ -119,29 +205,37 @@ export interface TakeOptions {
  * again against the new holder (a 409, unless it takes over). A refresh moves the holder's
  * generation on; claimed past meanwhile, the refresh was too late, and is decided again too.
  */
-export async function takeLock(deps: LockDeps, key: string, user: number, options: TakeOptions): Promise<LockDoc> {
+export async function takeLock(deps: LockDeps, target: LockTarget, user: number, options: TakeOptions): Promise<LockDoc> {
+  const { key } = target;
   const locks = locksCollection(deps.store.db);
   const windowMs = deps.config.lockWindowSeconds * 1000;
   for (let attempt = 0; attempt < 2; attempt++) {
     const now = deps.clock();
     const lapsesAt = new Date(now.getTime() + windowMs);
-    const newest = await newestGeneration(deps, key);
+    const newest = await newestGeneration(deps, key, lockStream(target.id));
     const generation = newest?.generation ?? 0;
+    let previous: number | undefined;
     if (holds(newest, now)) {
       if (newest.user === user) {
         const times = { refreshedAt: now, lapsesAt };
         await locks.updateOne({ _id: generationId(key, generation), user }, { $set: times });
         await locks.updateOne({ _id: key, generation, user }, { $set: times });
-        if ((await locks.findOne({ _id: generationId(key, generation + 1) }, { projection: { _id: 1 } })) === null) return { ...newest, ...times };
+        const claimedPast = (await locks.findOne({ _id: generationId(key, generation + 1) }, { projection: { _id: 1 } })) !== null || (await changeLog(deps.store.db).holds(lockStream(target.id), generation + 1));
+        if (!claimedPast) return { ...newest, ...times };
         continue;
       }
       if (!options.takeOver) throw await lockedBy(deps, newest);
+      previous = newest.user;
     }
-    const taken = await claimNext(deps, key, generation, { user, since: now, refreshedAt: now, lapsesAt });
+    const taken = await claimNext(deps, target, generation, { user, since: now, refreshedAt: now, lapsesAt }, {
+      type: previous === undefined ? 'taken' : 'taken_over',
+      actor: user,
+      ...(previous !== undefined ? { previous } : {}),
+    });
     if (taken) return taken;
   }
   // Lost twice to others taking it at the same moment: whoever holds it now keeps it.
-  const holder = await currentLock(deps, key, { fresh: true });
+  const holder = await currentLock(deps, key, { fresh: true, item: target.id });
   if (holder?.user === user) return holder;
   throw holder ? await lockedBy(deps, holder) : new WriteConflict();
 }
@@ -156,7 +250,7 @@ async function lockedBy(deps: LockDeps, lock: LockDoc) {
  * Releases the lock as it was read: claims the generation after it, marked released. A lock taken
  * over meanwhile is not released by a request that decided on the one before: false.
  */
-export async function releaseLock(deps: LockDeps, lock: LockDoc): Promise<boolean> {
+export async function releaseLock(deps: LockDeps, target: LockTarget, lock: LockDoc, actor: number): Promise<boolean> {
   const { user, since, refreshedAt, lapsesAt } = lock;
-  return (await claimNext(deps, lock.item, lock.generation, { user, since, refreshedAt, lapsesAt, released: true })) !== null;
+  return (await claimNext(deps, target, lock.generation, { user, since, refreshedAt, lapsesAt, released: true }, { type: 'released', actor })) !== null;
 }

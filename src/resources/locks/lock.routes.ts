@@ -6,7 +6,7 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { CREATABLE, defineRoutes, DELETABLE, READABLE, type Permission, type RouteSpec } from '../../rest/route.js';
 import { CannotEditPost, PostInvalidId } from '../post-errors.js';
 import { routeItemOf, type RevisionedItem, type RevisionedType } from '../revisions/index.js';
-import { currentLock, releaseLock, takeLock } from './lock.commands.js';
+import { currentLock, releaseLock, takeLock, type LockTarget } from './lock.commands.js';
 import { CannotReleaseLock, NotLocked } from './lock.errors.js';
 import { lockSchema } from './lock.schema.js';
 import { prepareLock } from './lock.serializer.js';
@@ -34,6 +34,7 @@ export function lockRoutes<Item extends RevisionedItem>(type: RevisionedType<Ite
   const NotFound = access.NotFound ?? PostInvalidId;
   const lockedItem = (req: RestRequest, deps: Deps) => routeItemOf(req, deps, type, 'id', NotFound);
   const keyOf = (item: Item) => lockKey(type.postType.slug, route.idOf(item));
+  const targetOf = (item: Item): LockTarget => ({ key: keyOf(item), id: item._id, type: type.postType.slug });
 
   // The item must exist (the 404 of a GET of it), and the caller must be allowed to edit it (the 401/403 of an update).
   const canEditItem: Permission<Deps> = async (req, deps) => {
@@ -56,7 +57,7 @@ export function lockRoutes<Item extends RevisionedItem>(type: RevisionedType<Ite
           permission: canEditItem,
           handler: async (req, deps) => {
             const item = await lockedItem(req, deps);
-            const lock = await currentLock(deps, keyOf(item));
+            const lock = await currentLock(deps, keyOf(item), { fresh: true, item: item._id });
             if (!lock) throw new NotLocked();
             return prepareLock(lock, req, itemPath(route, item));
           },
@@ -72,7 +73,7 @@ export function lockRoutes<Item extends RevisionedItem>(type: RevisionedType<Ite
           permission: canEditItem,
           handler: async (req, deps) => {
             const item = await lockedItem(req, deps);
-            const lock = await takeLock(deps, keyOf(item), req.user.id, { takeOver: req.params.take_over === true });
+            const lock = await takeLock(deps, targetOf(item), req.user.id, { takeOver: req.params.take_over === true });
             return prepareLock(lock, req, itemPath(route, item));
           },
         },
@@ -85,11 +86,11 @@ export function lockRoutes<Item extends RevisionedItem>(type: RevisionedType<Ite
           response: { body: 'deleted' },
           handler: async (req, deps) => {
             const item = await lockedItem(req, deps);
-            const lock = await currentLock(deps, keyOf(item), { fresh: true });
+            const lock = await currentLock(deps, keyOf(item), { fresh: true, item: item._id });
             if (!lock) throw new NotLocked();
             if (lock.user !== req.user.id && !can(req.user, type.postType.caps.edit_others_posts)) throw new CannotReleaseLock(req);
             // Refreshed or taken over since it was read: the caller decided on a lock that is no longer there.
-            if (!(await releaseLock(deps, lock))) throw new WriteConflict();
+            if (!(await releaseLock(deps, targetOf(item), lock, req.user.id))) throw new WriteConflict();
             return { deleted: true, previous: prepareLock(lock, req, itemPath(route, item)) };
           },
         },

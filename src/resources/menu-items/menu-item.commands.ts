@@ -3,6 +3,7 @@ import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { type TaggedPost } from '../terms/index.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, loadItem, runCommand, type Decision } from '../../store/kernel.js';
+import { otherHolder, type LockRef } from '../locks/index.js';
 import { siteNow, autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/index.js';
 import { type MenuItemAutosaved, type MenuItemCreated, type MenuItemDeleted, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
 import { menuItemHistory } from './menu-item.history.js';
@@ -63,6 +64,8 @@ export interface MenuItemUpdateOptions {
   fromPosition?: number;
   /** The item as the request read it, so the command need not read it again. */
   current?: MenuItemDoc;
+  /** The item's edit lock (a caller's edit): another user holding it is recorded on the change (`lockedBy`). */
+  lock?: LockRef;
 }
 
 /**
@@ -87,6 +90,8 @@ export async function updateMenuItem(
       const data: MenuItemUpdated = { changes: { ...changed, modified: deps.clock().toISOString() }, revisionId, savedAt: { local: savedAt.local, gmt: savedAt.gmt } };
       if (options.fromRevision !== undefined) data.fromRevision = options.fromRevision;
       if (options.fromPosition !== undefined) data.fromPosition = options.fromPosition;
+      const holder = options.lock ? await otherHolder(deps, options.lock, actor) : undefined;
+      if (holder !== undefined) data.lockedBy = holder;
       return { type: options.fromRevision !== undefined || options.fromPosition !== undefined ? 'restored' : 'updated', data };
     },
     options.ifMatch,

@@ -30,6 +30,8 @@ export interface MenuItemUpdated {
   fromRevision?: number;
   /** `restored` only: the position of the log whose state was made current (a restore as of a point). */
   fromPosition?: number;
+  /** Who held the item's edit lock when another user wrote this change (locks are advisory: the write went through). */
+  lockedBy?: number;
 }
 
 /** The caller's one autosave of the item, holding every field (those not sent as the item has them). */

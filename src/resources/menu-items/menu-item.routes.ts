@@ -1,3 +1,4 @@
+import { lockKey } from '../locks/index.js';
 import { type Deps } from '../../deps.js';
 import { ifMatchOf } from '../../rest/conditional.js';
 import { defineRestError } from '../../rest/errors.js';
@@ -79,7 +80,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
         handler: async (req, deps) => {
           const current = await findMenuItem(deps, Number(req.params.id));
           const fields = await menuItemInput(req, deps, current);
-          const doc = await updateMenuItem(deps, current._id, () => fields, req.user.id, { ifMatch: ifMatchOf(req), current });
+          const doc = await updateMenuItem(deps, current._id, () => fields, req.user.id, { ifMatch: ifMatchOf(req), current, lock: { key: lockKey('nav_menu_item', current._id), id: current._id } });
           return prepareOne(doc, req, deps);
         },
       },

@@ -3,6 +3,7 @@ import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, runCommand, type Decide } from '../../store/kernel.js';
+import { otherHolder, type LockRef } from '../locks/index.js';
 import { siteTimezone } from '../settings/index.js';
 import { type PostAutosaved, type PostChanged, type PostEventData } from './post.events.js';
 import { postHistory } from './post.history.js';
@@ -94,6 +95,8 @@ export interface UpdateOptions {
   keepModified?: boolean;
   /** The item as the request read it (for its permission check), so the command need not read it again. */
   current?: PostDoc;
+  /** The item's edit lock (a caller's edit): another user holding it is recorded on the change (`lockedBy`). */
+  lock?: LockRef;
 }
 
 /** Changes an item; `changes` may be computed from the current item (for trash, restore). */
@@ -118,6 +121,8 @@ export async function updatePost(
       if (options.fromRevision !== undefined) data.fromRevision = options.fromRevision;
       if (options.fromPosition !== undefined) data.fromPosition = options.fromPosition;
       if (options.scheduledChange !== undefined) data.scheduledChange = options.scheduledChange;
+      const holder = options.lock ? await otherHolder(deps, options.lock, actor) : undefined;
+      if (holder !== undefined) data.lockedBy = holder;
       return { type: options.type ?? 'updated', data };
     },
     options.ifMatch,

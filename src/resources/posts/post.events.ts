@@ -19,6 +19,8 @@ export interface PostChanged {
   fromPosition?: number;
   /** `updated` only: the scheduled change this update applied (its author is the event's actor). */
   scheduledChange?: number;
+  /** Who held the item's edit lock when another user wrote this change (locks are advisory: the write went through). */
+  lockedBy?: number;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { lockKey } from '../locks/index.js';
 import { can } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
@@ -182,6 +183,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
               type: untrash ? 'untrashed' : 'updated',
               revisions: Boolean(type.supports.revisions),
               current,
+              lock: { key: lockKey(type.slug, current._id), id: current._id },
             });
             await afterPostWrite(deps, current, doc);
             req.context = 'edit';

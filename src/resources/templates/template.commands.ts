@@ -4,6 +4,7 @@ import { suffixedSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { ItemTooLarge, PreconditionFailed } from '../../rest/errors.js';
 import { createItem, runCommand, type Decision } from '../../store/kernel.js';
+import { lockKey, otherHolder, type LockRef } from '../locks/index.js';
 import { templatePartArea } from '../../themes/template-types.js';
 import { type TemplateKind } from '../../themes/themes.js';
 import { siteTimezone } from '../settings/index.js';
@@ -153,7 +154,7 @@ export async function updateTemplate(deps: Deps, current: TemplateView, input: T
     // Another request customized it first: this update applies to that copy.
     return applyChanges(deps, await claimedTemplate(deps, created), changes, userId);
   }
-  return applyChanges(deps, current.doc, changes, userId, ifMatch);
+  return applyChanges(deps, current.doc, changes, userId, ifMatch, { key: lockKey(current.type, current.id), id: current.doc._id });
 }
 
 /**
@@ -161,7 +162,7 @@ export async function updateTemplate(deps: Deps, current: TemplateView, input: T
  * (the first update always; later ones when the title, content or description differ from the
  * newest revision).
  */
-async function changedEvent(deps: Deps, state: TemplateDoc, changes: Partial<TemplateFields>, type: 'updated' | 'restored', fromRevision?: number): Promise<Decision<TemplateChanged>> {
+async function changedEvent(deps: Deps, state: TemplateDoc, changes: Partial<TemplateFields>, type: 'updated' | 'restored', fromRevision?: number, locked?: { lock: LockRef; actor: number }): Promise<Decision<TemplateChanged>> {
   const changed: Partial<TemplateFields> = Object.fromEntries(Object.entries(changes).filter(([field, value]) => state[field as keyof TemplateFields] !== value));
   changed.modified = deps.clock();
   const next = { ...state, ...changed };
@@ -175,11 +176,13 @@ async function changedEvent(deps: Deps, state: TemplateDoc, changes: Partial<Tem
     data.savedAt = savedAt;
   }
   if (fromRevision !== undefined) data.fromRevision = fromRevision;
+  const holder = locked ? await otherHolder(deps, locked.lock, locked.actor) : undefined;
+  if (holder !== undefined) data.lockedBy = holder;
   return { type, data };
 }
 
-async function applyChanges(deps: Deps, doc: TemplateDoc, changes: Partial<TemplateFields>, actor: number, ifMatch?: IfMatch): Promise<TemplateDoc> {
-  const { state } = await commit(deps, doc, actor, (state) => changedEvent(deps, state, changes, 'updated'), ifMatch);
+async function applyChanges(deps: Deps, doc: TemplateDoc, changes: Partial<TemplateFields>, actor: number, ifMatch?: IfMatch, lock?: LockRef): Promise<TemplateDoc> {
+  const { state } = await commit(deps, doc, actor, (state) => changedEvent(deps, state, changes, 'updated', undefined, lock && { lock, actor }), ifMatch);
   return state!;
 }
 

@@ -29,6 +29,8 @@ export interface TemplateChanged {
   savedAt?: SavedAt;
   /** `restored` only: the revision whose fields were made current. */
   fromRevision?: number;
+  /** Who held the item's edit lock when another user wrote this change (locks are advisory: the write went through). */
+  lockedBy?: number;
 }
 
 /** The caller's one autosave of the template: the revisioned fields as sent, the rest as the template has them. */

@@ -8,7 +8,7 @@ import { siteChanges } from '../../store/site-changes.js';
 import { type BackgroundWork } from '../manifest.js';
 import { deliveryLease } from './webhook.lease.js';
 import { ATTEMPTS_KEPT, deliveriesCollection, webhooksCollection, type DeliveryAttempt, type DeliveryDoc, type WebhookDoc } from './webhook.model.js';
-import { eventPayload, filterMatches, webhookEventType } from './webhook.payload.js';
+import { eventItem, eventPayload, filterMatches, webhookEventType } from './webhook.payload.js';
 import { nextAttemptDelay } from './webhook.retry.js';
 import { send, type SendOutcome } from './webhook.send.js';
 import { signatureHeader } from './webhook.signature.js';
@@ -174,7 +174,7 @@ export function startDeliverer(deps: Deps): BackgroundWork {
   async function queue(endpoints: WebhookDoc[]): Promise<boolean> {
     const from = Math.min(...endpoints.map((endpoint) => endpoint.cursor));
     const window = quietLooks % 10 === 9 ? BUSY_WINDOW : quietLooks === 0 ? BUSY_WINDOW : QUIET_WINDOW;
-    const { events, through } = await log.readPositions(from, window, { gapWaitMs: GAP_WAIT_MS });
+    const { events, through } = await log.readPositions(from, window, { gapWaitMs: GAP_WAIT_MS, sideStreams: true });
     quietLooks = through === from ? quietLooks + 1 : 0;
     if (through === from) return false;
     let moved = false;
@@ -207,15 +207,16 @@ export function startDeliverer(deps: Deps): BackgroundWork {
 
   function pendingDelivery(endpoint: WebhookDoc, event: StoredEvent, term: number): DeliveryDoc {
     const now = clock();
+    const item = eventItem(event);
     return {
       _id: deliveryId(endpoint._id, endpoint.generation, event.position!),
       endpoint: endpoint._id,
       type: webhookEventType(event),
       position: event.position!,
       generation: endpoint.generation,
-      stream: event.stream,
-      stream_type: event.streamType ?? 'post',
-      version: event.seq,
+      stream: item.id,
+      stream_type: item.type,
+      version: item.version,
       payload: eventPayload(event, deps.siteUrl),
       state: 'pending',
       queue: endpoint._id,

@@ -1,5 +1,6 @@
 import { findPostType } from '../../registry/post-types.js';
 import { type StoredEvent } from '../../store/change-log.js';
+import { isLockEvent, type LockEventData } from '../locks/index.js';
 
 /** The webhook event type of a change-log event: the item's type and what happened, `post.updated`. */
 export const webhookEventType = (event: Pick<StoredEvent, 'streamType' | 'type'>) => `${event.streamType ?? 'post'}.${event.type}`;
@@ -18,16 +19,29 @@ export function filterMatches(filter: readonly string[], type: string): boolean 
  * receiver reads from the API (`href`) with its own credentials.
  */
 export function eventPayload(event: StoredEvent, siteUrl: string): string {
-  const restBase = findPostType(event.streamType ?? 'post')?.rest_base;
+  const { id, type, version } = eventItem(event);
+  const restBase = findPostType(type)?.rest_base;
+  const lock = isLockEvent(event) ? (event.data as unknown as LockEventData) : undefined;
   return JSON.stringify({
     type: webhookEventType(event),
     timestamp: event.at.toISOString(),
     data: {
       position: event.position,
-      item: { id: event.stream, type: event.streamType ?? 'post', ...(restBase ? { href: `${siteUrl}/cms-json/cms/v2/${restBase}/${event.stream}` } : {}) },
-      version: event.seq,
+      item: { id, type, ...(restBase ? { href: `${siteUrl}/cms-json/cms/v2/${restBase}/${id}` } : {}) },
+      // A lock event's version is the lock's generation; its holder, and for a take-over the one before.
+      version,
+      ...(lock ? { holder: lock.user, ...(lock.previous !== undefined ? { previous_holder: lock.previous } : {}) } : {}),
     },
   });
+}
+
+/** The item an event is about, and its version after it: its stream, or, for a lock event (a stream of its own), the item it names. */
+export function eventItem(event: StoredEvent): { id: number; type: string; version: number } {
+  if (isLockEvent(event)) {
+    const data = event.data as unknown as LockEventData;
+    return { id: data.item, type: data.item_type, version: event.seq };
+  }
+  return { id: event.stream, type: event.streamType ?? 'post', version: event.seq };
 }
 
 export function pingPayload(endpoint: string, at: Date): string {
