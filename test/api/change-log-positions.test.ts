@@ -201,7 +201,9 @@ describe('a reader by position', () => {
     const writers = [await startServiceOn(app.databaseName, { onCommand: recorder(0) }), await startServiceOn(app.databaseName, { onCommand: recorder(1) })];
     try {
       // Each its own post: an append goes above its item's previous event, wherever that was written.
-      const posts = await Promise.all(writers.map(async (writer) => (await send(writer.siteUrl, '/posts', app.admin, { title: 'By turns', status: 'publish' })).body.id as number));
+      // Made one after the other too: two appends in flight at once may truly race for a position.
+      const posts: number[] = [];
+      for (const writer of writers) posts.push((await send(writer.siteUrl, '/posts', app.admin, { title: 'By turns', status: 'publish' })).body.id as number);
       for (let n = 0; n < 12; n++) {
         const answer = await send(writers[n % 2].siteUrl, `/posts/${posts[n % 2]}`, app.admin, { title: `By turns ${n}` });
         expect(answer.status).toBe(200);
