@@ -92,7 +92,11 @@ async function previewOf(req: RestRequest, deps: Deps, type: PostTypeDef, item: 
   return filterByContext(postTypeSchema(type), await prepareOne(next, req, deps, type), req.context);
 }
 
-/** `/<rest_base>/<id>/scheduled-changes`: changes to an item, applied by the scheduler at their time as updates by who scheduled them. */
+/**
+ * `/<rest_base>/<id>/scheduled-changes`: changes to an item, applied by the scheduler at their time
+ * as updates by who scheduled them. One route table, long only for its endpoints' declarations:
+ * each handler is a few lines over the helpers above, read in the order the API reference lists them.
+ */
 export function scheduledChangeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
   const base = `/${type.rest_base}/(?P<id>[\\d]+)/scheduled-changes`;
   const schema = scheduledChangeSchema;
