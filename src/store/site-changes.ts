@@ -175,11 +175,12 @@ function tokenChanges(db: Db): SiteChanges {
     catchUp,
     async changed(scope = 'site') {
       forget(scope);
-      if (unannounced !== 'site') unannounced = scope;
       try {
         await announceAfterWrite(scope);
       } catch {
         // The write is made whatever happens here: the next look announces it before anything else.
+        // (Not marked before: a look while the announcement is under way would announce it twice.)
+        if (unannounced !== 'site') unannounced = scope;
       }
     },
     onChange(forget, scope = 'any') {

@@ -66,6 +66,11 @@ describe('the change token', () => {
       expect(announcements).toBe(2);
       await there.catchUp();
       expect(emptied).toBe(1);
+
+      // A look of the writer's own while its announcement is under way does not announce it again.
+      announcements = 0;
+      await Promise.all([burst.changed('site'), burst.catchUp()]);
+      expect(announcements).toBe(1);
     } finally {
       await writer.close();
     }
