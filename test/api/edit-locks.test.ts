@@ -218,6 +218,40 @@ describe('edit locks', () => {
     expect((await lockOf(author, `posts/${id}`)).body.user).toBe(author.id);
   });
 
+  it("keeps what its previous holder autosaves after a take-over as their own autosave, even of their own draft (as WordPress)", async () => {
+    const id = await createPost(author.headers);
+    const autosave = (who: Actor, content: string) => app.api('POST', `/cms/v2/posts/${id}/autosaves`, { headers: who.headers, json: { content } });
+    await take(author, `posts/${id}`);
+    // Holding the lock, the author's autosave of their own draft goes into the draft.
+    expect((await autosave(author, 'Before the take-over')).body.id).toBe(id);
+
+    await take(editor, `posts/${id}`, { take_over: true });
+    await app.api('POST', `/cms/v2/posts/${id}`, { headers: editor.headers, json: { content: 'The new holder saved this' } });
+    // The author's editor, not yet told, autosaves again: beside the draft, not over the new holder's save.
+    const kept = await autosave(author, 'Typed after the take-over');
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ parent: id, author: author.id, content: { raw: 'Typed after the take-over' } });
+    expect(kept.body.id).not.toBe(id);
+    const post = await app.api('GET', `/cms/v2/posts/${id}?context=edit`, { headers: editor.headers });
+    expect(post.body.content.raw).toBe('The new holder saved this');
+    const autosaves = await app.api('GET', `/cms/v2/posts/${id}/autosaves?context=edit`, { headers: author.headers });
+    expect(autosaves.body.map((row: { author: number; content: { raw: string } }) => [row.author, row.content.raw])).toEqual([[author.id, 'Typed after the take-over']]);
+  });
+
+  it("keeps a menu item's previous holder's autosave of their own draft beside it after a take-over", async () => {
+    const owner = await app.asRole('administrator');
+    const menu = await app.api('POST', '/cms/v2/menus', { headers: app.admin, json: { name: 'Taken over' } });
+    const item = await app.api('POST', '/cms/v2/menu-items', { headers: owner.headers, json: { title: 'Mine', url: 'https://example.org/', menus: menu.body.id, status: 'draft' } });
+    expect(item.body.status).toBe('draft');
+    const path = `menu-items/${item.body.id}`;
+    await take(owner, path);
+    await app.api('POST', `/cms/v2/${path}/lock`, { headers: app.admin, json: { take_over: true } });
+    const kept = await app.api('POST', `/cms/v2/${path}/autosaves`, { headers: owner.headers, json: { title: 'Typed after the take-over' } });
+    expect(kept.status).toBe(200);
+    expect(kept.body.id).not.toBe(item.body.id);
+    expect((await app.api('GET', `/cms/v2/${path}`, { headers: app.admin, query: { context: 'edit' } })).body.title.raw).toBe('Mine');
+  });
+
   it('lets one of two takers in at the same moment, on a free item and on a lapsed lock', async () => {
     for (let round = 0; round < 5; round++) {
       const id = await createPost(author.headers);

@@ -3,7 +3,7 @@ import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { type TaggedPost } from '../terms/index.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, loadItem, runCommand, type Decision } from '../../store/kernel.js';
-import { otherHolder, type LockRef } from '../locks/index.js';
+import { lockKey, otherHolder, type LockRef } from '../locks/index.js';
 import { siteNow, autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/index.js';
 import { type MenuItemAutosaved, type MenuItemCreated, type MenuItemDeleted, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
 import { menuItemHistory } from './menu-item.history.js';
@@ -130,7 +130,8 @@ export async function autosaveMenuItem(deps: Deps, item: MenuItemDoc, previous: 
   let autosaveId = 0;
   const { state, event, documents } = await commit<MenuItemUpdated | MenuItemAutosaved>(deps, id, actor, async (doc) => {
     autosaveId = 0;
-    if (doc.status === 'draft' && doc.author === actor) {
+    // Into the author's own draft, as a post's, unless another user holds its edit lock (took it over).
+    if (doc.status === 'draft' && doc.author === actor && (await otherHolder(deps, { key: lockKey('nav_menu_item', id), id }, actor)) === undefined) {
       const changes = await changesOf(deps, doc, wanted);
       return Object.keys(changes).length ? { type: 'updated', data: { changes: { ...changes, modified: deps.clock().toISOString() } } } : null;
     }

@@ -185,17 +185,25 @@ export type AutosaveResult = { inPlace: true; doc: PostDoc } | { inPlace: false;
 
 /**
  * WordPress's autosave (`WP_REST_Autosaves_Controller::create_item`): the author's own draft is
- * saved in place, with no revision; otherwise the caller's one autosave of the item is created
- * or updated, and nothing is written when the submitted fields equal the item's.
+ * saved in place, with no revision, unless another user holds its edit lock (`lock`: they took it
+ * over, and their work is in the draft); otherwise the caller's one autosave of the item is
+ * created or updated, and nothing is written when the submitted fields equal the item's.
  */
-export async function autosavePost(deps: Deps, id: number, changes: Partial<PostFields>, actor: number, current?: PostDoc): Promise<AutosaveResult> {
+export async function autosavePost(
+  deps: Deps,
+  id: number,
+  changes: Partial<PostFields>,
+  actor: number,
+  options: { current?: PostDoc; lock?: LockRef } = {},
+): Promise<AutosaveResult> {
   const revisions = revisionsCollection(deps.store.db);
   let autosaveId = 0;
   const { state: doc, event, documents } = await commit(deps, id, actor, async (current, earlier) => {
     // Decided afresh on every attempt: a retry may take the other path.
     autosaveId = 0;
     const now = await siteNow(deps);
-    if ((current.status === 'draft' || current.status === 'auto-draft') && current.author === actor) {
+    const ownDraft = (current.status === 'draft' || current.status === 'auto-draft') && current.author === actor;
+    if (ownDraft && !(options.lock && (await otherHolder(deps, options.lock, actor)) !== undefined)) {
       const data: PostAutosaved = { inPlace: true, changes: { ...changes, modified: now.local, modifiedGmt: now.gmt } };
       return { type: 'autosaved', data };
     }
@@ -215,7 +223,7 @@ export async function autosavePost(deps: Deps, id: number, changes: Partial<Post
     ) as Record<RevisionedField, string>;
     const data: PostAutosaved = { inPlace: false, autosaveId, isNew: !existing, fields, date: now.local, dateGmt: now.gmt };
     return { type: 'autosaved', data };
-  }, undefined, current, `autosave:${actor}`);
+  }, undefined, options.current, `autosave:${actor}`);
   if (autosaveId === 0) return { inPlace: true, doc: doc! };
   // Saved: answered with the row the fold wrote, not read back. Unchanged: the stored one.
   const written = event ? (documents as RevisionDoc[]).find((row) => row._id === autosaveId) : undefined;

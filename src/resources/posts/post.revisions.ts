@@ -4,6 +4,7 @@ import { ifMatchOf } from '../../rest/conditional.js';
 import { integerItemRoute } from '../../rest/item-route.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { type AutosavingType } from '../autosaves/index.js';
+import { lockKey } from '../locks/index.js';
 import { restoringWriters, revisionRecord, type RevisionedType, type RevisionRecord } from '../revisions/index.js';
 import { autosavePost, deleteRevision, restoreRevision } from './post.commands.js';
 import { findPostOfType, postEtag } from './post.history.js';
@@ -63,7 +64,8 @@ export function postAutosaves(type: PostTypeDef): AutosavingType<PostDoc> {
     ...postRevisions(type),
     updateArgs: postWriteArgs(type, 'update'),
     async autosave(deps, item, req) {
-      const result = await autosavePost(deps, item._id, await changesFromRequest(req, deps, type, item), req.user.id, item);
+      const changes = await changesFromRequest(req, deps, type, item);
+      const result = await autosavePost(deps, item._id, changes, req.user.id, { current: item, lock: { key: lockKey(type.slug, item._id), id: item._id } });
       if (!result.inPlace) return { record: revisionRecord(result.autosave, deps.siteUrl), inPlace: false };
       await afterPostWrite(deps, item, result.doc);
       return { record: itemAsRevisionRecord(result.doc), inPlace: true };
