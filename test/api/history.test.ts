@@ -211,7 +211,7 @@ describe('GET /posts/<id>/history', () => {
     const { status, body } = await app.api('OPTIONS', `/cms/v2/posts/${post.id}/history`, { headers: app.admin });
     expect(status).toBe(200);
     expect(body.schema.title).toBe('history');
-    expect(Object.keys(body.schema.properties)).toEqual(['seq', 'type', 'date_gmt', 'author', 'fields', 'revision', 'redacted', 'position', 'locked_by']);
+    expect(Object.keys(body.schema.properties)).toEqual(['seq', 'type', 'date_gmt', 'author', 'fields', 'revision', 'redacted', 'position', 'locked_by', 'scheduled_change']);
     expect(body.endpoints[0].args.per_page).toMatchObject({ default: 100, minimum: 1, maximum: 100 });
   });
 

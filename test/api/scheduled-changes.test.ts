@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 type Actor = Awaited<ReturnType<TestApp['asRole']>>;
 
@@ -8,9 +9,12 @@ let editor: Actor;
 let author: Actor;
 let otherAuthor: Actor;
 let contributor: Actor;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  app = await createTestApp();
+  // Webhooks may be delivered to the test's receiver, on this machine.
+  app = await createTestApp({ env: { CMS_WEBHOOKS_ALLOW_ADDRESSES: '127.0.0.1', CMS_WEBHOOKS_POLL_MS: '50' } });
+  receiver = await startReceiver();
   editor = await app.asRole('editor');
   author = await app.asRole('author');
   otherAuthor = await app.asRole('author');
@@ -18,6 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.stop();
+  await receiver?.close();
 });
 
 async function createItem(who: Actor, fields: Record<string, unknown> = {}, base = 'posts'): Promise<number> {
@@ -200,7 +205,7 @@ describe('scheduled changes', () => {
     expect(await stored()).toMatchObject({ content: 'Applied body', excerpt: 'Edited meanwhile' });
     const events = await db.collection<{ stream: number; type: string; actor: number; data: string }>('events').find({ stream: id }).sort({ seq: 1 }).toArray();
     expect(events.at(-1)).toMatchObject({ type: 'updated', actor: author.id });
-    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ scheduledChange: sid, changes: { title: 'Applied title', content: 'Applied body' } });
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ scheduled: { change: sid, scheduledBy: author.id, changedMeanwhile: [] }, changes: { title: 'Applied title', content: 'Applied body' } });
     await expect.poll(async () => (await db.collection('scheduled_changes').findOne({ _id: sid as never }))?.state, { timeout: 5000 }).toBe('applied');
 
     const read = await app.api('GET', `${changesOf(id)}/${sid}`, { headers: author.headers });
@@ -220,5 +225,54 @@ describe('scheduled changes', () => {
     await expect.poll(async () => (await db.collection('scheduled_changes').findOne({ _id: sid as never }))?.state, { timeout: 10_000, interval: 100 }).toBe('applied');
     expect(await db.collection('scheduled_changes').findOne({ _id: sid as never })).toMatchObject({ appliedPosition: applied!.appliedPosition, appliedSeq: applied!.appliedSeq });
     expect(await db.collection('events').countDocuments({ stream: id })).toBe(events.length);
+  }, 40_000);
+
+  it('is recorded in the history, the feed and webhooks as scheduled: the change, who scheduled it, and which of its fields had changed meanwhile', async () => {
+    const hook = await app.api('POST', '/cms/v2/webhooks', { headers: app.admin, json: { url: receiver.url, events: ['post.updated'] } });
+    expect(hook.status, hook.text).toBe(201);
+    const id = await createItem(author);
+    const other = await createItem(author);
+    const at = gmt(Date.now() + 3000);
+    const created = await schedule(author, id, { date_gmt: at, title: 'Scheduled title', content: 'Scheduled body' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const sid = created.body.id;
+    // Edited by someone else since: the title (which the change carries) and the excerpt (which it does not).
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: editor.headers, json: { title: 'Edited meanwhile', excerpt: 'Edited excerpt' } })).status).toBe(200);
+    // A change whose fields are edited after the item's title was: based on the item as it then is.
+    const otherSid = (await schedule(author, other, { date_gmt: at, title: 'Other scheduled', content: 'Other body' })).body.id;
+    expect((await app.api('POST', `/cms/v2/posts/${other}`, { headers: editor.headers, json: { title: 'Other edited' } })).status).toBe(200);
+    expect((await app.api('POST', `${changesOf(other)}/${otherSid}`, { headers: author.headers, json: { content: 'Other body, edited' } })).status).toBe(200);
+
+    const state = (item: number, change: number) => app.api('GET', `${changesOf(item)}/${change}`, { headers: author.headers }).then((read) => read.body.status);
+    await expect.poll(() => state(id, sid), { timeout: 10_000, interval: 100 }).toBe('applied');
+    await expect.poll(() => state(other, otherSid), { timeout: 10_000, interval: 100 }).toBe('applied');
+    // Applied on top of the item as it was: only the fields the change carries.
+    const item = (await app.api('GET', `/cms/v2/posts/${id}`, { headers: author.headers, query: { context: 'edit' } })).body;
+    expect([item.title.raw, item.content.raw, item.excerpt.raw]).toEqual(['Scheduled title', 'Scheduled body', 'Edited excerpt']);
+
+    const scheduled = { id: sid, scheduled_by: author.id, changed_meanwhile: ['title'] };
+    const history = (await app.api('GET', `/cms/v2/posts/${id}/history`, { headers: author.headers })).body;
+    expect(history.map((entry: { type: string; author: number; scheduled_change?: unknown }) => [entry.type, entry.author, entry.scheduled_change])).toEqual([
+      ['created', author.id, undefined],
+      ['updated', editor.id, undefined],
+      ['updated', author.id, scheduled],
+    ]);
+    expect(history.at(-1).fields).toEqual(['title', 'content']);
+    const otherEntry = (await app.api('GET', `/cms/v2/posts/${other}/history`, { headers: author.headers })).body.at(-1);
+    expect(otherEntry.scheduled_change).toEqual({ id: otherSid, scheduled_by: author.id, changed_meanwhile: [] });
+
+    const feed = await app.api('GET', '/cms/v2/changes', { headers: app.admin, query: { since: history[0].position - 1, subtypes: ['updated'] } });
+    expect(feed.status).toBe(200);
+    const ofItem = feed.body.changes.filter((change: { item: number }) => change.item === id);
+    expect(ofItem.map((change: { author: number; scheduled_change?: unknown }) => [change.author, change.scheduled_change])).toEqual([
+      [editor.id, undefined],
+      [author.id, scheduled],
+    ]);
+
+    const [delivered] = await receiver.waitFor((request) => request.json.data.item?.id === id && request.json.data.version === history.at(-1).seq);
+    expect(delivered.json).toMatchObject({ type: 'post.updated', data: { position: history.at(-1).position, scheduled_change: scheduled } });
+    const [editDelivered] = await receiver.waitFor((request) => request.json.data.item?.id === id && request.json.data.version === history.at(-2).seq);
+    expect(editDelivered.json.data.scheduled_change).toBeUndefined();
+    await app.api('DELETE', `/cms/v2/webhooks/${hook.body.id}`, { headers: app.admin, query: { force: true } });
   }, 40_000);
 });

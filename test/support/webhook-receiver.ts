@@ -11,7 +11,17 @@ export interface Received {
   /** The port the request came from (the sender's end of the connection). */
   remotePort: number;
   /** The parsed body. */
-  json: { type: string; timestamp: string; data: { position?: number; item?: { id: number; type: string; href?: string }; version?: number; webhook?: string } };
+  json: {
+    type: string;
+    timestamp: string;
+    data: {
+      position?: number;
+      item?: { id: number; type: string; href?: string };
+      version?: number;
+      webhook?: string;
+      scheduled_change?: { id: number; scheduled_by: number; changed_meanwhile: string[] | null };
+    };
+  };
 }
 
 export interface WebhookReceiver {

@@ -93,6 +93,15 @@ export const changeSchema: FieldSchema = {
     author: { description: 'The id of the user who made the change.', type: 'integer' },
     fields: { description: 'The fields the change set.', type: 'array', items: { type: 'string' } },
     locked_by: { description: 'Present when the change was written while another user held the item\'s edit lock: that user\'s id (locks are advisory).', type: 'integer' },
+    scheduled_change: {
+      description: 'Present on an update that applied a scheduled change (the scheduler applied it as an update by `author`, who scheduled it): the change, who scheduled it, and the fields it carries that were changed since it was scheduled (null when not recorded).',
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        scheduled_by: { type: 'integer' },
+        changed_meanwhile: { type: ['array', 'null'], items: { type: 'string' } },
+      },
+    },
     holder: { description: 'Lock events only: the user holding the lock (who held it, for `lock.released`).', type: 'integer' },
     previous_holder: { description: '`lock.taken_over` only: the user who held the lock before.', type: 'integer' },
     revision: { description: 'The revision or autosave the change wrote, or null.', type: ['integer', 'null'] },

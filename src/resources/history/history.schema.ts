@@ -52,6 +52,19 @@ export const historySchema: ItemSchema = {
       context: both,
       readonly: true,
     },
+    scheduled_change: {
+      description:
+        'Present on an update that applied a scheduled change: the scheduler applied it at its time, with no request, as an update by whoever scheduled it (the entry\'s `author`). ' +
+        '`changed_meanwhile`: the fields it carries that changes of the item had changed since it was scheduled or its fields last edited (null when not recorded); it set them over those changes.',
+      type: 'object',
+      properties: {
+        id: { description: 'The scheduled change.', type: 'integer' },
+        scheduled_by: { description: 'The id of the user who scheduled it (who last edited it).', type: 'integer' },
+        changed_meanwhile: { description: 'The fields it carries that were changed since it was scheduled, named as the entries of those changes name them.', type: ['array', 'null'], items: { type: 'string' } },
+      },
+      context: both,
+      readonly: true,
+    },
   },
 };
 

@@ -16,6 +16,19 @@ export interface TimelineEntry {
   position: number;
   /** Present on a change written while another user held the item's edit lock: that user (locks are advisory). */
   locked_by?: number;
+  /** Present on an update that applied a scheduled change (`scheduledChangeOf`). */
+  scheduled_change?: ScheduledChangeJson;
+}
+
+/**
+ * The scheduled change an update applied, as every reader of the log shows it (`/history`, the
+ * change feed, webhooks): the change, who scheduled it, and which of its fields the item's
+ * changes had changed since (null when the change did not record what it was scheduled on).
+ */
+export interface ScheduledChangeJson {
+  id: number;
+  scheduled_by: number;
+  changed_meanwhile: string[] | null;
 }
 
 /** The revision or autosave an event wrote, for its link. */
@@ -36,6 +49,9 @@ interface EventData {
   autosaveId?: number;
   inPlace?: boolean;
   lockedBy?: number;
+  scheduled?: { change: number; scheduledBy: number; changedMeanwhile?: string[] };
+  /** The form of `scheduled` stored before it: the change alone. */
+  scheduledChange?: number;
 }
 
 /**
@@ -63,7 +79,8 @@ function wireNamesOf(record: Record<string, unknown>, typeNames: WireNames | und
 const asRecord = (fields: EventData['fields']): Record<string, unknown> =>
   Array.isArray(fields) ? Object.fromEntries(fields.map((field: string) => [field, true])) : ((fields ?? {}) as Record<string, unknown>);
 
-function changedFields(event: StoredEvent, typeNames: WireNames | undefined): string[] {
+/** The fields an event set, named on the wire (the entry's `fields`). */
+export function changedFields(event: StoredEvent, typeNames: WireNames | undefined): string[] {
   const data = event.data as EventData;
   switch (event.type) {
     case 'created':
@@ -88,9 +105,18 @@ export function writtenRevision(event: StoredEvent): WrittenRevision | null {
   return { id: revisionId, kind: 'revision' };
 }
 
+/** The scheduled change an event applied, or undefined; an update stored before `scheduled` names only the change, applied as its actor. */
+export function scheduledChangeOf(event: StoredEvent): ScheduledChangeJson | undefined {
+  const { scheduled, scheduledChange } = event.data as EventData;
+  if (scheduled) return { id: scheduled.change, scheduled_by: scheduled.scheduledBy, changed_meanwhile: scheduled.changedMeanwhile ?? null };
+  if (typeof scheduledChange === 'number') return { id: scheduledChange, scheduled_by: event.actor, changed_meanwhile: null };
+  return undefined;
+}
+
 /** The entry of one event: who, when, what kind, which fields (named as its type names them); never the content itself. */
 export function timelineEntry(event: StoredEvent, typeNames?: WireNames): TimelineEntry {
   const { lockedBy } = event.data as EventData;
+  const scheduled = scheduledChangeOf(event);
   return {
     seq: event.seq,
     type: event.type,
@@ -102,6 +128,7 @@ export function timelineEntry(event: StoredEvent, typeNames?: WireNames): Timeli
     // Every event holds one once start-up has upgraded the log (`upgradePositions`).
     position: event.position!,
     ...(typeof lockedBy === 'number' ? { locked_by: lockedBy } : {}),
+    ...(scheduled ? { scheduled_change: scheduled } : {}),
   };
 }
 

@@ -13,7 +13,7 @@ import { postTypeSchema } from './post.schema.js';
 import { prepareMany } from './post.serializer.js';
 
 /** A post's stored `terms` are, on the wire, the REST bases of the taxonomies it holds (`categories`, `tags`). */
-function postWireNames(field: string, value: unknown): readonly string[] | undefined {
+export function postWireNames(field: string, value: unknown): readonly string[] | undefined {
   if (field !== 'terms' || !value || typeof value !== 'object') return undefined;
   return Object.keys(value).map((taxonomy) => findTaxonomy(taxonomy)?.rest_base ?? taxonomy);
 }

@@ -87,8 +87,11 @@ export interface UpdateOptions {
   fromRevision?: number;
   /** `restored` as of a point: the position whose state is made current. */
   fromPosition?: number;
-  /** The scheduled change the update applies, recorded with it. */
-  scheduledChange?: number;
+  /**
+   * The scheduled change the update applies, recorded with it; which of its fields changed
+   * meanwhile is read for the item the command decides on (a retry decides on a newer one).
+   */
+  scheduled?: { change: number; scheduledBy: number; changedMeanwhile: (current: PostDoc) => Promise<string[] | undefined> };
   /** Whether this type keeps revisions at all. */
   revisions?: boolean;
   /** Leaves `modified` as it is: a change made for the site, not an edit (a deleted author's items). */
@@ -120,7 +123,11 @@ export async function updatePost(
       if (options.revisions !== false && (await needsRevision(deps, current, next))) data.revisionId = await deps.ids.next('content');
       if (options.fromRevision !== undefined) data.fromRevision = options.fromRevision;
       if (options.fromPosition !== undefined) data.fromPosition = options.fromPosition;
-      if (options.scheduledChange !== undefined) data.scheduledChange = options.scheduledChange;
+      if (options.scheduled) {
+        const { change, scheduledBy } = options.scheduled;
+        const changedMeanwhile = await options.scheduled.changedMeanwhile(current);
+        data.scheduled = { change, scheduledBy, ...(changedMeanwhile ? { changedMeanwhile } : {}) };
+      }
       const holder = options.lock ? await otherHolder(deps, options.lock, actor) : undefined;
       if (holder !== undefined) data.lockedBy = holder;
       return { type: options.type ?? 'updated', data };

@@ -17,10 +17,27 @@ export interface PostChanged {
   fromRevision?: number;
   /** `restored` only: the position of the log whose state was made current (a restore as of a point). */
   fromPosition?: number;
-  /** `updated` only: the scheduled change this update applied (its author is the event's actor). */
+  /** `updated` only: the scheduled change this update applied (see `ScheduledApplication`). */
+  scheduled?: ScheduledApplication;
+  /** What updates that applied a scheduled change stored before `scheduled`: the change alone. */
   scheduledChange?: number;
   /** Who held the item's edit lock when another user wrote this change (locks are advisory: the write went through). */
   lockedBy?: number;
+}
+
+/**
+ * The scheduled change an update applied. The scheduler applies it, with no request, as an update
+ * by whoever scheduled it (last edited it): the event's actor, `scheduledBy` too.
+ */
+export interface ScheduledApplication {
+  change: number;
+  scheduledBy: number;
+  /**
+   * The fields it carries that the item's events after the change was scheduled (or its fields
+   * last edited) had changed, named as those events' history entries name them. Absent when the
+   * change did not record the item's version then (scheduled before it was kept).
+   */
+  changedMeanwhile?: string[];
 }
 
 /**

@@ -3,10 +3,14 @@ import { formatRestDate } from '../../lib/site-dates.js';
 import { findPostType, type PostTypeDef } from '../../registry/post-types.js';
 import { RestError } from '../../rest/errors.js';
 import { CannotEditPost, PostInvalidId } from '../post-errors.js';
+import { changeLog } from '../../store/change-log.js';
 import { siteChanges } from '../../store/site-changes.js';
 import { eventsOfClaim, withWriteClaim } from '../../store/write-claims.js';
+import { changedFields } from '../history/index.js';
 import { rolesOfUser } from '../users/index.js';
+import { postWireNames } from './post.changes.js';
 import { updatePost, type AdmittedChanges } from './post.commands.js';
+import { type PostAutosaved } from './post.events.js';
 import { findPostOfType } from './post.history.js';
 import { changesFromRequest, type Writer } from './post.input.js';
 import { type PostDoc } from './post.model.js';
@@ -23,6 +27,22 @@ export function admitScheduled(writer: Writer, deps: Deps, type: PostTypeDef, cu
   return changesFromRequest({ user: writer.user, params: fields }, deps, type, current);
 }
 
+/**
+ * The fields `change` carries that the item's events after `basedOnSeq` (up to `current`) changed,
+ * named as those events' `/history` entries name them, in the order the change carries them.
+ * Another user's autosave changes nothing of the item and is passed over. Undefined for a change
+ * that did not record what it was based on.
+ */
+async function changedMeanwhile(deps: Pick<Deps, 'store'>, change: ScheduledChangeDoc, current: PostDoc): Promise<string[] | undefined> {
+  if (change.basedOnSeq === undefined) return undefined;
+  const changed = new Set<string>();
+  for await (const event of changeLog(deps.store.db).foldSeqs(current._id, change.basedOnSeq + 1, current.version)) {
+    if (event.type === 'autosaved' && !(event.data as PostAutosaved).inPlace) continue;
+    for (const field of changedFields(event, postWireNames)) changed.add(field);
+  }
+  return Object.keys(carriedFields(change)).filter((field) => changed.has(field));
+}
+
 /** When the soonest pending change is due (epoch ms; NaN: none). */
 export async function nextScheduledChangeAt(deps: Pick<Deps, 'store'>): Promise<number> {
   const [soonest] = await pendingChanges(deps.store.db);
@@ -31,7 +51,8 @@ export async function nextScheduledChangeAt(deps: Pick<Deps, 'store'>): Promise<
 
 /**
  * Applies one due change: an update of the item by the change's author, through the update's
- * input policy and command, on the item as it is now (only the fields the change carries). A
+ * input policy and command, on the item as it is now (only the fields the change carries), its
+ * event naming the change, who scheduled it and which of its fields had changed meanwhile. A
  * change the update refuses (the item gone, the author no longer allowed) is marked failed with
  * the error's code; a fault of the service is thrown, and the change tried again later.
  *
@@ -62,7 +83,7 @@ async function applyScheduledChange(deps: Deps, change: ScheduledChangeDoc): Pro
       updatePost(deps, before._id, admitted, change.author, {
         revisions: Boolean(type.supports.revisions),
         current: before,
-        scheduledChange: change._id,
+        scheduled: { change: change._id, scheduledBy: change.author, changedMeanwhile: (current) => changedMeanwhile(deps, change, current) },
       }),
     );
   } catch (error) {

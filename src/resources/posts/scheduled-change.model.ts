@@ -20,6 +20,12 @@ export interface ScheduledChangeDoc {
   dateGmt: string;
   /** The write parameters it carries, as a JSON object. */
   fields: string;
+  /**
+   * The item's version (its change log's seq) when the change was scheduled or its fields last
+   * edited: what its author saw. Applying it names which of its fields the item's later events
+   * changed. Absent on changes scheduled before it was kept.
+   */
+  basedOnSeq?: number;
   state: 'pending' | 'applied' | 'failed';
   created: Date;
   modified: Date;

@@ -181,6 +181,7 @@ export function scheduledChangeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
               author: req.user.id,
               dateGmt,
               fields: JSON.stringify(fields),
+              basedOnSeq: item.version,
               state: 'pending',
               created: now,
               modified: now,
@@ -225,9 +226,12 @@ export function scheduledChangeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             const change = await routeChange(req, deps);
             pendingAsRead(req, change);
             const dateGmt = req.params.date_gmt !== undefined ? dateAhead(req, deps) : change.dateGmt;
-            const fields = Object.assign(carriedFields(change), sentFields(req, type));
+            const sent = sentFields(req, type);
+            const fields = Object.assign(carriedFields(change), sent);
             await admitScheduled(req, deps, type, item, fields);
-            const set = { author: req.user.id, dateGmt, fields: JSON.stringify(fields), modified: deps.clock(), edits: change.edits + 1 };
+            // Its fields edited, the change is decided on the item as it is now; only rescheduled, on what it was before.
+            const basedOn = Object.keys(sent).length > 0 ? { basedOnSeq: item.version } : {};
+            const set = { author: req.user.id, dateGmt, fields: JSON.stringify(fields), ...basedOn, modified: deps.clock(), edits: change.edits + 1 };
             const result = await changes(deps).updateOne({ _id: change._id, state: 'pending', edits: change.edits }, { $set: set });
             if (result.matchedCount === 0) throw await lostRace(req, deps, change);
             const doc = { ...change, ...set };

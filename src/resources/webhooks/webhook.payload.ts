@@ -1,5 +1,6 @@
 import { findPostType } from '../../registry/post-types.js';
 import { type StoredEvent } from '../../store/change-log.js';
+import { scheduledChangeOf } from '../history/index.js';
 import { isLockEvent, type LockEventData } from '../locks/index.js';
 
 /** The webhook event type of a change-log event: the item's type and what happened, `post.updated`. */
@@ -15,13 +16,14 @@ export function filterMatches(filter: readonly string[], type: string): boolean 
 
 /**
  * The thin body of a delivery (Standard Webhooks' `type`, `timestamp`, `data`): which item changed,
- * how, its version after the change and the event's position; never the content, which the
- * receiver reads from the API (`href`) with its own credentials.
+ * how, its version after the change and the event's position, and the scheduled change an update
+ * applied; never the content, which the receiver reads from the API (`href`) with its own credentials.
  */
 export function eventPayload(event: StoredEvent, siteUrl: string): string {
   const { id, type, version } = eventItem(event);
   const restBase = findPostType(type)?.rest_base;
   const lock = isLockEvent(event) ? (event.data as unknown as LockEventData) : undefined;
+  const scheduled = lock ? undefined : scheduledChangeOf(event);
   return JSON.stringify({
     type: webhookEventType(event),
     timestamp: event.at.toISOString(),
@@ -31,6 +33,8 @@ export function eventPayload(event: StoredEvent, siteUrl: string): string {
       // A lock event's version is the lock's generation; its holder, and for a take-over the one before.
       version,
       ...(lock ? { holder: lock.user, ...(lock.previous !== undefined ? { previous_holder: lock.previous } : {}) } : {}),
+      // An update the scheduler applied: the change, who scheduled it, what had changed meanwhile (as `/history` shows it).
+      ...(scheduled ? { scheduled_change: scheduled } : {}),
     },
   });
 }
