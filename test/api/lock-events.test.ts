@@ -215,9 +215,17 @@ describe('a lock that lapses', () => {
   let other: Actor;
   /** How far ahead of the wall clock the service's clock runs. */
   let aheadMs = 0;
+  /** The reads of the locks collection the service has sent. */
+  let lockReads = 0;
 
   beforeAll(async () => {
-    lapsing = await createTestApp({ clock: () => new Date(Date.now() + aheadMs), env: { ...ENV, CMS_LOCK_WINDOW_SECONDS: String(WINDOW_SECONDS) } });
+    lapsing = await createTestApp({
+      clock: () => new Date(Date.now() + aheadMs),
+      env: { ...ENV, CMS_LOCK_WINDOW_SECONDS: String(WINDOW_SECONDS) },
+      onCommand: (event) => {
+        if (event.commandName === 'find' && event.command.find === 'edit_locks') lockReads++;
+      },
+    });
     holder = await lapsing.asRole('author');
     other = await lapsing.asRole('editor');
   });
@@ -288,6 +296,16 @@ describe('a lock that lapses', () => {
       await lapsing.api('DELETE', `/cms/v2/webhooks/${hook.body.id}`, { headers: lapsing.admin, query: { force: true } });
       await receiving.close();
     }
+  });
+
+  it('costs an idle site no read of the locks, an open one held or not', async () => {
+    await lockedPost();
+    // Settled after the take: the scheduler has read when the lock lapses.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const before = lockReads;
+    // Past the scheduler's rescan of scheduled items (5 s), which reads no locks.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    expect(lockReads - before).toBe(0);
   });
 });
 
