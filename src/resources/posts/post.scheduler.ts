@@ -88,7 +88,7 @@ export function startScheduler(deps: Deps): BackgroundWork {
       nextLapse = await nextLockLapseAt(deps);
       locksRead = true;
     }
-    if (!(nextLapse >= next)) next = nextLapse;
+    if (!Number.isNaN(nextLapse) && !(nextLapse >= next)) next = nextLapse;
     for (const doc of scheduled) {
       const at = dueAt(doc.dateGmt);
       if (!Number.isNaN(at) && !(at >= next)) next = at;
