@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resources as serviceResources } from '../../src/resources/index.js';
+import { startScheduler } from '../../src/resources/posts/post.scheduler.js';
 import { changeLog } from '../../src/store/change-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -201,5 +203,147 @@ describe('a write while another holds the lock', () => {
     const history = await app.api('GET', `/cms/v2/posts/${id}/history`, { headers: author.headers });
     expect((history.body as Change[]).map((entry) => entry.type)).toEqual(['created']);
     expect((await app.api('GET', `/cms/v2/posts/${id}`, { headers: author.headers })).body.title.rendered).toBe('Locked');
+  });
+});
+
+describe('a lock that lapses', () => {
+  // A short window, reached by moving the service's clock, never by waiting; the service's own
+  // scheduler records the lapse, with no request but the feed's reads.
+  const WINDOW_SECONDS = 30;
+  let lapsing: TestApp;
+  let holder: Actor;
+  let other: Actor;
+  /** How far ahead of the wall clock the service's clock runs. */
+  let aheadMs = 0;
+  /** The reads of the locks collection the service has sent. */
+  let lockReads = 0;
+
+  beforeAll(async () => {
+    lapsing = await createTestApp({
+      clock: () => new Date(Date.now() + aheadMs),
+      env: { ...ENV, CMS_LOCK_WINDOW_SECONDS: String(WINDOW_SECONDS) },
+      onCommand: (event) => {
+        if (event.commandName === 'find' && event.command.find === 'edit_locks') lockReads++;
+      },
+    });
+    holder = await lapsing.asRole('author');
+    other = await lapsing.asRole('editor');
+  });
+  afterAll(async () => {
+    await lapsing?.stop();
+  });
+
+  const lastPosition = async () => (await changeLog(lapsing.deps.store.db).firstFreePosition()) - 1;
+  const lockChangesOf = async (id: number, since: number) => {
+    const page = await lapsing.api('GET', '/cms/v2/changes', { query: { since, subtypes: ['lock.taken', 'lock.taken_over', 'lock.released', 'lock.lapsed'] }, headers: lapsing.admin });
+    expect(page.status).toBe(200);
+    return (page.body.changes as Change[]).filter(ofItem(id));
+  };
+  async function lockedPost(): Promise<{ id: number; lapses: string }> {
+    const created = await lapsing.api('POST', '/cms/v2/posts', { headers: holder.headers, json: { title: 'Left open', status: 'draft' } });
+    expect(created.status).toBe(201);
+    const taken = await lapsing.api('POST', `/cms/v2/posts/${created.body.id}/lock`, { headers: holder.headers, json: {} });
+    expect(taken.status).toBe(200);
+    return { id: created.body.id, lapses: taken.body.lapses };
+  }
+
+  it('is recorded once as lock.lapsed, naming the item and the holder, with nobody on the site', async () => {
+    const since = await lastPosition();
+    const { id, lapses } = await lockedPost();
+    aheadMs += (WINDOW_SECONDS + 1) * 1000;
+    await expect.poll(async () => (await lockChangesOf(id, since)).map((change) => change.type), { timeout: 5000, interval: 100 }).toEqual(['lock.taken', 'lock.lapsed']);
+    // Several of the scheduler's turns later, still once.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const [taken, lapsed] = await lockChangesOf(id, since);
+    expect(lapsed).toMatchObject({ item: id, item_type: 'post', type: 'lock.lapsed', seq: taken.seq + 1, holder: holder.id, author: holder.id, lapses });
+    expect(lapsed.position).toBeGreaterThan(taken.position);
+    // Stamped when it was recorded, at or after the lapse.
+    expect(Date.parse(`${lapsed.date_gmt}Z`)).toBeGreaterThanOrEqual(Date.parse(`${lapses}Z`) - 1000);
+    expect((await lockChangesOf(id, since)).length).toBe(2);
+
+    // The next take follows it, with nothing more before it.
+    expect((await lapsing.api('POST', `/cms/v2/posts/${id}/lock`, { headers: other.headers, json: {} })).status).toBe(200);
+    expect((await lockChangesOf(id, since)).map((change) => [change.type, change.holder])).toEqual([
+      ['lock.taken', holder.id],
+      ['lock.lapsed', holder.id],
+      ['lock.taken', other.id],
+    ]);
+  });
+
+  it('refreshed in time: no lapse', async () => {
+    const since = await lastPosition();
+    const { id } = await lockedPost();
+    aheadMs += (WINDOW_SECONDS - 5) * 1000;
+    expect((await lapsing.api('POST', `/cms/v2/posts/${id}/lock`, { headers: holder.headers, json: {} })).status).toBe(200);
+    aheadMs += 10_000;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await lockChangesOf(id, since)).map((change) => change.type)).toEqual(['lock.taken']);
+  });
+
+  it('is delivered to webhooks subscribed to lock.*', async () => {
+    const receiving = await startReceiver();
+    const hook = await lapsing.api('POST', '/cms/v2/webhooks', { headers: lapsing.admin, json: { url: receiving.url, events: ['lock.*'] } });
+    expect(hook.status, hook.text).toBe(201);
+    try {
+      const { id, lapses } = await lockedPost();
+      aheadMs += (WINDOW_SECONDS + 1) * 1000;
+      const delivered = await receiving.waitFor((request) => request.json.data.item?.id === id && request.json.type === 'lock.lapsed');
+      expect(delivered[0].json).toMatchObject({ type: 'lock.lapsed', data: { item: { id, type: 'post' }, holder: holder.id } });
+      // The moment it lapsed, to the millisecond (the lock's answer gives it to the second).
+      expect((delivered[0].json.data as { lapses?: string }).lapses?.slice(0, 19)).toBe(lapses);
+      expect(receiving.received.filter((request) => request.json.data.item?.id === id).map((request) => request.json.type)).toEqual(['lock.taken', 'lock.lapsed']);
+    } finally {
+      await lapsing.api('DELETE', `/cms/v2/webhooks/${hook.body.id}`, { headers: lapsing.admin, query: { force: true } });
+      await receiving.close();
+    }
+  });
+
+  it('costs an idle site no read of the locks, an open one held or not', async () => {
+    await lockedPost();
+    // Settled after the take: the scheduler has read when the lock lapses.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const before = lockReads;
+    // Past the scheduler's rescan of scheduled items (5 s), which reads no locks.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    expect(lockReads - before).toBe(0);
+  });
+});
+
+describe('a lapsed lock taken with no lapse recorded yet', () => {
+  // No scheduler runs here (a site whose scheduler is down, or a take just before it looks):
+  // the take finds the lapse unrecorded, and records it first.
+  const WINDOW_SECONDS = 30;
+  let unscheduled: TestApp;
+  let aheadMs = 0;
+  beforeAll(async () => {
+    unscheduled = await createTestApp({
+      clock: () => new Date(Date.now() + aheadMs),
+      env: { CMS_LOCK_WINDOW_SECONDS: String(WINDOW_SECONDS) },
+      resources: serviceResources.map((resource) => (resource.background === startScheduler ? { ...resource, background: undefined } : resource)),
+    });
+  });
+  afterAll(async () => {
+    await unscheduled?.stop();
+  });
+
+  it('records the lapse, then the take, in order', async () => {
+    const holder = await unscheduled.asRole('author');
+    const other = await unscheduled.asRole('editor');
+    const since = (await changeLog(unscheduled.deps.store.db).firstFreePosition()) - 1;
+    const created = await unscheduled.api('POST', '/cms/v2/posts', { headers: holder.headers, json: { title: 'Left open', status: 'draft' } });
+    const id = created.body.id as number;
+    expect((await unscheduled.api('POST', `/cms/v2/posts/${id}/lock`, { headers: holder.headers, json: {} })).status).toBe(200);
+    aheadMs += (WINDOW_SECONDS + 1) * 1000;
+    // Nothing records a lapse here on its own.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const lockChanges = async () => ((await unscheduled.api('GET', '/cms/v2/changes', { query: { since }, headers: unscheduled.admin })).body.changes as Change[]).filter(ofItem(id));
+    expect((await lockChanges()).map((change) => change.type)).toEqual(['created', 'lock.taken']);
+    expect((await unscheduled.api('POST', `/cms/v2/posts/${id}/lock`, { headers: other.headers, json: {} })).status).toBe(200);
+    expect((await lockChanges()).map((change) => [change.type, change.holder, change.seq])).toEqual([
+      ['created', undefined, 1],
+      ['lock.taken', holder.id, 1],
+      ['lock.lapsed', holder.id, 2],
+      ['lock.taken', other.id, 3],
+    ]);
   });
 });

@@ -20,6 +20,7 @@ export type LockChangeJson = { item: number; item_type: string } & TimelineEntry
   diff?: null;
   holder: number;
   previous_holder?: number;
+  lapses?: string;
 };
 
 /** What the feed's page asks of lock events: the sources by item type, and its filters. */
@@ -67,6 +68,8 @@ export function lockChanges(db: Db, user: Principal, query: LockChangesQuery) {
       position: event.position!,
       holder: data.user,
       ...(data.previous !== undefined ? { previous_holder: data.previous } : {}),
+      // When the lock lapsed; `date_gmt` is when that was recorded.
+      ...(event.type === 'lapsed' ? { lapses: formatRestDate(new Date(data.lapsesAt))! } : {}),
     };
     return { change, look };
   };

@@ -22,6 +22,8 @@ export type ChangeJson = { item: number; item_type: string } & TimelineEntry & {
   /** A lock event's holder (the user who held it, for `lock.released`), and for `lock.taken_over` the one before. */
   holder?: number;
   previous_holder?: number;
+  /** For `lock.lapsed`, when the lock lapsed (GMT). */
+  lapses?: string;
 };
 
 export interface ChangesQuery {

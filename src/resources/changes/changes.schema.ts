@@ -52,7 +52,7 @@ export function changesArgs(itemTypes: readonly string[]): ArgSpecs {
     },
     limit: { description: 'How many positions of the log the page covers at most. A page also ends early, before the change that would take its diffs and items past 1 MB (its first change always goes in): `last_position` says where the next starts.', type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: CHANGES_PER_PAGE },
     types: { description: 'Only changes of items of these types.', type: 'array', items: { type: 'string', enum: [...itemTypes] } },
-    subtypes: { description: 'Only changes of these kinds (`lock.*`: the item\'s edit lock taken, taken over or released).', type: 'array', items: { type: 'string', enum: [...CHANGE_TYPES] } },
+    subtypes: { description: 'Only changes of these kinds (`lock.*`: the item\'s edit lock taken, taken over, released or lapsed).', type: 'array', items: { type: 'string', enum: [...CHANGE_TYPES] } },
     include: {
       description: '`item`: each change carries the item as it is now, as `GET` on it answers; `diff`: what the change did to the item\'s text fields, as revision diffs show it (at most 256 KB of lines a field, past which the field\'s diff is `truncated`).',
       type: 'string',
@@ -85,7 +85,7 @@ export const changeSchema: FieldSchema = {
     item_type: { description: 'The type of the item changed.', type: 'string' },
     seq: { description: 'The change\'s place in the item\'s own history, from 1; for a lock event, the lock\'s generation.', type: 'integer' },
     type: {
-      description: 'What happened to the item: one of its history\'s event types, or `lock.taken`, `lock.taken_over`, `lock.released` (its edit lock; shown only to who may read its history).',
+      description: 'What happened to the item: one of its history\'s event types, or `lock.taken`, `lock.taken_over`, `lock.released`, `lock.lapsed` (its edit lock; shown only to who may read its history).',
       type: 'string',
       enum: [...CHANGE_TYPES],
     },
@@ -102,8 +102,9 @@ export const changeSchema: FieldSchema = {
         changed_meanwhile: { type: ['array', 'null'], items: { type: 'string' } },
       },
     },
-    holder: { description: 'Lock events only: the user holding the lock (who held it, for `lock.released`).', type: 'integer' },
+    holder: { description: 'Lock events only: the user holding the lock (who held it, for `lock.released` and `lock.lapsed`).', type: 'integer' },
     previous_holder: { description: '`lock.taken_over` only: the user who held the lock before.', type: 'integer' },
+    lapses: { description: '`lock.lapsed` only: when the lock lapsed (its last refresh and the lock window), as GMT; `date_gmt` is when the service recorded it, at that moment or soon after.', type: 'string' },
     revision: { description: 'The revision or autosave the change wrote, or null.', type: ['integer', 'null'] },
     redacted: { description: 'The fields whose content was erased from this change since.', type: 'array', items: { type: 'string' } },
     object: { description: 'With `include=item`: the item as it is now, or null when it is gone or not for the caller to read.', type: ['object', 'null'] },

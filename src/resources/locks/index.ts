@@ -7,6 +7,7 @@ export { isLockEvent, LOCK_CHANGE_TYPES, LOCK_STREAM_TYPE, lockStream, type Lock
 export { lockField } from './lock.schema.js';
 export { lockFields } from './lock.serializer.js';
 export { type LockDoc } from './lock.model.js';
+export { lapseDueLocks, nextLockLapseAt } from './lock.lapses.js';
 
 /**
  * Edit locks: the collection every type's `/<id>/lock` route keeps them in. The routes come with

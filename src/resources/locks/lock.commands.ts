@@ -7,9 +7,9 @@ import { siteChanges } from '../../store/site-changes.js';
 import { nameOfUser } from '../users/index.js';
 import { PostLocked } from './lock.errors.js';
 import { LOCK_STREAM_TYPE, lockStream, isLockEvent, type LockEvent, type LockEventData, type LockEventType } from './lock.events.js';
-import { generationId, holds, locksCollection, type LockDoc } from './lock.model.js';
+import { ends, generationId, holds, lapseDue, locksCollection, type LockDoc } from './lock.model.js';
 
-type LockDeps = Pick<Deps, 'store' | 'clock' | 'config'>;
+export type LockDeps = Pick<Deps, 'store' | 'clock' | 'config'>;
 
 /** The item a lock is on: its lock's key, and the id and type its lock events name it by. */
 export interface LockTarget {
@@ -24,7 +24,7 @@ export interface LockTarget {
  * event was stored but whose document was not (its writer stopped between the two) is written
  * from the event and read on: the event is the commit point.
  */
-async function newestGeneration(deps: LockDeps, key: string, stream?: number): Promise<LockDoc | null> {
+export async function newestGeneration(deps: LockDeps, key: string, stream?: number): Promise<LockDoc | null> {
   const locks = locksCollection(deps.store.db);
   let newest = await locks.findOne({ _id: key });
   for (;;) {
@@ -54,6 +54,9 @@ function generationOf(key: string, event: LockEvent): LockDoc {
     refreshedAt: new Date(refreshedAt),
     lapsesAt: new Date(lapsesAt),
     ...(event.type === 'released' ? { released: true } : {}),
+    ...(event.type === 'lapsed' ? { lapsed: true } : {}),
+    itemId: event.data.item,
+    itemType: event.data.item_type,
   };
 }
 
@@ -144,11 +147,11 @@ async function claimNext(
   deps: LockDeps,
   target: LockTarget,
   after: number,
-  state: Omit<LockDoc, '_id' | 'item' | 'generation'>,
+  state: Pick<LockDoc, 'user' | 'since' | 'refreshedAt' | 'lapsesAt' | 'released' | 'lapsed'>,
   event: { type: LockEventType; actor: number; previous?: number },
 ): Promise<LockDoc | null> {
   const stream = lockStream(target.id);
-  const claimed: LockDoc = { _id: generationId(target.key, after + 1), item: target.key, generation: after + 1, ...state };
+  const claimed: LockDoc = { _id: generationId(target.key, after + 1), item: target.key, generation: after + 1, ...state, itemId: target.id, itemType: target.type };
   const data: LockEventData = {
     item: target.id,
     item_type: target.type,
@@ -174,16 +177,22 @@ async function claimNext(
   return claimed;
 }
 
-/** Writes a claimed generation and copies it to the head, unconditionally: a head left behind by a slower writer is read past (`newestGeneration`). */
-async function writeGeneration(deps: LockDeps, claimed: LockDoc): Promise<LockDoc> {
+/**
+ * Writes a claimed generation and copies it to the head, unconditionally: a head left behind by a
+ * slower writer is read past (`newestGeneration`), and, left open, set right by the scheduler
+ * (`lapseDueLocks`). The head is `open` unless the generation ended the lock.
+ */
+export async function writeGeneration(deps: LockDeps, claimed: LockDoc): Promise<LockDoc> {
   const locks = locksCollection(deps.store.db);
+  // Named by its generation, also when read from the head.
+  const { _id: _readAs, open: _open, ...generation } = claimed;
   try {
-    await locks.insertOne(claimed);
+    await locks.insertOne({ _id: generationId(claimed.item, claimed.generation), ...generation });
   } catch (error) {
     // Written already, from its event.
     if (!isDuplicateKey(error)) throw error;
   }
-  const { _id: _claimId, ...head } = claimed;
+  const head = { ...generation, ...(ends(claimed) ? {} : { open: true as const }) };
   try {
     await locks.replaceOne({ _id: claimed.item }, head, { upsert: true });
   } catch (error) {
@@ -204,6 +213,11 @@ export interface TakeOptions {
  * generation: of two takers at once one claims it, and the other, finding it claimed, decides
  * again against the new holder (a 409, unless it takes over). A refresh moves the holder's
  * generation on; claimed past meanwhile, the refresh was too late, and is decided again too.
+ *
+ * A lock found lapsed with no event saying so yet (the scheduler records lapses as they come, and
+ * this take came first) has its lapse recorded before the take (`lapseLock`): the feed then always
+ * shows a holder's generation ended, by a take-over, a release or a lapse, before the next `taken`,
+ * whoever noticed the lapse. Of the take's lapse and the scheduler's, one claims the generation.
  */
 export async function takeLock(deps: LockDeps, target: LockTarget, user: number, options: TakeOptions): Promise<LockDoc> {
   const { key } = target;
@@ -212,7 +226,8 @@ export async function takeLock(deps: LockDeps, target: LockTarget, user: number,
   for (let attempt = 0; attempt < 2; attempt++) {
     const now = deps.clock();
     const lapsesAt = new Date(now.getTime() + windowMs);
-    const newest = await newestGeneration(deps, key, lockStream(target.id));
+    let newest = await newestGeneration(deps, key, lockStream(target.id));
+    if (lapseDue(newest, now)) newest = (await lapseLock(deps, target, newest)) ?? (await newestGeneration(deps, key, lockStream(target.id)));
     const generation = newest?.generation ?? 0;
     let previous: number | undefined;
     if (holds(newest, now)) {
@@ -253,4 +268,18 @@ async function lockedBy(deps: LockDeps, lock: LockDoc) {
 export async function releaseLock(deps: LockDeps, target: LockTarget, lock: LockDoc, actor: number): Promise<boolean> {
   const { user, since, refreshedAt, lapsesAt } = lock;
   return (await claimNext(deps, target, lock.generation, { user, since, refreshedAt, lapsesAt, released: true }, { type: 'released', actor })) !== null;
+}
+
+/**
+ * Records that the lock lapsed: claims the generation after it, marked lapsed, as a release does,
+ * with a `lock.lapsed` event naming the holder, who is also its actor (their editor stopped
+ * refreshing it, as a scheduled publication is its author's). Its data's `lapsesAt` is the moment
+ * the lock lapsed; the event's `at`, like every event's, is when it was recorded (the scheduler
+ * records it when that moment comes, a take that finds it first at once), so that time and
+ * position agree on the log. Null when another claimed the generation first (a take, or another
+ * recorder of the same lapse): once per lapsed generation, whoever tries.
+ */
+export function lapseLock(deps: LockDeps, target: LockTarget, lock: LockDoc): Promise<LockDoc | null> {
+  const { user, since, refreshedAt, lapsesAt } = lock;
+  return claimNext(deps, target, lock.generation, { user, since, refreshedAt, lapsesAt, lapsed: true }, { type: 'lapsed', actor: user });
 }

@@ -9,11 +9,15 @@ import { type StoredEvent } from '../../store/change-log.js';
  */
 export const LOCK_STREAM_TYPE = 'lock';
 
-/** What happened to the lock: `taken` (from no one), `taken_over` (from another holder), `released`. */
-export const LOCK_EVENT_TYPES = ['taken', 'taken_over', 'released'] as const;
+/**
+ * What happened to the lock: `taken` (from no one), `taken_over` (from another holder), `released`,
+ * `lapsed` (its window passed without a refresh or a release). Each holding generation ends in one
+ * of `taken_over`, `released` or `lapsed`, so a reader of the events alone knows who holds it.
+ */
+export const LOCK_EVENT_TYPES = ['taken', 'taken_over', 'released', 'lapsed'] as const;
 export type LockEventType = (typeof LOCK_EVENT_TYPES)[number];
 
-/** The names the feed and webhooks give them: `lock.taken`, `lock.taken_over`, `lock.released`. */
+/** The names the feed and webhooks give them: `lock.taken`, `lock.taken_over`, `lock.released`, `lock.lapsed`. */
 export const LOCK_CHANGE_TYPES = LOCK_EVENT_TYPES.map((type) => `${LOCK_STREAM_TYPE}.${type}` as const);
 
 /** A lock event's data: the item, the generation's holder and times, and for a take-over the holder before. */
@@ -23,12 +27,13 @@ export interface LockEventData {
   item_type: string;
   /** The lock's key (`<type>:<route id>`), which names its generations. */
   key: string;
-  /** Who holds the lock from this event on (who held it, for a release). */
+  /** Who holds the lock from this event on (who held it, for a release or a lapse). */
   user: number;
   /** For `taken_over`: who held it before. */
   previous?: number;
   since: string;
   refreshedAt: string;
+  /** When the generation lapses unless refreshed; for `lapsed`, the moment it lapsed (the event's `at` is when that was recorded). */
   lapsesAt: string;
 }
 

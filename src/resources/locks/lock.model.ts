@@ -28,17 +28,37 @@ export interface LockDoc {
   lapsesAt: Date;
   /** Set on the generation that released the lock before it lapsed. */
   released?: boolean;
+  /** Set on the generation that records the lock's lapse (`lock.lapsed`). */
+  lapsed?: boolean;
+  /** The item's id (its lock events' stream, negated) and type; absent on generations stored before lapses were recorded. */
+  itemId?: number;
+  itemType?: string;
+  /**
+   * On the head only, while its generation holds or has lapsed with no event saying so yet: what
+   * the scheduler reads (`openLocks`) to record lapses. An equality on one top-level field, which
+   * the embedded database pushes down, over the few locks being edited at a time.
+   */
+  open?: true;
 }
 
 export const LOCKS_COLLECTION = 'edit_locks';
 
 export const locksCollection = (db: Db) => db.collection<LockDoc>(LOCKS_COLLECTION);
 
-/** Every read and write names one document by `_id`: the built-in index serves them all. */
-export const lockIndexes: IndexSpec[] = [{ collection: LOCKS_COLLECTION, key: { _id: 1 }, name: ID_INDEX_NAME }];
+/** Every read and write names one document by `_id`, but the scheduler's look for open locks (`open`, on heads only). */
+export const lockIndexes: IndexSpec[] = [
+  { collection: LOCKS_COLLECTION, key: { _id: 1 }, name: ID_INDEX_NAME },
+  { collection: LOCKS_COLLECTION, key: { open: 1 }, name: 'open', sparse: true },
+];
 
 /** The `_id` of an item's generation. */
 export const generationId = (key: string, generation: number) => `${key}#${generation}`;
 
+/** Whether the generation ended the lock: a release, or a lapse recorded. */
+export const ends = (lock: LockDoc) => Boolean(lock.released || lock.lapsed);
+
 /** Whether the lock holds at `now`: not released, and not lapsed. */
-export const holds = (lock: LockDoc | null, now: Date): lock is LockDoc => lock !== null && !lock.released && lock.lapsesAt.getTime() > now.getTime();
+export const holds = (lock: LockDoc | null, now: Date): lock is LockDoc => lock !== null && !ends(lock) && lock.lapsesAt.getTime() > now.getTime();
+
+/** Whether the lock has lapsed at `now` with no event saying so yet: its lapse is to be recorded. */
+export const lapseDue = (lock: LockDoc | null, now: Date): lock is LockDoc => lock !== null && !ends(lock) && lock.lapsesAt.getTime() <= now.getTime();

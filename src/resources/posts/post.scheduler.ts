@@ -3,6 +3,7 @@ import { type Deps } from '../../deps.js';
 import { leaseMs, workLease } from '../../store/lease.js';
 import { asServiceWork } from '../../store/service-work.js';
 import { siteChanges } from '../../store/site-changes.js';
+import { lapseDueLocks, nextLockLapseAt } from '../locks/index.js';
 import { type BackgroundWork } from '../manifest.js';
 import { postsCollection } from './post.model.js';
 import { publishDue } from './post.side-effects.js';
@@ -40,9 +41,13 @@ const dueAt = (dateGmt: string | null | undefined) => (dateGmt ? Date.parse(`${d
  * item of any post type comes, sleeps until then and publishes every item then due through
  * `publishScheduledPost`, so the history, the change feed and the webhooks record the moment of
  * publication; and applies every scheduled change then due (`applyDueChanges`), as an update by
- * whoever scheduled it. It reads the scheduled items again after a write that may have changed them (heard
- * of at once from this process, within `LOOK_MS` from others, through the site's change token; at
- * most every `READ_EVERY_MS`), and every `RESCAN_MS`.
+ * whoever scheduled it. It also wakes when the soonest open edit lock lapses, and records every lapse
+ * then due as `lock.lapsed` (`lapseDueLocks`), so that the feed says so with nobody on the site. It
+ * reads the scheduled items again after a write that may have changed them (heard of at once from
+ * this process, within `LOOK_MS` from others, through the site's change token; at most every
+ * `READ_EVERY_MS`), and every `RESCAN_MS`; the open locks only after a write (every take, refresh
+ * and release is a request, which moves the token) or a lapse recorded, so that an idle site
+ * costs no more reads than before.
  *
  * A publication starts only while the term covers it: two holders, one of them past its term,
  * would at worst both try, and the command appends nothing for an item no longer scheduled.
@@ -53,8 +58,11 @@ export function startScheduler(deps: Deps): BackgroundWork {
   const logger = deps.logger.child({ component: 'scheduler' });
   const stopping = new AbortController();
   const changes = siteChanges(db);
-  /** When the next scheduled item comes (NaN: none), as last read, and when it was read. */
+  /** When the next scheduled item comes, or the next lock lapses (NaN: none), as last read, and when it was read. */
   let next = Number.NaN;
+  /** When the soonest open lock lapses (NaN: none), as last read; read again after a write heard of, or a lapse recorded. */
+  let nextLapse = Number.NaN;
+  let locksRead = false;
   let readAt = Number.NEGATIVE_INFINITY;
   let heard = true;
   let lastClaimLook = Number.NEGATIVE_INFINITY;
@@ -66,6 +74,8 @@ export function startScheduler(deps: Deps): BackgroundWork {
   });
 
   async function readNext(): Promise<void> {
+    // Only a write (heard of) takes, refreshes or releases a lock.
+    if (heard) locksRead = false;
     heard = false;
     readAt = performance.now();
     // Every scheduled item's date, the earliest taken here: the embedded database pushes down the
@@ -74,6 +84,11 @@ export function startScheduler(deps: Deps): BackgroundWork {
     const scheduled = await postsCollection(db).find({ status: 'future' }, { projection: { dateGmt: 1 } }).toArray();
     // The soonest scheduled change too (`scheduled-change.commands.ts`).
     next = await nextScheduledChangeAt(deps);
+    if (!locksRead) {
+      nextLapse = await nextLockLapseAt(deps);
+      locksRead = true;
+    }
+    if (!Number.isNaN(nextLapse) && !(nextLapse >= next)) next = nextLapse;
     for (const doc of scheduled) {
       const at = dueAt(doc.dateGmt);
       if (!Number.isNaN(at) && !(at >= next)) next = at;
@@ -96,7 +111,11 @@ export function startScheduler(deps: Deps): BackgroundWork {
     const wait = next - deps.clock().getTime();
     if (wait <= 0) {
       if (!lease.covers()) return LOOK_MS;
-      const due = (await publishDue(deps)) + (await applyDueChanges(deps));
+      const lapseCame = nextLapse <= deps.clock().getTime();
+      const lapsed = lapseCame ? await lapseDueLocks(deps) : 0;
+      // The open locks are read again: the lapses recorded, or a lock refreshed since it was read.
+      if (lapseCame) locksRead = false;
+      const due = (await publishDue(deps)) + (await applyDueChanges(deps)) + lapsed;
       // What was published moved the token: the next item is read at once, and may be due too.
       await readNext();
       return due > 0 ? 0 : LOOK_MS;

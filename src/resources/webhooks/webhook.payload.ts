@@ -30,9 +30,9 @@ export function eventPayload(event: StoredEvent, siteUrl: string): string {
     data: {
       position: event.position,
       item: { id, type, ...(restBase ? { href: `${siteUrl}/cms-json/cms/v2/${restBase}/${id}` } : {}) },
-      // A lock event's version is the lock's generation; its holder, and for a take-over the one before.
+      // A lock event's version is the lock's generation; its holder, for a take-over the one before, and for a lapse its moment.
       version,
-      ...(lock ? { holder: lock.user, ...(lock.previous !== undefined ? { previous_holder: lock.previous } : {}) } : {}),
+      ...(lock ? { holder: lock.user, ...(lock.previous !== undefined ? { previous_holder: lock.previous } : {}), ...(event.type === 'lapsed' ? { lapses: lock.lapsesAt } : {}) } : {}),
       // An update the scheduler applied: the change, who scheduled it, what had changed meanwhile (as `/history` shows it).
       ...(scheduled ? { scheduled_change: scheduled } : {}),
     },

@@ -14,7 +14,7 @@ export const webhookSchema: ItemSchema = {
     id: { description: 'Unique identifier for the endpoint.', type: 'string', context: [...BOTH], readonly: true },
     url: { description: 'Where deliveries are sent (http or https).', type: 'string', format: 'uri', maxLength: MAX_URL_LENGTH, required: true, context: [...BOTH] },
     events: {
-      description: 'The event types delivered: `*`, an item type and `.*` (`post.*`), or one event type (`post.updated`). Edit locks: `lock.*`, or `lock.taken`, `lock.taken_over`, `lock.released`.',
+      description: 'The event types delivered: `*`, an item type and `.*` (`post.*`), or one event type (`post.updated`). Edit locks: `lock.*`, or `lock.taken`, `lock.taken_over`, `lock.released`, `lock.lapsed`.',
       type: 'array',
       items: { type: 'string', pattern: EVENT_FILTER_PATTERN },
       minItems: 1,
