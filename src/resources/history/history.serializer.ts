@@ -69,7 +69,7 @@ function changedFields(event: StoredEvent, typeNames: WireNames | undefined): st
   const data = event.data as EventData;
   switch (event.type) {
     case 'created':
-      return wireNamesOf(asRecord(data.sent ?? data.fields), typeNames);
+      return wireNamesOf(asRecord(data.fields), typeNames);
     case 'updated':
     case 'trashed':
     case 'untrashed':
