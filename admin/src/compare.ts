@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { announce, formatDateTime, fromGmt, h, replaceContent } from './dom.js';
-import { revisionContent, type ItemContext } from './item-context.js';
+import { fieldsLeftAlone, revisionContent, type ItemContext } from './item-context.js';
 import { fieldLabel, renderedText, sourceText, type Revision, type RevisionDiff } from './model.js';
 import { openRestore } from './restore.js';
 import { nameOf } from './users.js';
@@ -162,8 +162,12 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
 }
 
 function comparisonView(ctx: ItemContext, { diff, from, to }: Comparison, view: View): HTMLElement {
-  const changed = Object.entries(diff.fields).filter(([, field]) => field.changed);
-  const unchanged = Object.entries(diff.fields).filter(([, field]) => !field.changed);
+  // A field an autosave on either side did not carry is held empty there, not deleted: unchanged,
+  // shown as the other side has it.
+  const leftAlone = new Set([...fieldsLeftAlone(ctx, from), ...fieldsLeftAlone(ctx, to)]);
+  const shownValue = (name: string) => (fieldsLeftAlone(ctx, to).includes(name) ? from[name] : to[name]);
+  const changed = Object.entries(diff.fields).filter(([name, field]) => field.changed && !leftAlone.has(name));
+  const unchanged = Object.entries(diff.fields).filter(([name, field]) => !field.changed || leftAlone.has(name));
   const out = h('div', {});
   if (!changed.length) out.append(h('p', { class: 'muted' }, 'These two states do not differ in any field.'));
   for (const [name, field] of changed) {
@@ -185,7 +189,15 @@ function comparisonView(ctx: ItemContext, { diff, from, to }: Comparison, view: 
         'details',
         { class: 'unchanged' },
         h('summary', {}, `${unchanged.length} unchanged field${unchanged.length > 1 ? 's' : ''}: ${unchanged.map(([name]) => fieldLabel(name)).join(', ')}`),
-        unchanged.map(([name]) => h('div', { class: 'field-same' }, h('h3', {}, fieldLabel(name)), h('div', { class: 'diff-text' }, sourceText(to[name]) || '(empty)'))),
+        unchanged.map(([name]) =>
+          h(
+            'div',
+            { class: 'field-same', 'data-field': name },
+            h('h3', {}, fieldLabel(name)),
+            leftAlone.has(name) ? h('p', { class: 'muted' }, 'Not carried by the autosave: left as it was.') : null,
+            h('div', { class: 'diff-text' }, sourceText(shownValue(name)) || '(empty)'),
+          ),
+        ),
       ),
     );
   }

@@ -14,6 +14,8 @@ export interface ItemContext {
   autosaveIds: Set<number>;
   /** The fields a revision of this type keeps (the diff route's fields). */
   fields: string[];
+  /** The fields each autosave carried (`AutosaveLog.carried`): the others it holds empty, and they are left as they are. */
+  autosaveFields: Map<number, string[]>;
   names: Map<number, string>;
   /** Reads the item again and redraws the whole view (after a restore). */
   reload(): Promise<void>;
@@ -25,6 +27,15 @@ export async function loadItem(ctx: Pick<ItemContext, 'base'>): Promise<{ item: 
 }
 
 const contents = new Map<string, Promise<Revision>>();
+
+/** The fields a state sets: an autosave's, those it carried; a revision's, every field it keeps. */
+export const fieldsOf = (ctx: Pick<ItemContext, 'fields' | 'autosaveFields'>, state: { id: number }): string[] => ctx.autosaveFields.get(state.id) ?? ctx.fields;
+
+/** The fields a state keeps but does not set (an autosave's, not carried): unchanged by it. */
+export const fieldsLeftAlone = (ctx: Pick<ItemContext, 'fields' | 'autosaveFields'>, state: { id: number }): string[] => {
+  const set = fieldsOf(ctx, state);
+  return ctx.fields.filter((field) => !set.includes(field));
+};
 
 /** A revision or autosave with its content (edit context), read once. */
 export function revisionContent(ctx: Pick<ItemContext, 'base'>, id: number): Promise<Revision> {

@@ -1,5 +1,6 @@
 import { api, ApiError, type SessionUser } from './api.js';
 import { showAutosaveBanner } from './autosave-banner.js';
+import { readAutosaveLog } from './autosave-log.js';
 import { showCompare } from './compare.js';
 import { formatDateTime, fromGmt, h, replaceContent } from './dom.js';
 import { showEditLock } from './edit-lock.js';
@@ -47,7 +48,7 @@ export async function showItem(main: HTMLElement, where: { type: ItemType; id: n
   ]);
   const newest = revisions.at(-1);
   const fields = newest ? Object.keys((await api<RevisionDiff>(`${base}/revisions/${newest.id}/diff`)).data.fields) : FIELDS_BEFORE_ANY_REVISION[where.type];
-  const names = await authorNames([...revisions, ...autosaves].map((revision) => revision.author));
+  const [names, autosaveLog] = await Promise.all([authorNames([...revisions, ...autosaves].map((revision) => revision.author)), readAutosaveLog(base, autosaves, fields)]);
   const ctx: ItemContext = {
     ...where,
     base,
@@ -55,6 +56,7 @@ export async function showItem(main: HTMLElement, where: { type: ItemType; id: n
     revisions,
     autosaveIds: new Set(autosaves.map((autosave) => autosave.id)),
     fields,
+    autosaveFields: autosaveLog.carried,
     names,
     reload: () => showItem(main, { ...where, params: new URLSearchParams(window.location.search) }),
   };
@@ -78,8 +80,7 @@ export async function showItem(main: HTMLElement, where: { type: ItemType; id: n
     banner,
     h('div', { class: 'columns' }, timeline, compare),
   );
-  showAutosaveBanner(banner, ctx, autosaves);
-  await Promise.all([showEditLock(lockSlot, ctx), showTimeline(timeline, ctx), showCompare(compare, ctx, where.params)]);
+  await Promise.all([showAutosaveBanner(banner, ctx, autosaves, autosaveLog), showEditLock(lockSlot, ctx), showTimeline(timeline, ctx), showCompare(compare, ctx, where.params)]);
 }
 
 function backLink(): HTMLElement {

@@ -5,6 +5,7 @@ import { showFinder } from './finder.js';
 import { showItem } from './item.js';
 import { isItemType } from './model.js';
 import { showSignIn } from './sign-in.js';
+import { rememberName } from './users.js';
 
 const main = document.getElementById('main')!;
 let user: SessionUser | null = null;
@@ -33,6 +34,7 @@ async function route(): Promise<void> {
     });
     return;
   }
+  rememberName(user);
   const params = new URLSearchParams(window.location.search);
   const type = params.get('type');
   const id = Number(params.get('id'));

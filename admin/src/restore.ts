@@ -1,6 +1,6 @@
 import { api, ApiError } from './api.js';
 import { announce, h, replaceContent } from './dom.js';
-import { type ItemContext, loadItem, revisionContent } from './item-context.js';
+import { fieldsLeftAlone, fieldsOf, type ItemContext, loadItem, revisionContent } from './item-context.js';
 import { fieldLabel, sourceText, type Item, type Revision } from './model.js';
 import { wordDiff } from './word-diff.js';
 
@@ -10,19 +10,27 @@ export interface FieldChange {
   after: string;
 }
 
-/** How the item would change if `target` became current: each revisioned field that differs. */
+/**
+ * How the item would change if `target` became current: each field it sets that differs. An
+ * autosave sets only the fields it carried; the others it holds empty are no change.
+ */
 export function changesTo(ctx: ItemContext, item: Item, target: Revision): FieldChange[] {
-  return ctx.fields
+  return fieldsOf(ctx, target)
     .map((field) => ({ field, before: sourceText(item[field]), after: sourceText(target[field]) }))
     .filter((change) => change.before !== change.after);
 }
 
-export function changesView(changes: FieldChange[]): HTMLElement {
-  if (!changes.length) return h('p', { class: 'muted' }, 'Nothing would change: the item already has this content.');
+/** The changes, then the fields `leftAlone` (not carried by an autosave) named as unchanged. */
+export function changesView(changes: FieldChange[], leftAlone: string[] = []): HTMLElement {
+  const unchanged = leftAlone.length
+    ? h('ul', { class: 'unchanged-fields', 'aria-label': 'Fields the autosave did not carry' }, leftAlone.map((field) => h('li', { 'data-field': field }, `${fieldLabel(field)}: unchanged`)))
+    : null;
+  if (!changes.length) return h('div', { class: 'preview' }, h('p', { class: 'muted' }, 'Nothing would change: the item already has this content.'), unchanged);
   return h(
     'div',
     { class: 'preview' },
     changes.map((change) => h('section', { class: 'field-diff', 'data-field': change.field }, h('h3', {}, fieldLabel(change.field)), wordDiff(change.before, change.after))),
+    unchanged,
   );
 }
 
@@ -60,13 +68,22 @@ export async function openRestore(ctx: ItemContext, state: Revision, what = `rev
     await ctx.reload();
   };
 
+  // An autosave that did not carry every field: the restore route would make its empty ones
+  // current too, so only the fields it carried are sent, as an update of the item.
+  const leftAlone = fieldsLeftAlone(ctx, target);
   const draw = (notice?: string) => {
     const changes = changesTo(ctx, current.item, target);
     const restoreAll = h('button', { type: 'button', class: 'button button-primary', id: 'confirm-restore', disabled: !changes.length }, `Restore ${what}`);
     restoreAll.addEventListener('click', () =>
-      send(() => api(`${ctx.base}/revisions/${target.id}/restore`, { method: 'POST', headers: { 'If-Match': current.etag } }), `Restored ${what}.`),
+      send(
+        () =>
+          leftAlone.length
+            ? api(ctx.base, { method: 'POST', headers: { 'If-Match': current.etag }, json: Object.fromEntries(changes.map((change) => [change.field, restoredValue(target[change.field])])) })
+            : api(`${ctx.base}/revisions/${target.id}/restore`, { method: 'POST', headers: { 'If-Match': current.etag } }),
+        `Restored ${what}.`,
+      ),
     );
-    const preview = changesView(changes);
+    const preview = changesView(changes, leftAlone);
     for (const section of preview.querySelectorAll<HTMLElement>('section[data-field]')) {
       const field = section.dataset.field!;
       section.append(

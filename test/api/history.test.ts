@@ -71,7 +71,8 @@ describe('GET /posts/<id>/history', () => {
 
     // Not the author's: a revision of its own, not the draft changed in place.
     expect(autosave.id).not.toBe(post.id);
-    expect(autosaved.fields).toEqual(['title', 'content', 'excerpt']);
+    // Only what the autosave was sent: it keeps a title and an excerpt too, empty, which it did not set.
+    expect(autosaved.fields).toEqual(['content']);
     expect(autosaved.revision).toBe(autosave.id);
     expect(autosaved._links['wp:revision'][0].href).toBe(`${app.apiRoot}/cms/v2/posts/${post.id}/autosaves/${autosaved.revision}`);
 
@@ -79,6 +80,32 @@ describe('GET /posts/<id>/history', () => {
     expect(untrashed.fields.sort()).toEqual(['slug', 'status', 'trashed_from']);
     expect(restored.fields.sort()).toEqual(['content', 'excerpt', 'title']);
     expect(typeof restored.revision).toBe('number');
+  });
+
+  it("names on an autosave's entries the fields each save was sent, and an autosave logged before they were recorded as setting all", async () => {
+    const post = await createItem(app, { title: 'Carried', content: '<p>Body</p>', excerpt: 'Short', status: 'publish' });
+    const first = await autosaveItem(app, post.id, { content: '<p>Body, autosaved</p>' }, editor.headers);
+    await autosaveItem(app, post.id, { title: 'Carried, retitled', content: '<p>Body, autosaved again</p>' }, editor.headers);
+    const route = `/cms/v2/posts/${post.id}/history`;
+    const autosaves = async () => (await app.api('GET', route, { headers: app.admin })).body.filter((entry: { type: string }) => entry.type === 'autosaved');
+    expect((await autosaves()).map((entry: { fields: string[]; revision: number }) => [entry.revision, entry.fields])).toEqual([
+      [first.id, ['content']],
+      [first.id, ['title', 'content']],
+    ]);
+    const events = app.deps.store.db.collection<{ _id: unknown; data: string }>('events');
+    const stored = await events.find({ stream: post.id, type: 'autosaved' }).sort({ seq: 1 }).toArray();
+    expect(JSON.parse(stored[0].data)).toMatchObject({ sent: ['content'], fields: { title: '', content: '<p>Body, autosaved</p>', excerpt: '' } });
+
+    // As an event stored before autosaves recorded what they were sent reads: every field it keeps.
+    for (const event of stored) {
+      const { sent, ...data } = JSON.parse(event.data);
+      expect(sent).toBeDefined();
+      await events.updateOne({ _id: event._id }, { $set: { data: JSON.stringify(data) } });
+    }
+    expect((await autosaves()).map((entry: { fields: string[] }) => entry.fields)).toEqual([
+      ['title', 'content', 'excerpt'],
+      ['title', 'content', 'excerpt'],
+    ]);
   });
 
   it('shows deletions of revisions, what they erased, and no link to a revision that is gone', async () => {

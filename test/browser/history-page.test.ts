@@ -311,6 +311,81 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     expect(await contentOf(id)).toBe('The quick red fox leaps over the sleepy hen.');
   });
 
+  it('offers the previous holder their autosave after a take-over, compared with what the new holder saved, leaving fields it did not carry unchanged', async () => {
+    const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Handed over', content: 'The ferry leaves at noon.', excerpt: 'Ferry times.', status: 'publish' } });
+    const { id } = created.body;
+    const ada = await app.asRole('editor', { name: 'Ada Autosaver' });
+    const ben = await app.asRole('editor', { name: 'Ben Takeover' });
+    // An author of a published post: as in WordPress, another editor may read his name only then.
+    expect((await app.api('POST', '/cms/v2/posts', { headers: ben.headers, json: { title: 'By Ben', status: 'publish' } })).status).toBe(201);
+    expect((await app.api('POST', `/cms/v2/posts/${id}/lock`, { headers: ada.headers, json: {} })).status).toBe(200);
+    // As a client that autosaves what was edited: the content alone.
+    const autosave = await app.api('POST', `/cms/v2/posts/${id}/autosaves`, { headers: ada.headers, json: { content: 'The ferry leaves at one.' } });
+    expect(autosave.status).toBe(200);
+    expect((await app.api('POST', `/cms/v2/posts/${id}/lock`, { headers: ben.headers, json: { take_over: true } })).status).toBe(200);
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: ben.headers, json: { content: 'The ferry leaves at two.' } })).status).toBe(200);
+
+    // The new holder is offered nothing: the autosave is older than their save, and not theirs.
+    const benPage = await signedIn(ben.username, ben.password, `?type=posts&id=${id}`);
+    await benPage.locator('.event').first().waitFor();
+    expect(await benPage.locator('.autosave-banner').count()).toBe(0);
+
+    const page = await signedIn(ada.username, ada.password, `?type=posts&id=${id}`);
+    const banner = page.locator('.autosave-banner');
+    await banner.waitFor();
+    expect(await banner.locator('h2').innerText()).toContain('Your autosave was kept');
+    expect(await page.locator('#autosave-taken-over').innerText()).toMatch(/^Ben Takeover took over editing this post at .+, after your autosave of .+\. Ben Takeover saved it at /);
+    expect(await texts(page, '.autosave-banner .field-diff[data-field=content] del')).toEqual(['two']);
+    expect(await texts(page, '.autosave-banner .field-diff[data-field=content] ins')).toEqual(['one']);
+    // Sent only the content: its title and excerpt, stored empty, are no deletion.
+    expect(await page.locator('.autosave-banner .field-diff[data-field=title], .autosave-banner .field-diff[data-field=excerpt]').count()).toBe(0);
+    expect(await texts(page, '.autosave-banner .unchanged-fields li')).toEqual(['Title: unchanged', 'Excerpt: unchanged']);
+    await expectAccessible(page);
+    await screenshot(page, 'autosave-taken-over');
+
+    // Restoring it sets what it carried, and leaves the title and excerpt alone.
+    await page.click('#autosave-restore');
+    await page.locator('dialog.restore-dialog[open]').waitFor();
+    expect(await texts(page, 'dialog .field-diff')).toHaveLength(1);
+    expect(await texts(page, 'dialog .unchanged-fields li')).toEqual(['Title: unchanged', 'Excerpt: unchanged']);
+    await page.click('#confirm-restore');
+    await page.locator('dialog.restore-dialog').waitFor({ state: 'detached' });
+    const item = (await app.api('GET', `/cms/v2/posts/${id}`, { headers: app.admin, query: { context: 'edit' } })).body;
+    expect([item.title.raw, item.content.raw, item.excerpt.raw]).toEqual(['Handed over', 'The ferry leaves at one.', 'Ferry times.']);
+    await banner.waitFor({ state: 'detached' });
+    expect(consoleErrors.get(page)).toEqual([]);
+    expect(consoleErrors.get(benPage)).toEqual([]);
+  });
+
+  it('dismisses the autosave a take-over left behind, when its holder asks', async () => {
+    const { id } = await seedPost('Left behind', CONTENTS.slice(0, 2));
+    const ada = await app.asRole('editor', { name: 'Ada Again' });
+    const ben = await app.asRole('editor', { name: 'Ben Again' });
+    expect((await app.api('POST', `/cms/v2/posts/${id}/lock`, { headers: ada.headers, json: {} })).status).toBe(200);
+    expect((await app.api('POST', `/cms/v2/posts/${id}/autosaves`, { headers: ada.headers, json: { content: 'Typed, then taken over.' } })).status).toBe(200);
+    expect((await app.api('POST', `/cms/v2/posts/${id}/lock`, { headers: ben.headers, json: { take_over: true } })).status).toBe(200);
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: ben.headers, json: { content: 'Saved by the new holder.' } })).status).toBe(200);
+    const page = await signedIn(ada.username, ada.password, `?type=posts&id=${id}`);
+    await page.locator('.autosave-banner').waitFor();
+    await page.click('#autosave-discard');
+    await page.locator('.autosave-banner').waitFor({ state: 'detached' });
+    expect((await app.api('GET', `/cms/v2/posts/${id}/autosaves`, { headers: app.admin })).body).toEqual([]);
+    expect(await contentOf(id)).toBe('Saved by the new holder.');
+  });
+
+  it('compares an autosave that carried only the content with the revision before it, showing the title as unchanged, not deleted', async () => {
+    const { id, revisions } = await seedPost('Carried content', CONTENTS.slice(0, 2));
+    const editor = await app.asRole('editor', { name: 'Cy Content' });
+    const autosave = await app.api('POST', `/cms/v2/posts/${id}/autosaves`, { headers: editor.headers, json: { content: 'The quick brown fox naps.' } });
+    expect(autosave.status).toBe(200);
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}&from=${revisions.at(-1)}&to=${autosave.body.id}`);
+    await page.locator('.compare .field-diff[data-field=content]').waitFor();
+    expect(await page.locator('#to-label').innerText()).toContain(`Autosave ${autosave.body.id}`);
+    expect(await page.locator('.compare .field-diff[data-field=title]').count()).toBe(0);
+    expect(await page.locator('details.unchanged summary').innerText()).toContain('Title');
+    expect(await page.locator('.field-same[data-field=title] .diff-text').textContent()).toBe('Carried content');
+  });
+
   it('takes the lock of the item it opens, shows a lock another editor holds, and takes it over after asking', async () => {
     const lockOf = async (id: number) => (await app.api('GET', `/cms/v2/posts/${id}/lock`, { headers: app.admin })).body;
     const admin = (await app.api('GET', '/cms/v2/users/me', { headers: app.admin })).body;

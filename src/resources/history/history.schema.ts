@@ -21,7 +21,7 @@ export const historySchema: ItemSchema = {
     date_gmt: { description: 'When the change was accepted, as GMT.', type: 'string', format: 'date-time', context: both, readonly: true },
     author: { description: 'The id of the user who made the change.', type: 'integer', context: both, readonly: true },
     fields: {
-      description: 'The fields the change set: every field for a creation, otherwise those it changed (the modification date aside).',
+      description: 'The fields the change set: every field for a creation, for an autosave those it was sent (the fields it keeps but was not sent are left empty, or as the same user\'s earlier autosave had them), otherwise those it changed (the modification date aside).',
       type: 'array',
       items: { type: 'string' },
       context: both,

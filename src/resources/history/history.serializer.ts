@@ -40,7 +40,7 @@ export interface WrittenRevision {
 /**
  * What the change log's events hold, as every history type records them: a creation its
  * `fields`, a change the `changes` it made and the revision that records it, an autosave the
- * fields it kept, or, saved in place, the changes it made.
+ * fields it kept and those it was sent, or, saved in place, the changes it made.
  */
 interface EventData {
   fields?: Record<string, unknown> | readonly string[];
@@ -48,6 +48,8 @@ interface EventData {
   revisionId?: number;
   autosaveId?: number;
   inPlace?: boolean;
+  /** An autosave's: the fields its request carried, of those it keeps (`fields`). */
+  sent?: readonly string[];
   lockedBy?: number;
   scheduled?: { change: number; scheduledBy: number; changedMeanwhile?: string[] };
   /** The form of `scheduled` stored before it: the change alone. */
@@ -91,7 +93,11 @@ export function changedFields(event: StoredEvent, typeNames: WireNames | undefin
     case 'restored':
       return wireNamesOf(data.changes ?? {}, typeNames, STAMPS);
     case 'autosaved':
-      return data.inPlace ? wireNamesOf(data.changes ?? {}, typeNames, STAMPS) : wireNamesOf(asRecord(data.fields), typeNames);
+      // An autosave keeps every revisioned field, but sets only those its request carried (the
+      // others it leaves empty, or as its earlier save had them); one logged before `sent` was
+      // recorded names them all.
+      if (data.inPlace) return wireNamesOf(data.changes ?? {}, typeNames, STAMPS);
+      return wireNamesOf(asRecord(data.sent ?? data.fields), typeNames);
     default:
       return [];
   }

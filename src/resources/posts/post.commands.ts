@@ -228,7 +228,7 @@ export async function autosavePost(
     const fields = Object.fromEntries(
       REVISIONED_FIELDS.map((field) => [field, changes[field] !== undefined ? String(changes[field]) : (existing?.[field] ?? '')]),
     ) as Record<RevisionedField, string>;
-    const data: PostAutosaved = { inPlace: false, autosaveId, isNew: !existing, fields, date: now.local, dateGmt: now.gmt };
+    const data: PostAutosaved = { inPlace: false, autosaveId, isNew: !existing, fields, sent: submitted, date: now.local, dateGmt: now.gmt };
     return { type: 'autosaved', data };
   }, undefined, options.current, `autosave:${actor}`);
   if (autosaveId === 0) return { inPlace: true, doc: doc! };

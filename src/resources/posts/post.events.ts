@@ -42,7 +42,9 @@ export interface ScheduledApplication {
 
 /**
  * An autosave. A draft's own author saves into the draft itself (`inPlace`, no revision);
- * anyone else writes their one autosave of the item, which holds every revisioned field.
+ * anyone else writes their one autosave of the item, which holds every revisioned field: those
+ * not sent keep the autosave's earlier value, or are empty. `sent` names the fields this save
+ * carried, so that readers of the log can tell an emptied field from one the save left alone.
  */
 export type PostAutosaved =
   | { inPlace: true; changes: Partial<PostFields> }
@@ -51,6 +53,8 @@ export type PostAutosaved =
       autosaveId: number;
       isNew: boolean;
       fields: Record<RevisionedField, string>;
+      /** The fields the request carried (absent from autosaves logged before they were recorded: read as all). */
+      sent?: RevisionedField[];
       /** When it was saved, in the site's timezone and in GMT. */
       date: string;
       dateGmt: string;
