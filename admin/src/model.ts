@@ -39,6 +39,10 @@ export interface HistoryEntry {
   fields: string[];
   revision: number | null;
   redacted: string[];
+  /** Written while another user held the item's edit lock: that user. */
+  locked_by?: number;
+  /** An update the scheduler applied: the change, who scheduled it, and which of its fields had changed since. */
+  scheduled_change?: { id: number; scheduled_by: number; changed_meanwhile: string[] | null };
 }
 
 export interface Hunk {

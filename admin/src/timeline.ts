@@ -35,7 +35,7 @@ export async function showTimeline(section: HTMLElement, ctx: ItemContext): Prom
 }
 
 async function historyPage(ctx: ItemContext, page: number): Promise<{ entries: HistoryEntry[]; totalPages: number }> {
-  const { data, headers } = await api<HistoryEntry[]>(`${ctx.base}/history`, { query: { per_page: PER_PAGE, page, _fields: 'seq,type,date_gmt,author,fields,revision,redacted' } });
+  const { data, headers } = await api<HistoryEntry[]>(`${ctx.base}/history`, { query: { per_page: PER_PAGE, page, _fields: 'seq,type,date_gmt,author,fields,revision,redacted,locked_by,scheduled_change' } });
   return { entries: data, totalPages: Number(headers.get('X-WP-TotalPages') ?? 1) };
 }
 
@@ -45,7 +45,7 @@ async function scheduledChanges(ctx: ItemContext): Promise<ScheduledChange[]> {
 }
 
 async function draw(section: HTMLElement, ctx: ItemContext, state: TimelineState): Promise<void> {
-  const names = await authorNames([...state.entries.map((entry) => entry.author), ...state.scheduled.map((change) => change.author)]);
+  const names = await authorNames([...state.entries.flatMap(peopleOf), ...state.scheduled.map((change) => change.author)]);
   // Each revision (or autosave) the timeline can compare, with the state saved just before it.
   const comparable = new Map(ctx.revisions.map((revision, index) => [revision.id, ctx.revisions[index - 1]?.id]));
   const shown = state.entries
@@ -130,6 +130,8 @@ function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: M
     editorFields(entry.fields).length ? fieldList(editorFields(entry.fields)) : '',
     entry.redacted.length ? `erased: ${entry.redacted.map(fieldLabel).join(', ')}` : '',
     revision === null ? '' : `revision ${revision}`,
+    entry.locked_by === undefined ? '' : `while ${nameOf(names, entry.locked_by)} held the lock`,
+    entry.scheduled_change ? scheduledNote(entry.scheduled_change, names) : '',
   ].filter(Boolean);
   const row = h(
     'li',
@@ -148,6 +150,17 @@ function eventRow(entry: HistoryEntry, names: Map<number, string>, comparable: M
       : null,
   );
   return row;
+}
+
+/** The users an entry names: its author, and who held the lock or scheduled the change. */
+const peopleOf = (entry: HistoryEntry) => [entry.author, ...(entry.locked_by === undefined ? [] : [entry.locked_by]), ...(entry.scheduled_change ? [entry.scheduled_change.scheduled_by] : [])];
+
+function scheduledNote(change: NonNullable<HistoryEntry['scheduled_change']>, names: Map<number, string>): string {
+  const meanwhile = editorFields(change.changed_meanwhile ?? []);
+  return [
+    `applied as scheduled by ${nameOf(names, change.scheduled_by)}`,
+    meanwhile.length ? `${meanwhile.join(', ')} had changed since` : '',
+  ].filter(Boolean).join('; ');
 }
 
 function scheduledRow(change: ScheduledChange, names: Map<number, string>): HTMLElement {

@@ -441,6 +441,27 @@ describe.skipIf(!chromiumFound)('the history page in Chromium', () => {
     await screenshot(page, 'scheduled');
   });
 
+  it('names on a change who held the lock meanwhile, and on a scheduled change applied who scheduled it and what had changed since', async () => {
+    const { id } = await seedPost('Applied on time', CONTENTS.slice(0, 2));
+    const editor = await app.asRole('editor', { name: 'Lou Locksmith' });
+    const soon = new Date(Date.now() + clockAhead + 120_000).toISOString().slice(0, 19);
+    const scheduled = await app.api('POST', `/cms/v2/posts/${id}/scheduled-changes`, { headers: editor.headers, json: { date_gmt: soon, title: 'On time' } });
+    expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(201);
+    // The administrator changes the title while the editor holds the lock.
+    expect((await app.api('POST', `/cms/v2/posts/${id}/lock`, { headers: editor.headers, json: {} })).status).toBe(200);
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: app.admin, json: { title: 'Changed meanwhile' } })).status).toBe(200);
+    clockAhead += 180_000;
+    const title = async () => (await app.api('GET', `/cms/v2/posts/${id}`, { headers: app.admin, query: { context: 'edit' } })).body.title.raw;
+    await expect.poll(title, { timeout: 10_000 }).toBe('On time');
+
+    const page = await signedIn('admin', ADMIN_PASSWORD, `?type=posts&id=${id}`);
+    await page.locator('.event-updated').first().waitFor();
+    const updates = await texts(page, '.event-updated .fields');
+    expect(updates).toContainEqual(expect.stringContaining('while Lou Locksmith held the lock'));
+    expect(updates).toContainEqual(expect.stringContaining('applied as scheduled by Lou Locksmith; Title had changed since'));
+    expect(consoleErrors.get(page)).toEqual([]);
+  });
+
   /** Elements of the document that carry an attribute of the hostile markup, or an event handler. */
   const injectedElements = (page: Page) =>
     page.evaluate(() =>

@@ -91,7 +91,7 @@ export async function changesFromRequest(
   if (p.sticky !== undefined && type.slug === 'post') changes.sticky = Boolean(p.sticky);
   applyTerms(req, type, changes, current);
   await applyDates(req, deps, changes);
-  applyStatus(req, changes, current);
+  applyStatus(req, changes, current, deps.clock());
   await applySlug(req, deps, type, changes, current);
   return admitPostChanges(req, deps, type, current, changes);
 }
@@ -188,13 +188,14 @@ async function applyDates(req: WriteRequest, deps: Deps, changes: Partial<PostFi
   changes.dateGmt = formatRestDate(instant);
 }
 
-function applyStatus(req: WriteRequest, changes: Partial<PostFields>, current: PostDoc | null): void {
+/** The status a date decides: a publication dated ahead of `now` (the service's clock, as the scheduler's) is scheduled, a schedule come due published. */
+function applyStatus(req: WriteRequest, changes: Partial<PostFields>, current: PostDoc | null, now: Date): void {
   let status = req.params.status === undefined ? undefined : String(req.params.status);
   if (status === undefined && current === null) status = 'draft';
   const effective = status ?? current?.status ?? 'draft';
   const dateGmt = changes.dateGmt !== undefined ? changes.dateGmt : current?.dateGmt ?? null;
   if ((effective === 'publish' || effective === 'future') && dateGmt) {
-    const ahead = Date.parse(`${dateGmt}Z`) - Date.now();
+    const ahead = Date.parse(`${dateGmt}Z`) - now.getTime();
     if (effective === 'publish' && ahead >= SCHEDULE_MARGIN_MS) status = 'future';
     if (effective === 'future' && ahead < SCHEDULE_MARGIN_MS) status = 'publish';
   }
