@@ -6,10 +6,10 @@ import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey, mayWriteAgain, r
 import { type PostgresConnection } from './postgresql.js';
 import { jsonText } from '../lib/json-text.js';
 import { Slices } from '../lib/time-slices.js';
+import { positionClock } from './position-clock.js';
 import { PositionRows } from './position-rows.js';
 import { FULL_SCAN_COMMENT } from './query-shapes.js';
 import { firstFreeAfter as firstFree } from './first-free.js';
-import { siteChanges } from './site-changes.js';
 import { StoreError } from './store-errors.js';
 
 /** MongoDB's largest document (`maxBsonObjectSize`); FerretDB 1.24 keeps the same limit. */
@@ -189,10 +189,10 @@ export interface ScanOptions {
 /**
  * One clock for the whole log: every event row holds a `position`, a positive integer that a
  * unique index keeps to one row. The append itself claims it (no claim before, no transaction):
- * a process inserts its event at one past the last position it knows of, and above its stream's
- * previous event, so a stream's positions rise with its seqs. Another process holding that
- * position makes the insert fail like a lost race; the append then takes the first free position
- * after it. Positions are not dense while appends are in flight: a reader by position
+ * a process inserts its event at a position its clock picks (`position-clock.ts`: one past its
+ * last while it appends alone, from a counter shared by every process once others append too),
+ * above its stream's previous event, so a stream's positions rise with its seqs. Another process
+ * holding that position makes the insert fail like a lost race; the append then takes others. Positions are not dense while appends are in flight: a reader by position
  * (`readPositions`) reads only a prefix without gaps, and voids a gap it has waited out (a row
  * of stream 0, which is no item, at seq `-position`, so it can meet no real `(stream, seq)`).
  * Every other reader of the log reads by stream, or leaves stream 0 out.
@@ -209,35 +209,12 @@ const positionsFrom = (first: number, last: number): number[] => Array.from({ le
 /** Streams whose last position a process remembers, so that its next append there need not read it. */
 const STREAM_CACHE_SIZE = 10_000;
 
-/** How long a process that saw another append (a position taken under it) looks for the log's head before each append. */
-const SHARED_CLOCK_MS = 30_000;
-
-interface Clock {
-  /** The highest position this process has handed out, once known. */
-  last?: number;
-  /** Until when another process is taken to be appending too (`performance.now()` time). */
-  sharedUntil: number;
-  starting?: Promise<number>;
-  streams: Map<number, { seq: number; position: number }>;
-}
-// One per database handle, that is, per process (a handle is opened once at start-up).
-const clocks = new WeakMap<Db, Clock>();
-const clockOf = (db: Db): Clock => {
-  let clock = clocks.get(db);
-  if (!clock) {
-    const created: Clock = { streams: new Map(), sharedUntil: 0 };
-    clocks.set(db, (clock = created));
-    // Processes appending by turns would each try the position the other took last.
-    siteChanges(db).shareHighest('position', {
-      highest: () => created.last,
-      learn: (highest) => {
-        if (created.last === undefined || highest <= created.last) return;
-        created.last = highest;
-        created.sharedUntil = performance.now() + SHARED_CLOCK_MS;
-      },
-    });
-  }
-  return clock;
+/** The last event's place of the streams a process appended to last, so that its next append there need not read it. */
+const streamCaches = new WeakMap<Db, Map<number, { seq: number; position: number }>>();
+const streamCacheOf = (db: Db) => {
+  let streams = streamCaches.get(db);
+  if (!streams) streamCaches.set(db, (streams = new Map()));
+  return streams;
 };
 
 /**
@@ -281,7 +258,7 @@ export interface ChangeLogOptions {
 /** The append-only `events` collection. Nothing but `append` writes it, except `redact`. */
 export function changeLog(db: Db, options: ChangeLogOptions = {}) {
   const events = db.collection<EventRow>('events');
-  const clock = clockOf(db);
+  const streams = streamCacheOf(db);
 
   /** `scan`'s rows, through the driver, or from PostgreSQL in the same order. */
   function scannedRows(scan: ScanOptions): AsyncIterable<EventRow> {
@@ -427,6 +404,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
    * it is safe, since no reader has gone past a free position (see `readPositions`).
    */
   const firstFreeAfter = (from: number): Promise<number> => firstFree(from, taken);
+  const clock = positionClock(db, firstFreeAfter);
 
   /**
    * The position of the stream's event `seq` (the one an append follows): what the append must go
@@ -435,37 +413,14 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
   const positionOf = async (stream: number, seq: number, given?: number): Promise<number> => {
     if (seq === 0) return 0;
     if (given !== undefined) return given;
-    const known = clock.streams.get(stream);
+    const known = streams.get(stream);
     if (known?.seq === seq) return known.position;
     return (await events.findOne({ stream, seq }, { projection: { position: 1 } }))?.position ?? 0;
   };
 
-  /**
-   * Hands out `count` consecutive positions above `floor` and this process's last, in this process.
-   * While other processes append too, the next position is usually theirs by the time this one
-   * appends: then the first free one is looked up first (one read by key when free), which costs
-   * less than losing the race for it.
-   */
-  const reserve = async (count: number, floor: number): Promise<number> => {
-    if (clock.last === undefined) {
-      // Looked up once per process; a lookup the database failed is tried again by the next append.
-      clock.starting ??= firstFreeAfter(0).catch((error: unknown) => {
-        clock.starting = undefined;
-        throw error;
-      });
-      clock.last = Math.max(clock.last ?? 0, (await clock.starting) - 1);
-    } else if (clock.sharedUntil > performance.now()) {
-      const head = await firstFreeAfter(Math.max(clock.last, floor));
-      clock.last = Math.max(clock.last, head - 1);
-    }
-    const first = Math.max(clock.last + 1, floor + 1);
-    clock.last = first + count - 1;
-    return first;
-  };
-
   const remember = (stream: number, seq: number, position: number) => {
-    if (clock.streams.size >= STREAM_CACHE_SIZE) clock.streams.delete(clock.streams.keys().next().value!);
-    clock.streams.set(stream, { seq, position });
+    if (streams.size >= STREAM_CACHE_SIZE) streams.delete(streams.keys().next().value!);
+    streams.set(stream, { seq, position });
   };
 
   /**
@@ -503,7 +458,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
       assertStorable(row);
       rows.push(row);
     }
-    const first = await reserve(run.length, await positionOf(stream, expectedVersion, expectedPosition));
+    const first = await clock.reserve(run.length, await positionOf(stream, expectedVersion, expectedPosition));
     rows.forEach((row, offset) => Object.assign(row, atPosition(first + offset)));
     const sentAt = performance.now();
     let stored = 0;
@@ -539,10 +494,8 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
           abandon(rows.slice(stored).map((row) => row.position!));
           break;
         }
-        clock.sharedUntil = performance.now() + SHARED_CLOCK_MS;
-        const next = await firstFreeAfter(refused.position!);
+        const next = await clock.replace(rows.length - stored, refused.position!);
         rows.slice(stored).forEach((row, offset) => Object.assign(row, atPosition(next + offset)));
-        clock.last = Math.max(clock.last!, rows.at(-1)!.position!);
       }
     }
     if (stored > 0) remember(stream, rows[stored - 1].seq, rows[stored - 1].position!);

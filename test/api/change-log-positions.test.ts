@@ -217,6 +217,33 @@ describe('a reader by position', () => {
     expectOneClock(await itemEvents());
   });
 
+  it('are taken past a shared counter left far behind the log, with one lost race, and the counter raised past them', async () => {
+    const { app } = services;
+    const inserts = [0, 0];
+    const recorder = (process: number) => (event: CommandStartedEvent) => {
+      if (event.commandName === 'insert' && event.command.insert === 'events' && (event.command.documents as EventRow[]).some((row) => row.stream !== 0)) inserts[process]++;
+    };
+    const writers = [await startServiceOn(app.databaseName, { onCommand: recorder(0) }), await startServiceOn(app.databaseName, { onCommand: recorder(1) })];
+    try {
+      const posts: number[] = [];
+      for (const writer of writers) posts.push((await send(writer.siteUrl, '/posts', app.admin, { title: 'Behind', status: 'publish' })).body.id as number);
+      // Both see the other append (the log is shared), then the counter goes back, as after a bulk seed.
+      for (let n = 0; n < 4; n++) expect((await send(writers[n % 2].siteUrl, `/posts/${posts[n % 2]}`, app.admin, { title: `Behind ${n}` })).status).toBe(200);
+      await app.deps.store.db.collection<{ _id: string; last: number }>('counters').updateOne({ _id: 'position' }, { $set: { last: 1 } });
+      inserts.fill(0);
+      // New posts: nothing of theirs is above the counter's next position.
+      for (let n = 0; n < 4; n++) expect((await send(writers[n % 2].siteUrl, '/posts', app.admin, { title: `Past ${n}` })).status).toBe(201);
+    } finally {
+      await Promise.all(writers.map((writer) => writer.stop()));
+    }
+    // Each append tries once more at most: the first free position is looked up, not walked to.
+    expect(inserts[0] + inserts[1]).toBeLessThanOrEqual(4 + 2);
+    const highest = Math.max(...(await events().find({}).toArray()).map((row) => row.position ?? 0));
+    const counter = await app.deps.store.db.collection<{ _id: string; last: number }>('counters').findOne({ _id: 'position' });
+    expect(counter!.last).toBeGreaterThanOrEqual(highest);
+    expectOneClock(await itemEvents());
+  });
+
   it('stops at a missing position with nothing after it: the end of the log', async () => {
     const { app } = services;
     const { position } = await lastWrite('At the end');

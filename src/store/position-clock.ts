@@ -1,0 +1,153 @@
+import { type Db } from 'mongodb';
+import { isDuplicateKey } from './mongo.js';
+import { siteChanges } from './site-changes.js';
+
+/**
+ * Where the log's next appends go: positions handed out by one process (per database handle,
+ * opened once at start-up). The unique position index alone decides who holds a position; the
+ * clock only picks positions likely to be free, so that an append seldom loses a race for one.
+ */
+export interface PositionClock {
+  /** `count` consecutive positions above `floor` (the stream's previous event): the first of them. */
+  reserve(count: number, floor: number): Promise<number>;
+  /** `count` positions that replace a run refused at `position` (another writer, or a reader's void, took it): the first of them. */
+  replace(count: number, position: number): Promise<number>;
+}
+
+/**
+ * How long a process that saw another append (a position taken under it, or announced higher
+ * than its own) takes the log to be shared: it then takes positions from the shared counter.
+ */
+const SHARED_CLOCK_MS = 30_000;
+
+/**
+ * The shared counter's document in `counters`: `last` is the highest position handed out through
+ * it. On MongoDB its `$inc` is atomic, so appends from several processes never pick the same
+ * position. On FerretDB 1.24 it is not (two callers at once can get one value), and a counter
+ * left behind the log (positions taken while one process was alone, a bulk seed) hands out
+ * taken ones: either way the append loses its race, and `replace` finds the first free position
+ * and raises the counter past it.
+ */
+const COUNTER_ID = 'position';
+interface PositionCounter {
+  _id: string;
+  last: number;
+}
+
+interface ClockState {
+  /** The highest position this process has handed out, once known. */
+  last?: number;
+  /** Until when another process is taken to be appending too (`performance.now()` time). */
+  sharedUntil: number;
+  /** Whether this process handed out positions alone since it last raised the counter past them. */
+  counterBehind: boolean;
+  starting?: Promise<number>;
+}
+
+const clocks = new WeakMap<Db, PositionClock>();
+
+/**
+ * The one clock of a database handle. `firstFreeAfter`: the first position after a taken one
+ * (or 0) no row holds, by key (`first-free.ts`).
+ *
+ * A process alone hands out the positions after its last, with no round trip. Once the log is
+ * shared, an append from every process would race for the same next position; each reservation
+ * then takes its run from the shared counter (one `$inc`), which costs less than probing the
+ * log's head by key before each append and still losing the race half the time.
+ */
+export function positionClock(db: Db, firstFreeAfter: (from: number) => Promise<number>): PositionClock {
+  let clock = clocks.get(db);
+  if (!clock) clocks.set(db, (clock = createClock(db, firstFreeAfter)));
+  return clock;
+}
+
+function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>): PositionClock {
+  const counters = db.collection<PositionCounter>('counters');
+  const state: ClockState = { sharedUntil: 0, counterBehind: false };
+  const shared = () => state.sharedUntil > performance.now();
+  const share = () => {
+    state.sharedUntil = performance.now() + SHARED_CLOCK_MS;
+  };
+  const handedOut = (last: number) => {
+    state.last = Math.max(state.last ?? 0, last);
+  };
+
+  // Processes appending by turns learn of each other's positions through the site token.
+  siteChanges(db).shareHighest('position', {
+    highest: () => state.last,
+    learn: (highest) => {
+      if (state.last === undefined || highest <= state.last) return;
+      state.last = highest;
+      share();
+    },
+  });
+
+  /** Raises the counter to at least `last`: a counter behind the log hands out only taken positions. */
+  async function raiseCounter(last: number): Promise<void> {
+    try {
+      await counters.insertOne({ _id: COUNTER_ID, last });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      await counters.updateOne({ _id: COUNTER_ID }, { $max: { last } });
+    }
+  }
+
+  /** `count` positions from the counter: the first of them. */
+  async function fromCounter(count: number): Promise<number> {
+    const counter = await counters.findOneAndUpdate({ _id: COUNTER_ID }, { $inc: { last: count } }, { returnDocument: 'after' });
+    if (counter) return counter.last - count + 1;
+    // Never raised (a database from before the counter): it starts at the log's head.
+    const head = await firstFreeAfter(Math.max(state.last ?? 0, 0));
+    await raiseCounter(head + count - 1);
+    return head;
+  }
+
+  /** Looked up once per process; a lookup the database failed is tried again by the next append. */
+  async function start(): Promise<void> {
+    state.starting ??= (async () => {
+      const head = await firstFreeAfter(0);
+      await raiseCounter(head - 1);
+      return head;
+    })().catch((error: unknown) => {
+      state.starting = undefined;
+      throw error;
+    });
+    handedOut((await state.starting) - 1);
+  }
+
+  return {
+    async reserve(count, floor) {
+      if (state.last === undefined) await start();
+      let first: number;
+      if (!shared()) {
+        first = state.last! + 1;
+        state.counterBehind = true;
+      } else {
+        if (state.counterBehind) {
+          // What this process took alone, and what it learned others took, goes under the counter's next run.
+          state.counterBehind = false;
+          await raiseCounter(state.last!);
+        }
+        first = await fromCounter(count);
+      }
+      if (first <= floor) {
+        first = floor + 1;
+        // The counter is behind this stream's last event: raised, so that the next run from it is not taken too.
+        if (shared()) await raiseCounter(first + count - 1);
+      }
+      handedOut(first + count - 1);
+      return first;
+    },
+
+    async replace(count, position) {
+      share();
+      // Looked up by key, not taken from the counter: a counter behind the log would hand out
+      // taken positions one after another. The counter is then raised past the run.
+      const first = await firstFreeAfter(Math.max(position, state.last ?? 0));
+      await raiseCounter(first + count - 1);
+      state.counterBehind = false;
+      handedOut(first + count - 1);
+      return first;
+    },
+  };
+}
