@@ -1,5 +1,6 @@
 import { type Db } from 'mongodb';
-import { type ChangeLog, type StoredEvent } from './change-log.js';
+import { type ChangeLog, type LastEvent, type StoredEvent } from './change-log.js';
+import { earliestRetainedPosition } from './change-feed.js';
 import { keptPerDatabase } from './site-changes.js';
 import { isDuplicateKey } from './mongo.js';
 import { type KeptIndex } from './kept-index.js';
@@ -172,9 +173,9 @@ async function streamTypes(log: ChangeLog, registry: ProjectionRegistry, recorde
  * log, the missing events in order, through its own type's projection. Run at start-up. A stream
  * that cannot be projected is logged and recorded as a fault, never stopping the others.
  */
-export async function healProjections(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger?: FaultLogger, since?: Date): Promise<number> {
+export async function healProjections(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger?: FaultLogger, streams?: Map<number, LastEvent>): Promise<number> {
   let healed = 0;
-  const last = await log.lastEvents(since);
+  const last = streams ?? (await log.lastEvents());
   const types = await streamTypes(log, registry, new Map([...last].map(([stream, event]) => [stream, event.streamType])));
   const faulty = new Set((await projectionFaults.list(db, 100_000)).map((fault) => fault.stream));
   for (const projection of registry.projections) {
@@ -245,14 +246,24 @@ export async function rebuildProjections(db: Db, log: ChangeLog, registry: Proje
 }
 
 /**
- * Events appended this long before a heal began may still have been unprojected then: other
- * processes' clocks, and commands between stamping their event and appending it.
+ * Events stamped this long before a heal began may still have been unprojected then (other
+ * processes' clocks, and commands between stamping their event and appending it): the look back
+ * of a heal after one that recorded only its time.
  */
 const CHECKPOINT_MARGIN_MS = 10 * 60_000;
-/** A point a piece of start-up work reached. `exact`: nothing before `at` needs a margin (it was read whole then). */
+/** Positions a heal reads at once, without the events' data. */
+const HEAL_PAGE = 4096;
+/** How far below the head a heal with no position to start from reads by position: appends still in flight. */
+const RECENT_POSITIONS = 256;
+/**
+ * A point a piece of start-up work reached. `exact`: nothing before `at` needs a margin (it was
+ * read whole then). `position`: the log was read through it, so every event it did not see is
+ * above it, whatever anyone's clock said.
+ */
 export interface Checkpoint {
   at: Date;
   exact?: boolean;
+  position?: number;
 }
 const checkpoints = (db: Db) => db.collection<{ _id: string } & Checkpoint>('checkpoints');
 
@@ -282,14 +293,50 @@ export async function oncePerDatabase(db: Db, name: string, work: () => Promise<
 }
 
 /**
- * Start-up healing that does not grow with the log: only streams appended to since the last heal
- * began (less a margin) are looked at, through the events' `at` index. The first start, or one
- * with projection faults on record, looks at every stream.
+ * The last seq and type of every stream with an event after `position`, and the position the log
+ * was read through: a gap-free prefix (`readPositions` waits out or voids an append in flight), so
+ * every event not seen lands above it.
+ */
+async function streamsAppendedAfter(log: ChangeLog, position: number): Promise<{ last: Map<number, LastEvent>; through: number }> {
+  const last = new Map<number, LastEvent>();
+  let through = position;
+  for (;;) {
+    const page = await log.readPositions(through, HEAL_PAGE, { outline: true });
+    for (const event of page.events) {
+      if ((last.get(event.stream)?.seq ?? 0) < event.seq) last.set(event.stream, { seq: event.seq, type: event.type, streamType: event.streamType });
+    }
+    if (page.through <= through) return { last, through };
+    through = page.through;
+  }
+}
+
+/**
+ * Start-up healing that does not grow with the log: only streams appended to after the position
+ * the last heal read the log through are looked at, by position, so no process's clock decides
+ * what is missed. A heal recorded before heals kept their position looks from its time, less a
+ * margin, through the events' `at` index. The first start, or one with projection faults on
+ * record, looks at every stream.
  */
 export async function healFromCheckpoint(db: Db, log: ChangeLog, registry: ProjectionRegistry, logger: FaultLogger, now: Date): Promise<number> {
   const saved = await checkpoints(db).findOne({ _id: 'projections' });
-  const since = saved && !(await projectionFaults.any(db)) ? new Date(saved.at.getTime() - CHECKPOINT_MARGIN_MS) : undefined;
-  const healed = await healProjections(db, log, registry, logger, since);
-  await checkpoints(db).replaceOne({ _id: 'projections' }, { at: now }, { upsert: true });
+  const partial = saved !== null && !(await projectionFaults.any(db));
+  const byPosition = partial && saved.position !== undefined;
+  // Read before healing, so that the heal covers every event through it: later ones are the
+  // next heal's. Without a position to start from, the read starts a little before the head,
+  // to find the end of its gap-free prefix; what lies below it is read otherwise.
+  const from = byPosition ? saved.position! : (await log.firstFreePosition()) - 1 - RECENT_POSITIONS;
+  const appended = await streamsAppendedAfter(log, Math.max(from, (await earliestRetainedPosition(db)) - 1, 0));
+  let streams: Map<number, LastEvent> | undefined;
+  if (byPosition) streams = appended.last;
+  else if (partial) streams = latestOf(await log.lastEvents(new Date(saved.at.getTime() - CHECKPOINT_MARGIN_MS)), appended.last);
+  const healed = await healProjections(db, log, registry, logger, streams);
+  await checkpoints(db).replaceOne({ _id: 'projections' }, { at: now, position: appended.through }, { upsert: true });
   return healed;
+}
+
+/** Each stream's later last event of the two maps. */
+function latestOf(one: Map<number, LastEvent>, other: Map<number, LastEvent>): Map<number, LastEvent> {
+  const latest = new Map(one);
+  for (const [stream, event] of other) if ((latest.get(stream)?.seq ?? 0) < event.seq) latest.set(stream, event);
+  return latest;
 }

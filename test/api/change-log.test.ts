@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resources } from '../../src/resources/index.js';
 import { postsCollection, revisionsCollection, type PostDoc, type RevisionDoc } from '../../src/resources/posts/post.model.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
-import { changeLog } from '../../src/store/change-log.js';
+import { atPosition, changeLog } from '../../src/store/change-log.js';
 import { oweErasure } from '../../src/store/erasure.js';
 import { healProjections, rebuildProjections } from '../../src/store/projections.js';
 import { autosaveItem, autosavesOf, createItem, deleteItem, deleteRevisionOf, restoreRevisionOf, revisionsOf, updateItem, type Headers } from '../support/http-posts.js';
@@ -28,6 +28,7 @@ afterAll(() => app?.stop());
 
 const db = () => app.deps.store.db;
 const log = () => changeLog(db());
+const checkpoints = () => db().collection<{ _id: string; at: Date; position?: number }>('checkpoints');
 
 /** A small deterministic generator (mulberry32), so a failing sequence can be replayed. */
 function random(seed: number) {
@@ -186,9 +187,10 @@ describe('the change log and its projections', () => {
     const at = () => app.deps.clock();
     const behind = await createItem(app, { title: 'Before the crash' });
     await log().append({ stream: behind.id, streamType: 'post', type: 'updated', at: at(), actor: 1, data: { changes: { title: 'After the crash' } } }, await log().countStream(behind.id));
-    // Stored before events named their stream's type: the created event's fields say it is a page.
+    // Stored before events named their stream's type (by a process from then, still running
+    // after the upgrade that gave events positions): the created event's fields say it is a page.
     const unborn = await app.deps.ids.next('content');
-    const legacy = { stream: unborn, seq: 1, type: 'created', at: at(), actor: 1, data: JSON.stringify({ fields: postFields({ type: 'page', title: 'Never projected' }) }) };
+    const legacy = { stream: unborn, seq: 1, ...atPosition(await log().firstFreePosition()), type: 'created', at: at(), actor: 1, data: JSON.stringify({ fields: postFields({ type: 'page', title: 'Never projected' }) }) };
     await db().collection('events').insertOne(legacy);
     const undead = await createItem(app, { title: 'Deleted, but the projection missed it' });
     await log().append({ stream: undead.id, streamType: 'post', type: 'deleted', at: at(), actor: 1, data: {} }, await log().countStream(undead.id));
@@ -208,20 +210,49 @@ describe('the change log and its projections', () => {
     expect(await posts.findOne({ _id: behind.id })).toMatchObject({ version: 2 });
   });
 
-  it('heals from a checkpoint: a start looks only at streams appended to since the last start began, less a margin', async () => {
+  it("heals from a checkpoint: a start looks only at streams appended to after the position the last start read the log through, whatever the events' times", async () => {
+    const recent = await createItem(app, { title: 'Recent' });
+    const skewed = await createItem(app, { title: 'Skewed' });
+    const below = await createItem(app, { title: 'Below' });
+    const append = async (id: number, title: string, at: Date) =>
+      log().append({ stream: id, streamType: 'post', type: 'updated', at, actor: 1, data: { changes: { title } } }, await log().countStream(id));
+    // Unprojected, but below the position the last start recorded: a checkpointed heal does not read it (a full one would).
+    const { position } = await append(below.id, 'Below, healed', app.deps.clock());
+    await checkpoints().replaceOne({ _id: 'projections' }, { at: app.deps.clock(), position: position! }, { upsert: true });
+    await append(recent.id, 'Recent, healed', app.deps.clock());
+    // Stamped an hour back by a writer whose clock is behind: it is above that position all the same.
+    await append(skewed.id, 'Skewed, healed', new Date(Date.now() - 3_600_000));
+
+    await (await startServiceOn(app.databaseName)).stop();
+    const posts = postsCollection(db());
+    expect((await posts.findOne({ _id: recent.id }))!.title).toBe('Recent, healed');
+    expect((await posts.findOne({ _id: skewed.id }))!.title).toBe('Skewed, healed');
+    expect((await posts.findOne({ _id: below.id }))!.title).toBe('Below');
+    const checkpoint = await checkpoints().findOne({ _id: 'projections' });
+    expect(checkpoint!.position).toBeGreaterThan(position!);
+
+    // Without a checkpoint (a first start), every stream is looked at.
+    await db().collection('checkpoints').deleteMany({});
+    await (await startServiceOn(app.databaseName)).stop();
+    expect((await posts.findOne({ _id: below.id }))!.title).toBe('Below, healed');
+  });
+
+  it('heals after a start recorded only its time (before heals kept a position) from that time, less a margin', async () => {
     const recent = await createItem(app, { title: 'Recent' });
     const old = await createItem(app, { title: 'Old' });
     const anHourAgo = new Date(Date.now() - 3_600_000);
+    await checkpoints().replaceOne({ _id: 'projections' }, { at: app.deps.clock() }, { upsert: true });
     await log().append({ stream: recent.id, streamType: 'post', type: 'updated', at: app.deps.clock(), actor: 1, data: { changes: { title: 'Recent, healed' } } }, await log().countStream(recent.id));
-    // Stamped long before the last start: a checkpointed heal does not read it (a full one would).
     await log().append({ stream: old.id, streamType: 'post', type: 'updated', at: anHourAgo, actor: 1, data: { changes: { title: 'Old, healed' } } }, await log().countStream(old.id));
+    // Far below the head, so outside the positions read by position too.
+    const filler = await createItem(app, { title: 'Filler' });
+    for (let n = 0; n < 260; n++) await log().append({ stream: filler.id, streamType: 'post', type: 'updated', at: app.deps.clock(), actor: 1, data: { changes: { title: `Filler ${n}` } } }, 1 + n);
 
     await (await startServiceOn(app.databaseName)).stop();
     const posts = postsCollection(db());
     expect((await posts.findOne({ _id: recent.id }))!.title).toBe('Recent, healed');
     expect((await posts.findOne({ _id: old.id }))!.title).toBe('Old');
-
-    // Without a checkpoint (a first start), every stream is looked at.
+    // A full heal (no checkpoint) leaves nothing behind for the tests after this one.
     await db().collection('checkpoints').deleteMany({});
     await (await startServiceOn(app.databaseName)).stop();
     expect((await posts.findOne({ _id: old.id }))!.title).toBe('Old, healed');
