@@ -192,6 +192,69 @@ interface ItemStates {
  * answers, not by how many long items its events touch.
  */
 export async function readChanges(deps: Deps, sources: ChangeSources, req: RestRequest, query: ChangesQuery): Promise<ChangesPage> {
+  const page = await readPage(deps, sources, req, query);
+  const lockChange = lockChanges(deps.store.db, page.user, { sourceOf: (itemType) => sources.of(itemType), ...(query.types ? { types: query.types } : {}), ...(query.subtypes ? { subtypes: query.subtypes } : {}) });
+  const changes: ChangeJson[] = [];
+  let last = page.through;
+  let considered = 0;
+  for (const event of page.events) {
+    await page.budget.slices.pause();
+    if (page.budget.spent || (considered > 0 && page.heldChars > MAX_PAGE_HELD_CHARS)) {
+      last = event.position! - 1;
+      break;
+    }
+    if (isLockEvent(event)) {
+      const change = await considerLock(page, lockChange, event);
+      considered++;
+      if (change) changes.push(change);
+      continue;
+    }
+    const look = page.looks.get(event.stream);
+    if (!look) continue;
+    const change = await consider(page, event, look);
+    if (change === 'unprojected') {
+      last = event.position! - 1;
+      break;
+    }
+    considered++;
+    if (change) changes.push(change);
+    // Past its last event on the page, an item's states are let go.
+    if (event.seq === page.seqsOf.get(event.stream)!.last && look.states) {
+      page.heldChars -= look.statesChars ?? 0;
+      look.states = undefined;
+    }
+  }
+  await prepareObjects(deps, req, page.objects);
+  return { changes: changes.filter((change) => change.position <= last), last };
+}
+
+/** A page of the feed as it is read and decided on: its events, each item's look, and what it holds and answers so far. */
+interface PageRead {
+  readonly deps: Deps;
+  readonly log: ChangeLog;
+  readonly query: ChangesQuery;
+  readonly user: Principal;
+  readonly events: StoredEvent[];
+  readonly through: number;
+  readonly itemTypes: Map<number, string | undefined>;
+  /** The page's events of items a source describes (lock events aside). */
+  readonly wanted: StoredEvent[];
+  readonly looks: Map<number, ItemLook>;
+  /** The first and last seq of each item's events on the page. */
+  readonly seqsOf: Map<number, { first: number; last: number }>;
+  readonly folded: FoldedStates;
+  readonly budget: AnswerBudget;
+  /** The characters of text the states of items the page is not yet past hold (`statesOf`). */
+  heldChars: number;
+  /** The changes answered with their item (`include=item`), and the item's look. */
+  readonly objects: { change: ChangeJson; look: ItemLook }[];
+}
+
+/**
+ * Reads the page's events from the log by position (at most `query.limit`, and about
+ * MAX_PAGE_READ_CHARS), the types of their items, and each described item now without its long fields.
+ */
+async function readPage(deps: Deps, sources: ChangeSources, req: RestRequest, query: ChangesQuery): Promise<PageRead> {
   const { db } = deps.store;
   const log = changeLog(db);
   const { events, through } = await log.readPositions(query.since, query.limit, {
@@ -208,187 +271,180 @@ export async function readChanges(deps: Deps, sources: ChangeSources, req: RestR
       looks.set(stream, { source, current: await source.history.load(db, stream, source.longFields) });
     }),
   );
-  // The first and last seq of each item's events on the page.
   const seqsOf = new Map<number, { first: number; last: number }>();
   for (const { stream, seq } of wanted) {
     const seen = seqsOf.get(stream);
     seqsOf.set(stream, seen ? { first: Math.min(seen.first, seq), last: Math.max(seen.last, seq) } : { first: seq, last: seq });
   }
-
-  const endedLater = (look: ItemLook, stream: number): Promise<boolean> =>
-    (look.ended ??= (async () => {
-      const count = await log.countStream(stream);
-      const [last] = await log.readSeqs(stream, count, count);
-      return last !== undefined && look.source.history.projection.endsStream.includes(last.type);
-    })());
-  const folded = foldedStatesOf(db);
   const budget = new AnswerBudget(MAX_PAGE_CHARS, MAX_PAGE_WORK_MS);
-  /** The characters of text the states of items the page is not yet past hold (`statesOf`). */
-  let heldChars = 0;
-  /**
-   * The item's states around the page's events of it. The page's own events are folded from the
-   * page; the log before them is read an event at a time (`foldSeqs`), from the state this process
-   * last folded the item to when that is not past the page's first event and no event since erased
-   * anything (the item's log then holds nothing after the page's last event, and no event read owes
-   * an erasure: an erasure may have blanked what the kept state still holds); else from its first
-   * event. A reader at the head, woken by each change, so reads that change rather than the item's
-   * whole log, and a page holds the states of its own events, not one per event of the item's log.
-   */
-  const statesOf = (look: ItemLook, stream: number): Promise<ItemStates> =>
-    (look.states ??= (async () => {
-      const { first: firstSeq, last: lastSeq } = seqsOf.get(stream)!;
-      const onPage = wanted.filter((event) => event.stream === stream);
-      const { history } = look.source;
-      const kept = folded.get(stream);
-      const keptUsable = kept !== undefined && kept.state !== null && kept.seq < firstSeq && !onPage.some((event) => event.erasure !== undefined) && !(await log.holds(stream, lastSeq + 1));
-      const foldBefore = async (start: { seq: number; state: Versioned | null }) => {
-        let { seq, state } = start;
-        let lastKnown = state;
-        for await (const event of log.foldSeqs(stream, seq + 1, firstSeq - 1, budget.slices)) {
-          if (start.seq > 0 && event.erasure !== undefined) return undefined;
-          state = history.fold(state, event).state;
-          seq = event.seq;
-          lastKnown = state ?? lastKnown;
-        }
-        return { seq, state, lastKnown };
-      };
-      const before = (keptUsable ? await foldBefore(kept) : undefined) ?? (await foldBefore({ seq: 0, state: null }))!;
-      // A log that ends before the page's first event (read while it was erased) leaves the item unknown before it.
-      let state = before.seq === firstSeq - 1 ? before.state : null;
-      let { lastKnown } = before;
-      const bySeq = new Map<number, Versioned | null>([[firstSeq - 1, state]]);
-      for (const event of onPage) {
-        state = history.fold(state, event).state;
-        bySeq.set(event.seq, state);
-        lastKnown = state ?? lastKnown;
-        await budget.slices.pause();
-      }
-      if (before.seq === firstSeq - 1 && onPage.length === lastSeq - firstSeq + 1) {
-        folded.keep(stream, { seq: lastSeq, state, bytes: 2 * textChars(look.source, state) });
-      }
-      look.statesChars = [...new Set([...bySeq.values(), lastKnown])].reduce((sum, each) => sum + textChars(look.source, each), 0);
-      heldChars += look.statesChars;
-      return { bySeq, lastKnown };
-    })());
-
   const user: Principal = req.user;
-  const objects: { change: ChangeJson; look: ItemLook }[] = [];
-  const lockChange = lockChanges(db, user, { sourceOf: (itemType) => sources.of(itemType), ...(query.types ? { types: query.types } : {}), ...(query.subtypes ? { subtypes: query.subtypes } : {}) });
+  return { deps, log, query, user, events, through, itemTypes, wanted, looks, seqsOf, folded: foldedStatesOf(db), budget, heldChars: 0, objects: [] };
+}
 
-  /** A lock event as the caller sees it (`lockChanges`), with its item when `include=item` asks. */
-  const considerLock = async (event: StoredEvent): Promise<ChangeJson | undefined> => {
-    const seen = await lockChange(event);
-    if (!seen) return undefined;
-    const change: ChangeJson = seen.change;
-    budget.add(JSON.stringify(change).length);
-    if (query.include === 'item') {
-      change.object = null;
-      const look = (looks.get(change.item) ?? { source: seen.look.source, current: seen.look.current }) as ItemLook;
-      if (look.whole === undefined) look.whole = await look.source.history.load(db, change.item);
-      if (look.whole && look.source.mayRead(user, look.whole)) {
-        objects.push({ change, look });
-        budget.add((look.chars ??= jsonLength(look.whole)));
-      }
-    }
-    // A lock changes no text.
-    if (query.include === 'diff') change.diff = null;
-    return change;
-  };
+/** Whether the item's log holds a later event that ended it (its deletion), read once. */
+function endedLater(page: PageRead, look: ItemLook, stream: number): Promise<boolean> {
+  return (look.ended ??= (async () => {
+    const count = await page.log.countStream(stream);
+    const [last] = await page.log.readSeqs(stream, count, count);
+    return last !== undefined && look.source.history.projection.endsStream.includes(last.type);
+  })());
+}
 
-  /** The event as the caller sees it: a change, nothing (left out), or `unprojected` (the page ends before it). */
-  const consider = async (event: StoredEvent, look: ItemLook): Promise<ChangeJson | 'unprojected' | undefined> => {
-    const { source } = look;
-    let { current } = look;
-    let projected = current ? current.version >= event.seq : await endedLater(look, event.stream);
-    if (!projected && !look.caughtUp && deps.clock().getTime() - event.at.getTime() >= PROJECTION_WAIT_MS) {
-      look.caughtUp = true;
-      try {
-        await catchUpStream(db, log, source.history.projection, event.stream);
-        current = look.current = await source.history.load(db, event.stream, source.longFields);
-        projected = current ? current.version >= event.seq : await endedLater(look, event.stream);
-      } catch (error) {
-        deps.logger.warn({ stream: event.stream, seq: event.seq, err: error }, 'catching up an item the change feed waits on failed');
+/**
+ * The item's states around the page's events of it. The page's own events are folded from the
+ * page; the log before them is read an event at a time (`foldSeqs`), from the state this process
+ * last folded the item to when that is not past the page's first event and no event since erased
+ * anything (the item's log then holds nothing after the page's last event, and no event read owes
+ * an erasure: an erasure may have blanked what the kept state still holds); else from its first
+ * event. A reader at the head, woken by each change, so reads that change rather than the item's
+ * whole log, and a page holds the states of its own events, not one per event of the item's log.
+ */
+function statesOf(page: PageRead, look: ItemLook, stream: number): Promise<ItemStates> {
+  return (look.states ??= (async () => {
+    const { log, budget } = page;
+    const { first: firstSeq, last: lastSeq } = page.seqsOf.get(stream)!;
+    const onPage = page.wanted.filter((event) => event.stream === stream);
+    const { history } = look.source;
+    const kept = page.folded.get(stream);
+    const keptUsable = kept !== undefined && kept.state !== null && kept.seq < firstSeq && !onPage.some((event) => event.erasure !== undefined) && !(await log.holds(stream, lastSeq + 1));
+    const foldBefore = async (start: { seq: number; state: Versioned | null }) => {
+      let { seq, state } = start;
+      let lastKnown = state;
+      for await (const event of log.foldSeqs(stream, seq + 1, firstSeq - 1, budget.slices)) {
+        if (start.seq > 0 && event.erasure !== undefined) return undefined;
+        state = history.fold(state, event).state;
+        seq = event.seq;
+        lastKnown = state ?? lastKnown;
       }
+      return { seq, state, lastKnown };
+    };
+    const before = (keptUsable ? await foldBefore(kept) : undefined) ?? (await foldBefore({ seq: 0, state: null }))!;
+    // A log that ends before the page's first event (read while it was erased) leaves the item unknown before it.
+    let state = before.seq === firstSeq - 1 ? before.state : null;
+    let { lastKnown } = before;
+    const bySeq = new Map<number, Versioned | null>([[firstSeq - 1, state]]);
+    for (const event of onPage) {
+      state = history.fold(state, event).state;
+      bySeq.set(event.seq, state);
+      lastKnown = state ?? lastKnown;
+      await budget.slices.pause();
     }
-    if (!projected) return 'unprojected';
-    const itemType = itemTypes.get(event.stream)!;
-    if (query.types && !query.types.includes(itemType)) return undefined;
-    if (query.subtypes && !query.subtypes.includes(event.type)) return undefined;
-    let full: boolean;
-    let before: Versioned | null = null;
-    let after: Versioned | null = null;
-    if (current) full = source.mayReadHistory(user, current);
-    else {
-      // Gone: its history was for those who could read it before its end.
-      const { lastKnown } = await statesOf(look, event.stream);
-      full = lastKnown !== null && source.mayReadHistory(user, lastKnown);
+    if (before.seq === firstSeq - 1 && onPage.length === lastSeq - firstSeq + 1) {
+      page.folded.keep(stream, { seq: lastSeq, state, bytes: 2 * textChars(look.source, state) });
     }
-    const needStates = !full || query.include === 'diff';
-    if (needStates) {
-      const { bySeq } = await statesOf(look, event.stream);
-      before = bySeq.get(event.seq - 1) ?? null;
-      after = bySeq.get(event.seq) ?? null;
-    }
-    let showContent = full;
-    if (!full) {
-      if (!isOwnChange(event)) return undefined;
-      const publicAfter = after !== null && source.isPublic(after);
-      const publicBefore = before !== null && source.isPublic(before);
-      if (!publicAfter && !publicBefore) return undefined;
-      showContent = publicAfter;
-      // A diff from a state that was never public would show what it held.
-      if (!publicBefore) before = null;
-    }
-    const change: ChangeJson = { item: event.stream, item_type: itemType, ...timelineEntry(event, source.wireNames) };
-    if (!full && change.revision !== null) change.revision = null;
-    budget.add(JSON.stringify(change).length);
-    if (query.include === 'item') {
-      change.object = null;
-      if (current && look.whole === undefined) look.whole = await source.history.load(db, event.stream);
-      if (look.whole && (full || source.mayRead(user, look.whole))) {
-        objects.push({ change, look });
-        budget.add((look.chars ??= jsonLength(look.whole)));
-      }
-    }
-    if (query.include === 'diff') {
-      change.diff = null;
-      if (showContent) change.diff = await diffChange(budget, source, before, after);
-    }
-    return change;
-  };
+    look.statesChars = [...new Set([...bySeq.values(), lastKnown])].reduce((sum, each) => sum + textChars(look.source, each), 0);
+    page.heldChars += look.statesChars;
+    return { bySeq, lastKnown };
+  })());
+}
 
-  const changes: ChangeJson[] = [];
-  let last = through;
-  let considered = 0;
-  for (const event of events) {
-    await budget.slices.pause();
-    if (budget.spent || (considered > 0 && heldChars > MAX_PAGE_HELD_CHARS)) {
-      last = event.position! - 1;
-      break;
-    }
-    if (isLockEvent(event)) {
-      const change = await considerLock(event);
-      considered++;
-      if (change) changes.push(change);
-      continue;
-    }
-    const look = looks.get(event.stream);
-    if (!look) continue;
-    const change = await consider(event, look);
-    if (change === 'unprojected') {
-      last = event.position! - 1;
-      break;
-    }
-    considered++;
-    if (change) changes.push(change);
-    // Past its last event on the page, an item's states are let go.
-    if (event.seq === seqsOf.get(event.stream)!.last && look.states) {
-      heldChars -= look.statesChars ?? 0;
-      look.states = undefined;
+/** A lock event as the caller sees it (`lockChanges`), with its item when `include=item` asks. */
+async function considerLock(page: PageRead, lockChange: ReturnType<typeof lockChanges>, event: StoredEvent): Promise<ChangeJson | undefined> {
+  const { db } = page.deps.store;
+  const seen = await lockChange(event);
+  if (!seen) return undefined;
+  const change: ChangeJson = seen.change;
+  page.budget.add(JSON.stringify(change).length);
+  if (page.query.include === 'item') {
+    change.object = null;
+    const look = (page.looks.get(change.item) ?? { source: seen.look.source, current: seen.look.current }) as ItemLook;
+    if (look.whole === undefined) look.whole = await look.source.history.load(db, change.item);
+    if (look.whole && look.source.mayRead(page.user, look.whole)) {
+      page.objects.push({ change, look });
+      page.budget.add((look.chars ??= jsonLength(look.whole)));
     }
   }
-  await prepareObjects(deps, req, objects);
-  return { changes: changes.filter((change) => change.position <= last), last };
+  // A lock changes no text.
+  if (page.query.include === 'diff') change.diff = null;
+  return change;
+}
+
+/** The event as the caller sees it: a change, nothing (left out), or `unprojected` (the page ends before it). */
+async function consider(page: PageRead, event: StoredEvent, look: ItemLook): Promise<ChangeJson | 'unprojected' | undefined> {
+  const { query, budget } = page;
+  if (!(await projectedThrough(page, event, look))) return 'unprojected';
+  const itemType = page.itemTypes.get(event.stream)!;
+  if (query.types && !query.types.includes(itemType)) return undefined;
+  if (query.subtypes && !query.subtypes.includes(event.type)) return undefined;
+  const seen = await visibilityOf(page, event, look);
+  if (!seen) return undefined;
+  const { source, current } = look;
+  const change: ChangeJson = { item: event.stream, item_type: itemType, ...timelineEntry(event, source.wireNames) };
+  if (!seen.full && change.revision !== null) change.revision = null;
+  budget.add(JSON.stringify(change).length);
+  if (query.include === 'item') {
+    change.object = null;
+    if (current && look.whole === undefined) look.whole = await source.history.load(page.deps.store.db, event.stream);
+    if (look.whole && (seen.full || source.mayRead(page.user, look.whole))) {
+      page.objects.push({ change, look });
+      budget.add((look.chars ??= jsonLength(look.whole)));
+    }
+  }
+  if (query.include === 'diff') {
+    change.diff = null;
+    if (seen.showContent) change.diff = await diffChange(budget, source, seen.before, seen.after);
+  }
+  return change;
+}
+
+/**
+ * Whether the item's read model reached the event (or the item is gone for good). One that has not
+ * after PROJECTION_WAIT_MS is caught up once, and `look.current` read again.
+ */
+async function projectedThrough(page: PageRead, event: StoredEvent, look: ItemLook): Promise<boolean> {
+  const { deps, log } = page;
+  const { source } = look;
+  let projected = look.current ? look.current.version >= event.seq : await endedLater(page, look, event.stream);
+  if (!projected && !look.caughtUp && deps.clock().getTime() - event.at.getTime() >= PROJECTION_WAIT_MS) {
+    look.caughtUp = true;
+    try {
+      await catchUpStream(deps.store.db, log, source.history.projection, event.stream);
+      const current = (look.current = await source.history.load(deps.store.db, event.stream, source.longFields));
+      projected = current ? current.version >= event.seq : await endedLater(page, look, event.stream);
+    } catch (error) {
+      deps.logger.warn({ stream: event.stream, seq: event.seq, err: error }, 'catching up an item the change feed waits on failed');
+    }
+  }
+  return projected;
+}
+
+/**
+ * What the caller may see of the event: all of it (`full`) when they may read the item's history;
+ * else only an own change that left the item public (with its content) or withdrew it from the
+ * public (without), its diff only from a public state. Undefined when they may see none of it.
+ */
+async function visibilityOf(
+  page: PageRead,
+  event: StoredEvent,
+  look: ItemLook,
+): Promise<{ full: boolean; showContent: boolean; before: Versioned | null; after: Versioned | null } | undefined> {
+  const { source, current } = look;
+  let full: boolean;
+  let before: Versioned | null = null;
+  let after: Versioned | null = null;
+  if (current) full = source.mayReadHistory(page.user, current);
+  else {
+    // Gone: its history was for those who could read it before its end.
+    const { lastKnown } = await statesOf(page, look, event.stream);
+    full = lastKnown !== null && source.mayReadHistory(page.user, lastKnown);
+  }
+  const needStates = !full || page.query.include === 'diff';
+  if (needStates) {
+    const { bySeq } = await statesOf(page, look, event.stream);
+    before = bySeq.get(event.seq - 1) ?? null;
+    after = bySeq.get(event.seq) ?? null;
+  }
+  let showContent = full;
+  if (!full) {
+    if (!isOwnChange(event)) return undefined;
+    const publicAfter = after !== null && source.isPublic(after);
+    const publicBefore = before !== null && source.isPublic(before);
+    if (!publicAfter && !publicBefore) return undefined;
+    showContent = publicAfter;
+    // A diff from a state that was never public would show what it held.
+    if (!publicBefore) before = null;
+  }
+  return { full, showContent, before, after };
 }
 
 /** How many characters of text an item's state holds: its diffed fields'. */

@@ -88,7 +88,115 @@ async function listPosts(deps: Deps, filter: Filter<PostDoc>, sort: Sort, window
   return postListIndex.list(deps.store.db, postsCollection(deps.store.db), filter, sort, window, 'a search of titles and content, or the title order, which the list index does not keep');
 }
 
-/** The routes of one post type (`/posts`, `/pages`), generated from the registry as WordPress does. */
+/** Listing: anyone, but `edit` context needs `edit_posts`, and a past list its own check. */
+const mayListItems = (type: PostTypeDef) => (req: RestRequest) => {
+  if (asksAsOf(req)) return canListPast(req, type);
+  if (req.context === 'edit' && !can(req.user, type.caps.edit_posts)) throw new ForbiddenPostTypeContext(req);
+  return true;
+};
+
+/** A page of the type's items, or of the items as they were at a past time. */
+const listItems = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  if (asksAsOf(req)) return listPostsAt(req, deps, type);
+  await publishDuePosts(deps);
+  const { filter, sort, include, slugs } = await postListQuery(req, deps, type);
+  const window = pageWindow(req.params);
+  const { total, docs } = await listPosts(deps, filter, sort, window);
+  if (include) docs.sort((a, b) => include.indexOf(a._id) - include.indexOf(b._id));
+  if (slugs) docs.sort((a, b) => slugs.indexOf(a.slug) - slugs.indexOf(b.slug));
+  return pageOf(await prepareMany(docs, req, deps, type), total, window, PostInvalidPage);
+};
+
+/** Creating: the caller may create items of the type (`create_posts`). */
+const mayCreateItem = (type: PostTypeDef) => (req: RestRequest) => {
+  if (!can(req.user, type.caps.create_posts)) throw new CannotCreatePost(req);
+  return true;
+};
+
+/** A new item of the type, answered 201 with its `Location`. */
+const createItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  if (req.params.id !== undefined) throw new PostExists();
+  const id = await deps.ids.next('content');
+  const doc = await createPost(deps, id, await newPostFields(req, deps, type, id), req.user.id);
+  await afterPostWrite(deps, null, doc);
+  req.context = 'edit';
+  return new RestResponse(await prepareOne(doc, req, deps, type), 201, { Location: req.url(`/${type.rest_namespace}/${type.rest_base}/${id}`), ...postEtag(doc) });
+};
+
+/** Reading one item: who may read it, in `edit` context who may edit it, and with its password when it has one. */
+const mayReadItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const doc = await routeItem(req, deps, type);
+  if (asksAsOf(req)) return canReadPast(req, doc);
+  if (req.context === 'edit' && !canEditPost(req.user, doc)) throw new ForbiddenContext(req, {});
+  if (!canReadPost(req.user, doc)) return false;
+  if (req.params.password !== undefined && doc.password !== '' && req.params.password !== doc.password && !canEditPost(req.user, doc)) {
+    throw new IncorrectPassword();
+  }
+  return true;
+};
+
+/** The route's item, or the item as it was at a past time. */
+const getItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  if (asksAsOf(req)) return getPostAt(req, deps, type, await routeItem(req, deps, type));
+  // The item as the permission check read it, unless a scheduled item came due since.
+  const doc = (await publishDuePosts(deps)) ? await findPostOfType(deps, type, req.params.id) : await routeItem(req, deps, type);
+  return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
+};
+
+/** Updates the route's item (untrashing it when the update moves it out of the trash). */
+const updateItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const current = await routeItem(req, deps, type);
+  const changes = await changesFromRequest(req, deps, type, current);
+  const untrash = current.status === 'trash' && changes.status !== undefined && changes.status !== 'trash';
+  const doc = await updatePost(deps, current._id, changes, req.user.id, {
+    ifMatch: ifMatchOf(req),
+    type: untrash ? 'untrashed' : 'updated',
+    revisions: Boolean(type.supports.revisions),
+    current,
+    lock: { key: lockKey(type.slug, current._id), id: current._id },
+  });
+  await afterPostWrite(deps, current, doc);
+  req.context = 'edit';
+  return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
+};
+
+/** Deleting: the caller may delete the route's item (`delete_post`). */
+const mayDeleteItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const doc = await routeItem(req, deps, type);
+  if (!canDeletePost(req.user, doc)) throw new CannotDeletePost(req);
+  return true;
+};
+
+/** Moves the route's item to the trash, or deletes it for good with `force`. */
+const trashOrDeleteItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const current = await routeItem(req, deps, type);
+  const ifMatch = ifMatchOf(req);
+  req.context = 'edit';
+  if (req.params.force === true) {
+    const previous = await prepareOne(current, req, deps, type);
+    delete previous._links;
+    await deletePost(deps, current._id, req.user.id, { ifMatch, current });
+    await afterPostWrite(deps, current, null);
+    return { deleted: true, previous };
+  }
+  if (current.status === 'trash') throw new AlreadyTrashed();
+  const doc = await trashPost(deps, current._id, req.user.id, { ifMatch, revisions: Boolean(type.supports.revisions), current });
+  await afterPostWrite(deps, current, doc);
+  return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
+};
+
+/** Restores the route's item as it was at a past time. */
+const restoreItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const current = await routeItem(req, deps, type);
+  const { doc, response } = await restorePostAt(req, deps, type, current);
+  await afterPostWrite(deps, current, doc);
+  return response;
+};
+
+/**
+ * The routes of one post type (`/posts`, `/pages`), generated from the registry as WordPress does.
+ * A route table: each endpoint's permission and handler is a named function above.
+ */
 export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
   const schema = postTypeSchema(type);
   const base = `/${type.rest_base}`;
@@ -106,21 +214,8 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           methods: READABLE,
           args: { ...postListArgs(type), ...AS_OF_ARGS },
           response: { body: 'items' },
-          permission: (req) => {
-            if (asksAsOf(req)) return canListPast(req, type);
-            if (req.context === 'edit' && !can(req.user, type.caps.edit_posts)) throw new ForbiddenPostTypeContext(req);
-            return true;
-          },
-          handler: async (req, deps) => {
-            if (asksAsOf(req)) return listPostsAt(req, deps, type);
-            await publishDuePosts(deps);
-            const { filter, sort, include, slugs } = await postListQuery(req, deps, type);
-            const window = pageWindow(req.params);
-            const { total, docs } = await listPosts(deps, filter, sort, window);
-            if (include) docs.sort((a, b) => include.indexOf(a._id) - include.indexOf(b._id));
-            if (slugs) docs.sort((a, b) => slugs.indexOf(a.slug) - slugs.indexOf(b.slug));
-            return pageOf(await prepareMany(docs, req, deps, type), total, window, PostInvalidPage);
-          },
+          permission: mayListItems(type),
+          handler: listItems(type),
         },
         {
           methods: CREATABLE,
@@ -128,18 +223,8 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           args: postWriteArgs(type, 'create'),
           saves: savesOf(type.rest_base),
           response: { status: 201 },
-          permission: (req) => {
-            if (!can(req.user, type.caps.create_posts)) throw new CannotCreatePost(req);
-            return true;
-          },
-          handler: async (req, deps) => {
-            if (req.params.id !== undefined) throw new PostExists();
-            const id = await deps.ids.next('content');
-            const doc = await createPost(deps, id, await newPostFields(req, deps, type, id), req.user.id);
-            await afterPostWrite(deps, null, doc);
-            req.context = 'edit';
-            return new RestResponse(await prepareOne(doc, req, deps, type), 201, { Location: req.url(`/${type.rest_namespace}${base}/${id}`), ...postEtag(doc) });
-          },
+          permission: mayCreateItem(type),
+          handler: createItem(type),
         },
       ],
     },
@@ -151,22 +236,8 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
         {
           methods: READABLE,
           args: { ...idArg, context: contextArg(schema), password: { description: 'The password for the post if it is password protected.', type: 'string' }, ...AS_OF_ARGS },
-          permission: async (req, deps) => {
-            const doc = await routeItem(req, deps, type);
-            if (asksAsOf(req)) return canReadPast(req, doc);
-            if (req.context === 'edit' && !canEditPost(req.user, doc)) throw new ForbiddenContext(req, {});
-            if (!canReadPost(req.user, doc)) return false;
-            if (req.params.password !== undefined && doc.password !== '' && req.params.password !== doc.password && !canEditPost(req.user, doc)) {
-              throw new IncorrectPassword();
-            }
-            return true;
-          },
-          handler: async (req, deps) => {
-            if (asksAsOf(req)) return getPostAt(req, deps, type, await routeItem(req, deps, type));
-            // The item as the permission check read it, unless a scheduled item came due since.
-            const doc = (await publishDuePosts(deps)) ? await findPostOfType(deps, type, req.params.id) : await routeItem(req, deps, type);
-            return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
-          },
+          permission: mayReadItem(type),
+          handler: getItem(type),
         },
         {
           methods: EDITABLE,
@@ -174,48 +245,15 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           args: { ...idArg, ...postWriteArgs(type, 'update') },
           saves: savesOf(type.rest_base),
           permission: mayEdit,
-          handler: async (req, deps) => {
-            const current = await routeItem(req, deps, type);
-            const changes = await changesFromRequest(req, deps, type, current);
-            const untrash = current.status === 'trash' && changes.status !== undefined && changes.status !== 'trash';
-            const doc = await updatePost(deps, current._id, changes, req.user.id, {
-              ifMatch: ifMatchOf(req),
-              type: untrash ? 'untrashed' : 'updated',
-              revisions: Boolean(type.supports.revisions),
-              current,
-              lock: { key: lockKey(type.slug, current._id), id: current._id },
-            });
-            await afterPostWrite(deps, current, doc);
-            req.context = 'edit';
-            return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
-          },
+          handler: updateItem(type),
         },
         {
           methods: DELETABLE,
           changes: 'content',
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
           response: { body: 'trashed-or-deleted' },
-          permission: async (req, deps) => {
-            const doc = await routeItem(req, deps, type);
-            if (!canDeletePost(req.user, doc)) throw new CannotDeletePost(req);
-            return true;
-          },
-          handler: async (req, deps) => {
-            const current = await routeItem(req, deps, type);
-            const ifMatch = ifMatchOf(req);
-            req.context = 'edit';
-            if (req.params.force === true) {
-              const previous = await prepareOne(current, req, deps, type);
-              delete previous._links;
-              await deletePost(deps, current._id, req.user.id, { ifMatch, current });
-              await afterPostWrite(deps, current, null);
-              return { deleted: true, previous };
-            }
-            if (current.status === 'trash') throw new AlreadyTrashed();
-            const doc = await trashPost(deps, current._id, req.user.id, { ifMatch, revisions: Boolean(type.supports.revisions), current });
-            await afterPostWrite(deps, current, doc);
-            return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
-          },
+          permission: mayDeleteItem(type),
+          handler: trashOrDeleteItem(type),
         },
       ],
     },
@@ -228,12 +266,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           changes: 'content',
           args: { ...idArg, ...AS_OF_ARGS },
           permission: mayEdit,
-          handler: async (req, deps) => {
-            const current = await routeItem(req, deps, type);
-            const { doc, response } = await restorePostAt(req, deps, type, current);
-            await afterPostWrite(deps, current, doc);
-            return response;
-          },
+          handler: restoreItem(type),
         },
       ],
     },

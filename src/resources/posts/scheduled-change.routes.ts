@@ -92,55 +92,135 @@ async function previewOf(req: RestRequest, deps: Deps, type: PostTypeDef, item: 
   return filterByContext(postTypeSchema(type), await prepareOne(next, req, deps, type), req.context);
 }
 
+const scheduledChanges = (deps: Deps) => scheduledChangesCollection(deps.store.db);
+
+/** The update's write arguments a change carries: all but the item's id and dates. */
+function changeWriteArgs(type: PostTypeDef) {
+  const args = postWriteArgs(type, 'update');
+  for (const name of NOT_CARRIED) delete args[name];
+  return args;
+}
+
+/** The route's change of the route's item, read once. */
+const routeChange = (req: RestRequest, deps: Deps, type: PostTypeDef) =>
+  req.memo('scheduled-change', async () => {
+    const item = await routeItem(req, deps, type);
+    const doc = await scheduledChanges(deps).findOne({ _id: Number(req.params.sid), item: item._id });
+    if (!doc) throw new ScheduledChangeInvalidId();
+    return doc;
+  });
+
+/** Editing or cancelling: who may edit the item, and the change is theirs or they may edit others' items. */
+const mayChange = (type: PostTypeDef) => {
+  const mayEdit = mayEditRouteItem(type);
+  return async (req: RestRequest, deps: Deps) => {
+    await mayEdit(req, deps);
+    const change = await routeChange(req, deps, type);
+    if (change.author !== req.user.id && !can(req.user, type.caps.edit_others_posts)) throw new CannotEditScheduledChange(req);
+    return true;
+  };
+};
+
+/** The change as the caller decided on it: pending, and as `If-Match` names it. */
+function pendingAsRead(req: RestRequest, change: ScheduledChangeDoc): void {
+  if (change.state !== 'pending') throw new ScheduledChangeDone();
+  if (!ifMatchPasses(ifMatchOf(req), String(change.edits))) throw new PreconditionFailed();
+}
+
+/** A conditional write matched nothing: applied meanwhile, or edited by another. */
+async function lostRace(req: RestRequest, deps: Deps, change: ScheduledChangeDoc) {
+  const now = await scheduledChanges(deps).findOne({ _id: change._id });
+  if (!now) return new ScheduledChangeInvalidId();
+  if (now.state !== 'pending') return new ScheduledChangeDone();
+  return ifMatchOf(req) ? new PreconditionFailed() : new WriteConflict();
+}
+
+/** A page of the item's pending changes, soonest first. */
+const listScheduledChanges = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const item = await routeItem(req, deps, type);
+  const window = pageWindow(req.params);
+  const pending = await pendingChanges(deps.store.db, item._id);
+  const page = pending.slice(window.skip, window.skip + window.perPage);
+  return pageOf(page.map((doc) => prepareScheduledChange(doc, req)), pending.length, window);
+};
+
+/** Schedules a change of the item, refused as the same update sent now would be; answered 201 with its `Location`. */
+const createScheduledChange = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const item = await routeItem(req, deps, type);
+  const dateGmt = dateAhead(req, deps);
+  const fields = sentFields(req, type);
+  // Refused as the same update sent now would be (400s, and 403 for what the caller may not do).
+  await admitScheduled(req, deps, type, item, fields);
+  const now = deps.clock();
+  const doc: ScheduledChangeDoc = {
+    _id: await deps.ids.next('content'),
+    item: item._id,
+    itemType: type.slug,
+    author: req.user.id,
+    dateGmt,
+    fields: JSON.stringify(fields),
+    basedOnSeq: item.version,
+    state: 'pending',
+    created: now,
+    modified: now,
+    edits: 1,
+  };
+  await scheduledChanges(deps).insertOne(doc);
+  req.context = 'edit';
+  const location = req.url(`${itemPath(type, item._id)}/scheduled-changes/${doc._id}`);
+  return new RestResponse(prepareScheduledChange(doc, req), 201, { Location: location, ...etagOf(doc) });
+};
+
+/** The route's change, or with `preview` the item as it will read once the change is applied. */
+const getScheduledChange = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const change = await routeChange(req, deps, type);
+  if (req.params.preview !== true) return new RestResponse(prepareScheduledChange(change, req), 200, etagOf(change));
+  if (change.state !== 'pending') throw new ScheduledChangeDone();
+  return previewOf(req, deps, type, await routeItem(req, deps, type), change);
+};
+
+/** Edits a pending change (its fields, its time, or both); it becomes the caller's. */
+const updateScheduledChange = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const item = await routeItem(req, deps, type);
+  const change = await routeChange(req, deps, type);
+  pendingAsRead(req, change);
+  const dateGmt = req.params.date_gmt !== undefined ? dateAhead(req, deps) : change.dateGmt;
+  const sent = sentFields(req, type);
+  const fields = Object.assign(carriedFields(change), sent);
+  await admitScheduled(req, deps, type, item, fields);
+  // Its fields edited, the change is decided on the item as it is now; only rescheduled, on what it was before.
+  const basedOn = Object.keys(sent).length > 0 ? { basedOnSeq: item.version } : {};
+  const set = { author: req.user.id, dateGmt, fields: JSON.stringify(fields), ...basedOn, modified: deps.clock(), edits: change.edits + 1 };
+  const result = await scheduledChanges(deps).updateOne({ _id: change._id, state: 'pending', edits: change.edits }, { $set: set });
+  if (result.matchedCount === 0) throw await lostRace(req, deps, change);
+  const doc = { ...change, ...set };
+  req.context = 'edit';
+  return new RestResponse(prepareScheduledChange(doc, req), 200, etagOf(doc));
+};
+
+/** Cancels a pending change. */
+const deleteScheduledChange = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
+  const change = await routeChange(req, deps, type);
+  pendingAsRead(req, change);
+  const result = await scheduledChanges(deps).deleteOne({ _id: change._id, state: 'pending', edits: change.edits });
+  if (result.deletedCount === 0) throw await lostRace(req, deps, change);
+  req.context = 'edit';
+  return { deleted: true, previous: prepareScheduledChange(change, req) };
+};
+
 /**
  * `/<rest_base>/<id>/scheduled-changes`: changes to an item, applied by the scheduler at their time
- * as updates by who scheduled them. One route table, long only for its endpoints' declarations:
- * each handler is a few lines over the helpers above, read in the order the API reference lists them.
+ * as updates by who scheduled them. A route table: each endpoint's handler is a named function
+ * above, in the order the API reference lists them.
  */
 export function scheduledChangeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
   const base = `/${type.rest_base}/(?P<id>[\\d]+)/scheduled-changes`;
   const schema = scheduledChangeSchema;
   const idArg = { id: { description: 'The ID of the item the change is for.', type: 'integer' } } as const;
   const sidArg = { sid: { description: 'Unique identifier for the scheduled change.', type: 'integer' } } as const;
-  const writeArgs = () => {
-    const args = postWriteArgs(type, 'update');
-    for (const name of NOT_CARRIED) delete args[name];
-    return args;
-  };
   const dateArg = { description: 'When the change is applied, as GMT; a time to come.', type: 'string', format: 'date-time' } as const;
   const mayEdit = mayEditRouteItem(type);
-  const changes = (deps: Deps) => scheduledChangesCollection(deps.store.db);
-
-  /** The route's change of the route's item, read once. */
-  const routeChange = (req: RestRequest, deps: Deps) =>
-    req.memo('scheduled-change', async () => {
-      const item = await routeItem(req, deps, type);
-      const doc = await changes(deps).findOne({ _id: Number(req.params.sid), item: item._id });
-      if (!doc) throw new ScheduledChangeInvalidId();
-      return doc;
-    });
-
-  /** Editing or cancelling: who may edit the item, and the change is theirs or they may edit others' items. */
-  const mayChange = async (req: RestRequest, deps: Deps) => {
-    await mayEdit(req, deps);
-    const change = await routeChange(req, deps);
-    if (change.author !== req.user.id && !can(req.user, type.caps.edit_others_posts)) throw new CannotEditScheduledChange(req);
-    return true;
-  };
-
-  /** The change as the caller decided on it: pending, and as `If-Match` names it. */
-  const pendingAsRead = (req: RestRequest, change: ScheduledChangeDoc) => {
-    if (change.state !== 'pending') throw new ScheduledChangeDone();
-    if (!ifMatchPasses(ifMatchOf(req), String(change.edits))) throw new PreconditionFailed();
-  };
-
-  /** A conditional write matched nothing: applied meanwhile, or edited by another. */
-  const lostRace = async (req: RestRequest, deps: Deps, change: ScheduledChangeDoc) => {
-    const now = await changes(deps).findOne({ _id: change._id });
-    if (!now) return new ScheduledChangeInvalidId();
-    if (now.state !== 'pending') return new ScheduledChangeDone();
-    return ifMatchOf(req) ? new PreconditionFailed() : new WriteConflict();
-  };
+  const mayEditChange = mayChange(type);
 
   return defineRoutes<Deps>(type.rest_namespace, [
     {
@@ -152,46 +232,16 @@ export function scheduledChangeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           args: { ...idArg, context: contextArg(schema), ...collectionArgs() },
           response: { body: 'items' },
           permission: mayEdit,
-          handler: async (req, deps) => {
-            const item = await routeItem(req, deps, type);
-            const window = pageWindow(req.params);
-            const pending = await pendingChanges(deps.store.db, item._id);
-            const page = pending.slice(window.skip, window.skip + window.perPage);
-            return pageOf(page.map((doc) => prepareScheduledChange(doc, req)), pending.length, window);
-          },
+          handler: listScheduledChanges(type),
         },
         {
           methods: CREATABLE,
           changes: 'content',
-          args: { ...idArg, ...writeArgs(), date_gmt: { ...dateArg, required: true } },
+          args: { ...idArg, ...changeWriteArgs(type), date_gmt: { ...dateArg, required: true } },
           saves: savesOf(type.rest_base),
           response: { status: 201 },
           permission: mayEdit,
-          handler: async (req, deps) => {
-            const item = await routeItem(req, deps, type);
-            const dateGmt = dateAhead(req, deps);
-            const fields = sentFields(req, type);
-            // Refused as the same update sent now would be (400s, and 403 for what the caller may not do).
-            await admitScheduled(req, deps, type, item, fields);
-            const now = deps.clock();
-            const doc: ScheduledChangeDoc = {
-              _id: await deps.ids.next('content'),
-              item: item._id,
-              itemType: type.slug,
-              author: req.user.id,
-              dateGmt,
-              fields: JSON.stringify(fields),
-              basedOnSeq: item.version,
-              state: 'pending',
-              created: now,
-              modified: now,
-              edits: 1,
-            };
-            await changes(deps).insertOne(doc);
-            req.context = 'edit';
-            const location = req.url(`${itemPath(type, item._id)}/scheduled-changes/${doc._id}`);
-            return new RestResponse(prepareScheduledChange(doc, req), 201, { Location: location, ...etagOf(doc) });
-          },
+          handler: createScheduledChange(type),
         },
       ],
     },
@@ -208,51 +258,23 @@ export function scheduledChangeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
             preview: { description: 'Answer the item as it will read once the change is applied (nothing is stored).', type: 'boolean', default: false },
           },
           permission: mayEdit,
-          handler: async (req, deps) => {
-            const change = await routeChange(req, deps);
-            if (req.params.preview !== true) return new RestResponse(prepareScheduledChange(change, req), 200, etagOf(change));
-            if (change.state !== 'pending') throw new ScheduledChangeDone();
-            return previewOf(req, deps, type, await routeItem(req, deps, type), change);
-          },
+          handler: getScheduledChange(type),
         },
         {
           methods: EDITABLE,
           changes: 'content',
-          args: { ...idArg, ...sidArg, ...writeArgs(), date_gmt: dateArg },
+          args: { ...idArg, ...sidArg, ...changeWriteArgs(type), date_gmt: dateArg },
           saves: savesOf(type.rest_base),
-          permission: mayChange,
-          handler: async (req, deps) => {
-            const item = await routeItem(req, deps, type);
-            const change = await routeChange(req, deps);
-            pendingAsRead(req, change);
-            const dateGmt = req.params.date_gmt !== undefined ? dateAhead(req, deps) : change.dateGmt;
-            const sent = sentFields(req, type);
-            const fields = Object.assign(carriedFields(change), sent);
-            await admitScheduled(req, deps, type, item, fields);
-            // Its fields edited, the change is decided on the item as it is now; only rescheduled, on what it was before.
-            const basedOn = Object.keys(sent).length > 0 ? { basedOnSeq: item.version } : {};
-            const set = { author: req.user.id, dateGmt, fields: JSON.stringify(fields), ...basedOn, modified: deps.clock(), edits: change.edits + 1 };
-            const result = await changes(deps).updateOne({ _id: change._id, state: 'pending', edits: change.edits }, { $set: set });
-            if (result.matchedCount === 0) throw await lostRace(req, deps, change);
-            const doc = { ...change, ...set };
-            req.context = 'edit';
-            return new RestResponse(prepareScheduledChange(doc, req), 200, etagOf(doc));
-          },
+          permission: mayEditChange,
+          handler: updateScheduledChange(type),
         },
         {
           methods: DELETABLE,
           changes: 'content',
           args: { ...idArg, ...sidArg },
           response: { body: 'deleted' },
-          permission: mayChange,
-          handler: async (req, deps) => {
-            const change = await routeChange(req, deps);
-            pendingAsRead(req, change);
-            const result = await changes(deps).deleteOne({ _id: change._id, state: 'pending', edits: change.edits });
-            if (result.deletedCount === 0) throw await lostRace(req, deps, change);
-            req.context = 'edit';
-            return { deleted: true, previous: prepareScheduledChange(change, req) };
-          },
+          permission: mayEditChange,
+          handler: deleteScheduledChange(type),
         },
       ],
     },

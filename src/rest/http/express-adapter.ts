@@ -82,30 +82,13 @@ const NO_CACHE = {
  * route string, asks the RestServer, and writes the answer with the headers WordPress sends.
  */
 export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
-  const { server, siteUrl, logger } = options;
-  const apiRoot = `${siteUrl}${API_PREFIX}`;
+  const apiRoot = `${options.siteUrl}${API_PREFIX}`;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   // `req.ip` is the client's address everywhere (logins, application passwords, the log).
   app.set('trust proxy', options.trustedProxies);
-  app.use(
-    pinoHttp({
-      logger,
-      // Credentials are left out here, not by the logger's options: whichever logger the service
-      // is given, its request log never holds a password, a session token or a new session's cookie.
-      serializers: {
-        req: (req) => Object.assign(req, { remoteAddress: (req.raw as Request).ip, headers: withoutCredentials(req.headers, ['authorization', 'proxy-authorization', 'cookie']) }),
-        res: (res) => Object.assign(res, { headers: withoutCredentials(res.headers, ['set-cookie']) }),
-      },
-      genReqId: (req, res) => {
-        const id = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    }),
-  );
+  app.use(requestLog(options.logger));
   // Every page of the site points WordPress clients at the API (`rest_output_link_header`).
   app.use((_req, res, next) => {
     res.append('Link', `<${apiRoot}/>; rel="https://api.w.org/"`);
@@ -114,18 +97,72 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
 
   // Express 5 parses the query string again on every read of `req.query`: parse it once, here.
   app.set('query parser', false);
-  app.use((req, res, next) => {
-    const mark = req.url.indexOf('?');
-    let query: ClientParams;
-    try {
-      query = parseQueryString(mark < 0 ? '' : req.url.slice(mark + 1));
-    } catch (error) {
-      return error instanceof RestError ? refuse(req, res, error) : next(error);
-    }
-    Object.defineProperty(req, 'query', { value: query, enumerable: true });
-    next();
+  app.use(parseQueryOnce);
+
+  addHealthRoutes(app, options);
+  app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
+    res.json(openApiDocument(options.server, apiRoot));
   });
 
+  // An endpoint that reads its body as it arrives (an upload) gets the request unread.
+  const api: ApiContext<D> = { options, apiRoot, streamed: new WeakSet<Request>() };
+  const parseBody = bodyParsing(options, api.streamed);
+  app.use(API_PREFIX, apiRouter(api, parseBody, (req) => safeDecode(req.path)));
+  const restRouteApi = apiRouter(api, parseBody, (req) => String(req.query.rest_route));
+  app.use((req, res, next) => (req.query.rest_route === undefined ? next() : restRouteApi(req, res, next)));
+
+  for (const router of options.siteRoutes ?? []) app.use((req, res, next) => asServiceWork('request', () => router(req, res, next)));
+
+  app.get('/', (_req, res) => {
+    res.type('html').send(homePage(options.siteName, apiRoot));
+  });
+  app.use((_req, res) => {
+    res.status(404).type('text/plain').send('Not found');
+  });
+  return app;
+}
+
+/** What the API's request handling needs: the app's options, the API's root URL, and the requests whose body an endpoint reads as a stream. */
+interface ApiContext<D> {
+  readonly options: HttpOptions<D>;
+  readonly apiRoot: string;
+  readonly streamed: WeakSet<Request>;
+}
+
+/** The request log: one line per request, with its id (sent back as `X-Request-Id`) and without credentials. */
+function requestLog(logger: Logger) {
+  return pinoHttp({
+    logger,
+    // Credentials are left out here, not by the logger's options: whichever logger the service
+    // is given, its request log never holds a password, a session token or a new session's cookie.
+    serializers: {
+      req: (req) => Object.assign(req, { remoteAddress: (req.raw as Request).ip, headers: withoutCredentials(req.headers, ['authorization', 'proxy-authorization', 'cookie']) }),
+      res: (res) => Object.assign(res, { headers: withoutCredentials(res.headers, ['set-cookie']) }),
+    },
+    genReqId: (req, res) => {
+      const id = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+  });
+}
+
+/** Parses the query string once and keeps it as `req.query`; one the client input refuses is answered with its error. */
+function parseQueryOnce(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+  const mark = req.url.indexOf('?');
+  let query: ClientParams;
+  try {
+    query = parseQueryString(mark < 0 ? '' : req.url.slice(mark + 1));
+  } catch (error) {
+    return error instanceof RestError ? refuse(req, res, error) : next(error);
+  }
+  Object.defineProperty(req, 'query', { value: query, enumerable: true });
+  next();
+}
+
+/** `/healthz` and `/readyz`, for the load balancer and the process supervisor. */
+function addHealthRoutes<D>(app: express.Express, options: HttpOptions<D>): void {
   // Liveness: the process answers. It asks nothing of the database, so a database away (an
   // election) never has every node restarted or dropped by its load balancer at once.
   app.get('/healthz', (_req, res) => {
@@ -148,14 +185,14 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     const status = !up ? 'unavailable' : faults.length ? 'degraded' : 'ok';
     res.status(up ? 200 : 503).json({ status, database: up ? 'up' : 'down', ...(faults.length ? { faults } : {}) });
   });
+}
 
-  app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
-    res.json(openApiDocument(server, apiRoot));
-  });
-
-  // An endpoint that reads its body as it arrives (an upload) gets the request unread.
-  const streamed = new WeakSet<Request>();
-  const parseBody = [
+/**
+ * The body parsers of API requests, bounded by the caller's kind, then the bounds of `_fields` and
+ * `_embed`. A request in `streamed` is left unread.
+ */
+function bodyParsing<D>(options: HttpOptions<D>, streamed: WeakSet<Request>) {
+  return [
     ...bodyParsers({
       bodyLimitBytes: options.bodyLimitBytes,
       anonymousBodyLimitBytes: options.anonymousBodyLimitBytes,
@@ -173,9 +210,13 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
       next();
     },
   ];
-  const apiRouter = (routeOf: (req: Request) => string) => express.Router().use(
+}
+
+/** The router of API requests whose route `routeOf` reads: marks streamed requests, parses bodies, and answers. */
+function apiRouter<D>(api: ApiContext<D>, parseBody: ReturnType<typeof bodyParsing>, routeOf: (req: Request) => string) {
+  return express.Router().use(
     (req: Request, _res: Response, next: NextFunction) => {
-      if (server.takesStream(req.method, routeOf(req))) streamed.add(req);
+      if (api.options.server.takesStream(req.method, routeOf(req))) api.streamed.add(req);
       next();
     },
     ...parseBody,
@@ -190,7 +231,7 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     },
     async (req: ApiRequest, res: Response) => {
       try {
-        await asServiceWork('request', () => handleApiRequest(req, res, routeOf(req)));
+        await asServiceWork('request', () => handleApiRequest(api, req, res, routeOf(req)));
       } catch (error) {
         req.log.error({ err: error }, 'request failed');
         // A stream that fails half-way can only be cut short: its status is sent already.
@@ -199,151 +240,179 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
       }
     },
   );
+}
 
-  async function handleApiRequest(req: ApiRequest, res: Response, route: string): Promise<void> {
-    // Before anything this process keeps is used: no write answered before this request may be missed.
-    await options.changes.catchUp();
-    let query: ClientParams;
-    let body: ClientParams;
-    try {
-      query = clientInput(req.query, 'query');
-      body = streamed.has(req) ? Object.create(null) : clientInput(req.body, req.is('json') ? 'json' : 'form');
-    } catch (error) {
-      if (!(error instanceof RestError)) throw error;
-      return refuse(req, res, error);
-    }
-    delete query.rest_route;
-    const callback = query._jsonp;
-    if (typeof callback === 'string' && callback !== '' && !JSONP_CALLBACK.test(callback)) {
-      const { code, message } = new InvalidCallback();
-      res.status(400).setHeader('Content-Type', 'application/javascript; charset=UTF-8');
-      res.end(JSON.stringify({ code, message }));
-      return;
-    }
-    const headers = headerMap(req);
-    let user: RestUser = ANONYMOUS;
-    try {
-      user = await options.authenticate({ headers, ip: req.ip ?? '', nonce: nonceOf(headers['x-wp-nonce'], query._wpnonce ?? body._wpnonce) });
-    } catch (error) {
-      if (!(error instanceof RestError)) throw error;
-      return refuse(req, res, error);
-    }
-    const override = req.method === 'POST' ? String(query._method ?? req.get('X-HTTP-Method-Override') ?? '') : '';
-    const incoming: IncomingRequest = {
-      method: override ? override.toUpperCase() : req.method,
-      path: route,
-      query,
-      body,
-      files: (Array.isArray(req.files) ? req.files : []) as UploadedFile[],
-      headers,
-      user,
-      log: logger.child({ reqId: req.id, userId: user.id }),
-      jsonError: req.jsonError,
-      ...(streamed.has(req) ? { stream: req } : {}),
-    };
-    const idempotencyKey = options.idempotency && IDEMPOTENT_METHODS.has(incoming.method) ? idempotencyKeyOf(headers['idempotency-key']) : undefined;
-    if (idempotencyKey instanceof RestError) return refuse(req, res, idempotencyKey);
-    const { cache } = options;
-    const reads = incoming.method === 'GET' || incoming.method === 'HEAD';
-    const live = server.answersLive(incoming.method, route);
-    if (live && options.liveRequests) {
-      const entry = options.liveRequests.enter(req.ip ?? '');
-      if ('refused' in entry) {
-        const data = { retry_after: RETRY_AFTER_LIVE };
-        return refuse(req, res, entry.refused === 'client' ? new TooManyLiveRequests(data) : new LiveRequestsFull(data));
-      }
-      // The response closes when it was written whole or when the client went, whichever ends it.
-      res.once('close', entry.leave);
-    }
-    // Anonymous reads are the same for everyone: answered from the cache while nothing changed.
-    const key = cache && user.id === 0 && !live ? sharedReadKey(req) : undefined;
-    if (cache && key !== undefined) {
-      const hit = cache.lookup(key) ?? (await cache.afterComputing(key));
-      if (hit) return answerCached(req, res, hit.result, hit.etag);
-    }
-    const startedAt = cache?.current ?? 0;
-    const computed = cache && key !== undefined ? cache.startComputing(key) : undefined;
-    let result;
-    try {
-      result = idempotencyKey === undefined || !options.idempotency
-        ? await server.serve(incoming, apiRoot)
-        : await options.idempotency.serve(
-          {
-            key: idempotencyKey,
-            user: user.id,
-            method: incoming.method,
-            path: normalizePath(route),
-            query,
-            body,
-            files: incoming.files,
-            ...(streamed.has(req) ? { streamedBody: streamedBodyOf(headers) } : {}),
-          },
-          () => server.serve(incoming, apiRoot),
-          (event) => answerFromItem(incoming, event),
-        );
-      // A streamed list is written as it is made: there is no whole answer to keep.
-      if (cache && key !== undefined && result.status === 200 && !result.stream && !result.events && !holdsStreamedList(result.body)) {
-        result.headers = { ...result.headers, ETag: cache.store(key, startedAt, result, JSON.stringify(result.body) ?? 'null') };
-      }
-    } finally {
-      computed?.();
-    }
-    if (override && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
-    // A streamed body refused before its end is not read further: the connection ends with the answer.
-    if (streamed.has(req) && !req.complete) result.headers = { ...result.headers, Connection: 'close' };
-    // A write may have changed what any process keeps (one refused with a 4xx changed nothing): all
-    // of them must know before anyone is told of it.
-    const replayed = result.headers['Idempotent-Replayed'] !== undefined;
-    if (!reads && !replayed && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await options.changes.changed(result.changes ?? 'site');
-    await writeResult(req, res, result, user);
+/**
+ * Answers one API request: reads its input and caller, bounds live requests, answers an anonymous
+ * read from the cache when it can, else serves it, then tells every process of a write.
+ */
+async function handleApiRequest<D>(api: ApiContext<D>, req: ApiRequest, res: Response, route: string): Promise<void> {
+  const { options } = api;
+  // Before anything this process keeps is used: no write answered before this request may be missed.
+  await options.changes.catchUp();
+  const input = clientParams(req, api.streamed);
+  if (input instanceof RestError) return refuse(req, res, input);
+  const { query, body } = input;
+  delete query.rest_route;
+  if (refusedCallback(query._jsonp, res)) return;
+  const headers = headerMap(req);
+  const user = await callerOf(options, req, headers, query._wpnonce ?? body._wpnonce);
+  if (user instanceof RestError) return refuse(req, res, user);
+  const override = req.method === 'POST' ? String(query._method ?? req.get('X-HTTP-Method-Override') ?? '') : '';
+  const incoming: IncomingRequest = {
+    method: override ? override.toUpperCase() : req.method,
+    path: route,
+    query,
+    body,
+    files: (Array.isArray(req.files) ? req.files : []) as UploadedFile[],
+    headers,
+    user,
+    log: options.logger.child({ reqId: req.id, userId: user.id }),
+    jsonError: req.jsonError,
+    ...(api.streamed.has(req) ? { stream: req } : {}),
+  };
+  const idempotencyKey = options.idempotency && IDEMPOTENT_METHODS.has(incoming.method) ? idempotencyKeyOf(headers['idempotency-key']) : undefined;
+  if (idempotencyKey instanceof RestError) return refuse(req, res, idempotencyKey);
+  const { cache } = options;
+  const reads = incoming.method === 'GET' || incoming.method === 'HEAD';
+  const live = options.server.answersLive(incoming.method, route);
+  const liveRefused = live && options.liveRequests ? enterLiveRequest(options.liveRequests, req, res) : undefined;
+  if (liveRefused) return refuse(req, res, liveRefused);
+  // Anonymous reads are the same for everyone: answered from the cache while nothing changed.
+  const key = cache && user.id === 0 && !live ? sharedReadKey(req) : undefined;
+  if (cache && key !== undefined) {
+    const hit = cache.lookup(key) ?? (await cache.afterComputing(key));
+    if (hit) return answerCached(req, res, hit.result, hit.etag);
   }
+  const result = await serveAndKeep(api, req, incoming, key, idempotencyKey);
+  if (override && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
+  // A streamed body refused before its end is not read further: the connection ends with the answer.
+  if (api.streamed.has(req) && !req.complete) result.headers = { ...result.headers, Connection: 'close' };
+  // A write may have changed what any process keeps (one refused with a 4xx changed nothing): all
+  // of them must know before anyone is told of it.
+  const replayed = result.headers['Idempotent-Replayed'] !== undefined;
+  if (!reads && !replayed && incoming.method !== 'OPTIONS' && !(result.status >= 400 && result.status < 500)) await options.changes.changed(result.changes ?? 'site');
+  await writeResult(req, res, result, user);
+}
 
-  /**
-   * The answer to a write whose own answer was never recorded, from what it stored: its first
-   * event's item as it is now, read as the caller (in `edit` context, as writes answer), 201 with
-   * its `Location` when the event created it. Undefined when no item route answers for it.
-   */
-  async function answerFromItem(incoming: IncomingRequest, event: { stream: number; type: string; seq: number }): Promise<RestResult | undefined> {
-    const route = normalizePath(incoming.path);
-    const created = event.type === 'created' && event.seq === 1;
-    const itemRoute = created && !route.endsWith(`/${event.stream}`) ? `${route}/${event.stream}` : route;
-    const query: ClientParams = Object.create(null);
-    for (const name of ['_fields', '_embed', '_envelope', 'context'] as const) if (incoming.query[name] !== undefined) query[name] = incoming.query[name];
-    query.context ??= 'edit';
-    const answer = await server.serve({ ...incoming, method: 'GET', path: itemRoute, query, body: Object.create(null), files: [], stream: undefined, answersWrite: true }, apiRoot);
-    if (answer.status !== 200 || answer.stream || answer.events || holdsStreamedList(answer.body) || Array.isArray(answer.body)) return undefined;
-    if (!created) return answer;
-    return { ...answer, status: 201, headers: { ...answer.headers, Location: `${apiRoot}${itemRoute}` } };
+/** The request's query and body as client input (a streamed body is left unread), or the error that refuses them. */
+function clientParams(req: Request, streamed: WeakSet<Request>): { query: ClientParams; body: ClientParams } | RestError {
+  try {
+    const query = clientInput(req.query, 'query');
+    const body = streamed.has(req) ? Object.create(null) : clientInput(req.body, req.is('json') ? 'json' : 'form');
+    return { query, body };
+  } catch (error) {
+    if (!(error instanceof RestError)) throw error;
+    return error;
   }
+}
 
-  async function answerCached(req: Request, res: Response, result: RestResult, etag: string): Promise<void> {
-    if (ifNoneMatchHits(req.get('If-None-Match'), etag)) {
-      res.status(304).setHeader('ETag', etag);
-      res.end();
-      return;
-    }
-    await writeResult(req, res, { ...result, headers: { ...result.headers, ETag: etag } }, ANONYMOUS);
+/** Whether `_jsonp` names a callback WordPress refuses; if so, the refusal is answered, as JavaScript. */
+function refusedCallback(callback: unknown, res: Response): boolean {
+  if (typeof callback !== 'string' || callback === '' || JSONP_CALLBACK.test(callback)) return false;
+  const { code, message } = new InvalidCallback();
+  res.status(400).setHeader('Content-Type', 'application/javascript; charset=UTF-8');
+  res.end(JSON.stringify({ code, message }));
+  return true;
+}
+
+/** The caller the request's credentials name (anonymous without any), or the error that refuses them. */
+async function callerOf<D>(options: HttpOptions<D>, req: Request, headers: Record<string, string | undefined>, nonceParam: unknown): Promise<RestUser | RestError> {
+  try {
+    return await options.authenticate({ headers, ip: req.ip ?? '', nonce: nonceOf(headers['x-wp-nonce'], nonceParam) });
+  } catch (error) {
+    if (!(error instanceof RestError)) throw error;
+    return error;
   }
+}
 
-  app.use(API_PREFIX, apiRouter((req) => safeDecode(req.path)));
-  const restRouteApi = apiRouter((req) => String(req.query.rest_route));
-  app.use((req, res, next) => (req.query.rest_route === undefined ? next() : restRouteApi(req, res, next)));
+/**
+ * Counts a request to a live endpoint among those held open until its response closes; the error
+ * that refuses it when its client, or the process, holds as many as it may.
+ */
+function enterLiveRequest(liveRequests: LiveRequests, req: Request, res: Response): RestError | undefined {
+  const entry = liveRequests.enter(req.ip ?? '');
+  if ('refused' in entry) {
+    const data = { retry_after: RETRY_AFTER_LIVE };
+    return entry.refused === 'client' ? new TooManyLiveRequests(data) : new LiveRequestsFull(data);
+  }
+  // The response closes when it was written whole or when the client went, whichever ends it.
+  res.once('close', entry.leave);
+  return undefined;
+}
 
-  for (const router of options.siteRoutes ?? []) app.use((req, res, next) => asServiceWork('request', () => router(req, res, next)));
-
-  app.get('/', (_req, res) => {
-    res
-      .type('html')
-      .send(
-        `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(options.siteName)}</title>` +
-          `<link rel="https://api.w.org/" href="${apiRoot}/"></head>` +
-          `<body><h1>${escapeHtml(options.siteName)}</h1><p>API: <a href="${apiRoot}/">${apiRoot}/</a></p></body></html>`,
+/**
+ * Serves the request, through the kept answers of idempotent writes when it carries an
+ * `Idempotency-Key`, and keeps the answer of an anonymous read under `key` (while it is computed,
+ * the same reads wait for it).
+ */
+async function serveAndKeep<D>(api: ApiContext<D>, req: Request, incoming: IncomingRequest, key: string | undefined, idempotencyKey: string | undefined): Promise<RestResult> {
+  const { options, apiRoot } = api;
+  const { cache, server } = options;
+  const startedAt = cache?.current ?? 0;
+  const computed = cache && key !== undefined ? cache.startComputing(key) : undefined;
+  try {
+    const result = idempotencyKey === undefined || !options.idempotency
+      ? await server.serve(incoming, apiRoot)
+      : await options.idempotency.serve(
+        {
+          key: idempotencyKey,
+          user: incoming.user.id,
+          method: incoming.method,
+          path: normalizePath(incoming.path),
+          query: incoming.query,
+          body: incoming.body,
+          files: incoming.files,
+          ...(api.streamed.has(req) ? { streamedBody: streamedBodyOf(incoming.headers) } : {}),
+        },
+        () => server.serve(incoming, apiRoot),
+        (event) => answerFromItem(api, incoming, event),
       );
-  });
-  app.use((_req, res) => {
-    res.status(404).type('text/plain').send('Not found');
-  });
-  return app;
+    // A streamed list is written as it is made: there is no whole answer to keep.
+    if (cache && key !== undefined && result.status === 200 && !result.stream && !result.events && !holdsStreamedList(result.body)) {
+      result.headers = { ...result.headers, ETag: cache.store(key, startedAt, result, JSON.stringify(result.body) ?? 'null') };
+    }
+    return result;
+  } finally {
+    computed?.();
+  }
+}
+
+/**
+ * The answer to a write whose own answer was never recorded, from what it stored: its first
+ * event's item as it is now, read as the caller (in `edit` context, as writes answer), 201 with
+ * its `Location` when the event created it. Undefined when no item route answers for it.
+ */
+async function answerFromItem<D>(api: ApiContext<D>, incoming: IncomingRequest, event: { stream: number; type: string; seq: number }): Promise<RestResult | undefined> {
+  const { apiRoot } = api;
+  const route = normalizePath(incoming.path);
+  const created = event.type === 'created' && event.seq === 1;
+  const itemRoute = created && !route.endsWith(`/${event.stream}`) ? `${route}/${event.stream}` : route;
+  const query: ClientParams = Object.create(null);
+  for (const name of ['_fields', '_embed', '_envelope', 'context'] as const) if (incoming.query[name] !== undefined) query[name] = incoming.query[name];
+  query.context ??= 'edit';
+  const answer = await api.options.server.serve({ ...incoming, method: 'GET', path: itemRoute, query, body: Object.create(null), files: [], stream: undefined, answersWrite: true }, apiRoot);
+  if (answer.status !== 200 || answer.stream || answer.events || holdsStreamedList(answer.body) || Array.isArray(answer.body)) return undefined;
+  if (!created) return answer;
+  return { ...answer, status: 201, headers: { ...answer.headers, Location: `${apiRoot}${itemRoute}` } };
+}
+
+async function answerCached(req: Request, res: Response, result: RestResult, etag: string): Promise<void> {
+  if (ifNoneMatchHits(req.get('If-None-Match'), etag)) {
+    res.status(304).setHeader('ETag', etag);
+    res.end();
+    return;
+  }
+  await writeResult(req, res, { ...result, headers: { ...result.headers, ETag: etag } }, ANONYMOUS);
+}
+
+/** The site's home page: its name, and a link to the API that WordPress clients discover it by. */
+function homePage(siteName: string, apiRoot: string): string {
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(siteName)}</title>` +
+    `<link rel="https://api.w.org/" href="${apiRoot}/"></head>` +
+    `<body><h1>${escapeHtml(siteName)}</h1><p>API: <a href="${apiRoot}/">${apiRoot}/</a></p></body></html>`
+  );
 }
 
 /**
