@@ -294,19 +294,22 @@ export async function oncePerDatabase(db: Db, name: string, work: () => Promise<
 
 /**
  * The last seq and type of every stream with an event after `position`, and the position the log
- * was read through: a gap-free prefix (`readPositions` waits out or voids an append in flight), so
- * every event not seen lands above it.
+ * was read through: the end of its gap-free prefix, so every event not seen lands above it. A
+ * missing position (an append in flight, or one a crash left) is neither waited for nor voided:
+ * start-up would wait on each; the events past it are read all the same, and the next heal
+ * starts below it again.
  */
 async function streamsAppendedAfter(log: ChangeLog, position: number): Promise<{ last: Map<number, LastEvent>; through: number }> {
   const last = new Map<number, LastEvent>();
-  let through = position;
-  for (;;) {
-    const page = await log.readPositions(through, HEAL_PAGE, { outline: true });
+  let through: number | undefined;
+  for (let after = position; ; ) {
+    const page = await log.readPositions(after, HEAL_PAGE, { outline: true, waitForGaps: false });
     for (const event of page.events) {
       if ((last.get(event.stream)?.seq ?? 0) < event.seq) last.set(event.stream, { seq: event.seq, type: event.type, streamType: event.streamType });
     }
-    if (page.through <= through) return { last, through };
-    through = page.through;
+    if (through === undefined && page.through < page.highest) through = page.through;
+    if (page.highest <= after) return { last, through: through ?? after };
+    after = page.highest;
   }
 }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resources } from '../../src/resources/index.js';
 import { postsCollection, revisionsCollection, type PostDoc, type RevisionDoc } from '../../src/resources/posts/post.model.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
-import { atPosition, changeLog } from '../../src/store/change-log.js';
+import { atPosition, changeLog, eventBlock } from '../../src/store/change-log.js';
 import { oweErasure } from '../../src/store/erasure.js';
 import { healProjections, rebuildProjections } from '../../src/store/projections.js';
 import { autosaveItem, autosavesOf, createItem, deleteItem, deleteRevisionOf, restoreRevisionOf, revisionsOf, updateItem, type Headers } from '../support/http-posts.js';
@@ -235,6 +235,22 @@ describe('the change log and its projections', () => {
     await db().collection('checkpoints').deleteMany({});
     await (await startServiceOn(app.databaseName)).stop();
     expect((await posts.findOne({ _id: below.id }))!.title).toBe('Below, healed');
+  });
+
+  it('heals past a missing position without waiting for it, and the next start reads from below it again', async () => {
+    const item = await createItem(app, { title: 'Past a gap' });
+    const gap = await log().firstFreePosition();
+    // An append a crash left at the position after the gap, unprojected: the gap is an append that never came.
+    await db().collection('events').insertOne({
+      stream: item.id, streamType: 'post', seq: 2, block: eventBlock(item.id, 2), ...atPosition(gap + 1),
+      type: 'updated', at: app.deps.clock(), actor: 1, data: JSON.stringify({ changes: { title: 'Past a gap, healed' } }),
+    });
+    await (await startServiceOn(app.databaseName)).stop();
+    expect((await postsCollection(db()).findOne({ _id: item.id }))!.title).toBe('Past a gap, healed');
+    // Neither waited for nor voided (a reader that waits does that), and the checkpoint stays below it.
+    expect(await db().collection('events').findOne({ position: gap })).toBeNull();
+    expect((await checkpoints().findOne({ _id: 'projections' }))!.position).toBe(gap - 1);
+    await log().readPositions(gap - 1, 2, { gapWaitMs: 0 });
   });
 
   it('heals after a start recorded only its time (before heals kept a position) from that time, less a margin', async () => {
