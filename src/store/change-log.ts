@@ -462,6 +462,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
     rows.forEach((row, offset) => Object.assign(row, atPosition(first + offset)));
     const sentAt = performance.now();
     let stored = 0;
+    let positionLosses = 0;
     while (stored < rows.length) {
       const rest = rows.slice(stored);
       try {
@@ -494,7 +495,7 @@ export function changeLog(db: Db, options: ChangeLogOptions = {}) {
           abandon(rows.slice(stored).map((row) => row.position!));
           break;
         }
-        const next = await clock.replace(rows.length - stored, refused.position!);
+        const next = await clock.replace(rows.length - stored, refused.position!, ++positionLosses);
         rows.slice(stored).forEach((row, offset) => Object.assign(row, atPosition(next + offset)));
       }
     }

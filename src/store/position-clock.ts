@@ -10,8 +10,11 @@ import { siteChanges } from './site-changes.js';
 export interface PositionClock {
   /** `count` consecutive positions above `floor` (the stream's previous event): the first of them. */
   reserve(count: number, floor: number): Promise<number>;
-  /** `count` positions that replace a run refused at `position` (another writer, or a reader's void, took it): the first of them. */
-  replace(count: number, position: number): Promise<number>;
+  /**
+   * `count` positions that replace a run refused at `position` (another writer, or a reader's
+   * void, took it): the first of them. `losses`: how many times the append has lost so far.
+   */
+  replace(count: number, position: number, losses: number): Promise<number>;
 }
 
 /**
@@ -139,10 +142,19 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>):
       return first;
     },
 
-    async replace(count, position) {
+    async replace(count, position, losses) {
       share();
-      // Looked up by key, not taken from the counter: a counter behind the log would hand out
-      // taken positions one after another. The counter is then raised past the run.
+      if (losses === 1 && !state.counterBehind) {
+        // Most often two processes got one value from a counter whose `$inc` is not atomic: the
+        // counter has moved on since.
+        const first = await fromCounter(count);
+        if (first > position) {
+          handedOut(first + count - 1);
+          return first;
+        }
+      }
+      // Looked up by key: a counter behind the log would hand out taken positions one after
+      // another. The counter is then raised past the run.
       const first = await firstFreeAfter(Math.max(position, state.last ?? 0));
       await raiseCounter(first + count - 1);
       state.counterBehind = false;
