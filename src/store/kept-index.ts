@@ -136,8 +136,8 @@ export interface KeptIndex {
   reset(db: Db): Promise<void>;
 }
 
-export function keptIndex(spec: KeptIndexSpec): KeptIndex {
-  const kept = new Set(['_id', 'version', ...spec.fields]);
+/** One process's copies of the index (one per database): their entries, read whole or one by one, and the reread token. */
+function keptCopies(spec: KeptIndexSpec, kept: ReadonlySet<string>) {
   const projection = Object.fromEntries([...kept].map((field) => [field, 1]));
   const isHeld = sift(spec.holds as never) as (doc: unknown) => boolean;
   const copies = new WeakMap<Db, Copy>();
@@ -165,21 +165,6 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
     const entry = toEntry(doc);
     if (current?.version !== undefined && entry.version !== undefined && current.version > entry.version) return;
     copy.entries.set(id, entry);
-  }
-
-  /** The ids a list matches, in its order: computed from the entries, or kept from the last time while nothing changed. */
-  function ordered(copy: Copy, entries: Map<number, Entry>, filter: object, sort: Sort): number[] {
-    const key = JSON.stringify([filter, sort]);
-    const kept = copy.orders.get(key);
-    if (kept && kept.generation === copy.generation) return kept.ids;
-    const matches = sift(filter as never) as (entry: Entry) => boolean;
-    const found = [...entries.values()].filter(matches);
-    found.sort(comparator(sort as Record<string, 1 | -1>));
-    const ids = found.map((entry) => entry._id);
-    copy.orders.delete(key);
-    copy.orders.set(key, { generation: copy.generation, ids });
-    if (copy.orders.size > KEPT_ORDERS) copy.orders.delete(copy.orders.keys().next().value!);
-    return ids;
   }
 
   const readToken = async (db: Db) => (await tokens(db).findOne({ _id: tokenKey(spec.name) }))?.token ?? null;
@@ -213,6 +198,13 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
     copy.through = Math.max(0, head - FIRST_READ_OVERLAP);
     copy.gap = null;
   }
+
+  return { projection, copyOf, put, readToken, moveToken, readAll };
+}
+
+/** Keeps a copy current by following the change log by position (see `KeptIndexSpec`). */
+function keptFollowing(spec: KeptIndexSpec, copies: ReturnType<typeof keptCopies>) {
+  const { projection, copyOf, put, readToken, readAll } = copies;
 
   const holdsStream = (event: StoredEvent) => event.streamType === undefined || spec.streamTypes.includes(event.streamType);
   const reached = (doc: Document | null, wanted: Awaited) => wanted.seq === 0 || (doc ? ((doc.version as number | undefined) ?? 0) >= wanted.seq : wanted.ends);
@@ -278,6 +270,30 @@ export function keptIndex(spec: KeptIndexSpec): KeptIndex {
     }
     return copy.entries;
   }
+
+  return { current };
+}
+
+/** The ids a list matches, in its order: computed from the entries, or kept from the last time while nothing changed. */
+function ordered(copy: Copy, entries: Map<number, Entry>, filter: object, sort: Sort): number[] {
+  const key = JSON.stringify([filter, sort]);
+  const kept = copy.orders.get(key);
+  if (kept && kept.generation === copy.generation) return kept.ids;
+  const matches = sift(filter as never) as (entry: Entry) => boolean;
+  const found = [...entries.values()].filter(matches);
+  found.sort(comparator(sort as Record<string, 1 | -1>));
+  const ids = found.map((entry) => entry._id);
+  copy.orders.delete(key);
+  copy.orders.set(key, { generation: copy.generation, ids });
+  if (copy.orders.size > KEPT_ORDERS) copy.orders.delete(copy.orders.keys().next().value!);
+  return ids;
+}
+
+export function keptIndex(spec: KeptIndexSpec): KeptIndex {
+  const kept = new Set(['_id', 'version', ...spec.fields]);
+  const copies = keptCopies(spec, kept);
+  const { copyOf, put, moveToken } = copies;
+  const { current } = keptFollowing(spec, copies);
 
   const servedFields = (fields: Iterable<string>) => [...fields].every((field) => kept.has(field.split('.')[0]));
 

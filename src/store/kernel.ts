@@ -294,6 +294,122 @@ interface Decided {
   documents: object[];
 }
 
+/** The item a batch writes, and the dependencies of its first command. */
+interface BatchItem {
+  deps: KernelDeps;
+  type: HistoryType<Versioned>;
+  id: number;
+}
+
+/** What one round decided: each command's step, the events in order, and what waits for the next round. */
+interface Round {
+  steps: Step[];
+  decided: Decided[];
+  /** The state the last decided command leaves. */
+  current: Versioned;
+  later: QueuedCommand[];
+  /** The erasure owed by the round's last event, if it erases content. */
+  erasure?: string;
+  /** A precondition failed on a state this process last left: the item is read again first. */
+  stale: boolean;
+}
+
+/**
+ * Decides `open` in turn on the state each leaves, from `base` (`fresh`: as read now). A command
+ * whose event erases content, or one after it, waits for the next round (`later`).
+ */
+async function decideRound({ deps, type, id }: BatchItem, open: QueuedCommand[], base: Versioned, fresh: boolean): Promise<Round> {
+  const { db } = deps.store;
+  const steps: Step[] = [];
+  const decided: Decided[] = [];
+  let current = base;
+  let earlier: object[] = [];
+  let later: QueuedCommand[] = [];
+  let erasure: string | undefined;
+  let stale = false;
+  for (const [index, command] of open.entries()) {
+    const after = decided.length;
+    try {
+      if (command.options.precondition && !command.options.precondition(type.etag(current))) {
+        // Refused only on the item as read now, not as this process last left it.
+        if (!fresh && after === 0) {
+          later = open.slice(index);
+          stale = true;
+          break;
+        }
+        steps.push({ command, after, error: new PreconditionFailedError() });
+        continue;
+      }
+      const decision = await command.decide(current, earlier);
+      if (!decision) {
+        steps.push({ command, after, result: { state: current, event: null, documents: [] } });
+        continue;
+      }
+      if (decision.erase && after > 0) {
+        later = open.slice(index);
+        break;
+      }
+      const event: NewEvent = { stream: id, streamType: type.streamTypeOf(current), type: decision.type, at: command.deps.clock(), actor: command.actor, data: decision.data as Record<string, unknown>, ...(command.claim ? { claim: command.claim } : {}) };
+      const { state: folded, documents } = prove(type, current, { ...event, seq: current.version + 1 } as StoredEvent);
+      // An erasure is owed before the append, so that a crash after it leaves the debt for start-up.
+      if (decision.erase) {
+        erasure = await oweErasure(db, { stream: id, seq: current.version + 1, erasure: decision.erase, contentFields: type.contentFields, blank: type.blank });
+        if (erasure) event.erasure = erasure;
+      }
+      steps.push({ command, after, event: decided.length });
+      decided.push({ event, folded, documents });
+      if (decision.erase || !folded) {
+        later = open.slice(index + 1);
+        break;
+      }
+      current = folded;
+      earlier = [...earlier, ...documents];
+    } catch (error) {
+      steps.push({ command, after, error });
+    }
+  }
+  return { steps, decided, current, later, erasure, stale };
+}
+
+/**
+ * After a round's append: the states the stored events leave, the read model projected, the
+ * erasure settled or forgotten, and the commands answered whose events were stored, and those
+ * decided before them. Returns the commands to decide again.
+ */
+async function answerRound({ deps, type, id }: BatchItem, { steps, decided, erasure }: Round, base: Versioned, stored: StoredEvent[]): Promise<QueuedCommand[]> {
+  const { db } = deps.store;
+  const committed = stored.length;
+  // The decisions were folded before their events had a place on the clock: the states the
+  // stored events leave hold it (the list index is told of them, and as-of reads rely on it).
+  let placed: Versioned | null = base;
+  for (let index = 0; index < committed && placed; index++) {
+    placed = type.fold(placed, stored[index]).state;
+    decided[index].folded = placed;
+  }
+  if (erasure && committed < decided.length) await forgetErasure(db, erasure).catch(() => {});
+
+  let finished: Promise<void> = Promise.resolve();
+  if (committed) {
+    const last = decided[committed - 1].folded;
+    await projectRun(deps, type, stored, base);
+    if (erasure && committed === decided.length) {
+      // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
+      await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq: stored.at(-1)!.seq, err: error }, 'erasing content failed; start-up finishes it'));
+    }
+    // Outside the item's queue: the next batch need not wait for these.
+    finished = afterCommit(deps, type, stored.at(-1)!, last);
+  }
+  const retry: QueuedCommand[] = [];
+  for (const step of steps) {
+    if ('event' in step && step.event < committed) {
+      const { folded, documents } = decided[step.event];
+      void finished.then(() => step.command.resolve({ state: folded, event: stored[step.event], documents }));
+    } else if (!('event' in step) && step.after <= committed) settle(step);
+    else retry.push(step.command);
+  }
+  return retry;
+}
+
 /**
  * Decides and commits `commands`, round after round, settling each command once. A round
  * decides them in turn on the state each leaves (a command whose event erases content, or one
@@ -302,6 +418,7 @@ interface Decided {
  */
 async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<void> {
   const { deps, type, id } = commands[0];
+  const item: BatchItem = { deps, type, id };
   const { db } = deps.store;
   const log = changeLog(db);
   const known = queue.left?.type === type ? queue.left.state : commands[0].options.current;
@@ -321,53 +438,9 @@ async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<vo
       fresh = true;
     }
     const base: Versioned = state;
-    const steps: Step[] = [];
-    const decided: Decided[] = [];
-    let current = base;
-    let earlier: object[] = [];
-    let later: QueuedCommand[] = [];
-    let erasure: string | undefined;
-    for (const [index, command] of open.entries()) {
-      const after = decided.length;
-      try {
-        if (command.options.precondition && !command.options.precondition(type.etag(current))) {
-          // Refused only on the item as read now, not as this process last left it.
-          if (!fresh && after === 0) {
-            later = open.slice(index);
-            state = undefined;
-            break;
-          }
-          steps.push({ command, after, error: new PreconditionFailedError() });
-          continue;
-        }
-        const decision = await command.decide(current, earlier);
-        if (!decision) {
-          steps.push({ command, after, result: { state: current, event: null, documents: [] } });
-          continue;
-        }
-        if (decision.erase && after > 0) {
-          later = open.slice(index);
-          break;
-        }
-        const event: NewEvent = { stream: id, streamType: type.streamTypeOf(current), type: decision.type, at: command.deps.clock(), actor: command.actor, data: decision.data as Record<string, unknown>, ...(command.claim ? { claim: command.claim } : {}) };
-        const { state: folded, documents } = prove(type, current, { ...event, seq: current.version + 1 } as StoredEvent);
-        // An erasure is owed before the append, so that a crash after it leaves the debt for start-up.
-        if (decision.erase) {
-          erasure = await oweErasure(db, { stream: id, seq: current.version + 1, erasure: decision.erase, contentFields: type.contentFields, blank: type.blank });
-          if (erasure) event.erasure = erasure;
-        }
-        steps.push({ command, after, event: decided.length });
-        decided.push({ event, folded, documents });
-        if (decision.erase || !folded) {
-          later = open.slice(index + 1);
-          break;
-        }
-        current = folded;
-        earlier = [...earlier, ...documents];
-      } catch (error) {
-        steps.push({ command, after, error });
-      }
-    }
+    const round = await decideRound(item, open, base, fresh);
+    const { steps, decided, current, later } = round;
+    if (round.stale) state = undefined;
 
     let stored: StoredEvent[] = [];
     if (decided.length) {
@@ -384,34 +457,7 @@ async function runBatch(commands: QueuedCommand[], queue: ItemQueue): Promise<vo
       }
     }
     const committed = stored.length;
-    // The decisions were folded before their events had a place on the clock: the states the
-    // stored events leave hold it (the list index is told of them, and as-of reads rely on it).
-    let placed: Versioned | null = base;
-    for (let index = 0; index < committed && placed; index++) {
-      placed = type.fold(placed, stored[index]).state;
-      decided[index].folded = placed;
-    }
-    if (erasure && committed < decided.length) await forgetErasure(db, erasure).catch(() => {});
-
-    let finished: Promise<void> = Promise.resolve();
-    if (committed) {
-      const last = decided[committed - 1].folded;
-      await projectRun(deps, type, stored, base);
-      if (erasure && committed === decided.length) {
-        // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
-        await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq: stored.at(-1)!.seq, err: error }, 'erasing content failed; start-up finishes it'));
-      }
-      // Outside the item's queue: the next batch need not wait for these.
-      finished = afterCommit(deps, type, stored.at(-1)!, last);
-    }
-    const retry: QueuedCommand[] = [];
-    for (const step of steps) {
-      if ('event' in step && step.event < committed) {
-        const { folded, documents } = decided[step.event];
-        void finished.then(() => step.command.resolve({ state: folded, event: stored[step.event], documents }));
-      } else if (!('event' in step) && step.after <= committed) settle(step);
-      else retry.push(step.command);
-    }
+    const retry = await answerRound(item, round, base, stored);
     open = [...retry, ...later];
     if (committed < decided.length) {
       if (++losses >= MAX_ATTEMPTS) {
