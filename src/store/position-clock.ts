@@ -64,8 +64,35 @@ export function positionClock(db: Db, firstFreeAfter: (from: number) => Promise<
   return clock;
 }
 
-function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>): PositionClock {
+/** The shared counter's two steps: raising it past positions taken, and taking a run from it. */
+function positionCounter(db: Db, firstFreeAfter: (from: number) => Promise<number>) {
   const counters = db.collection<PositionCounter>('counters');
+
+  /** Raises the counter to at least `last`: a counter behind the log hands out only taken positions. */
+  async function raise(last: number): Promise<void> {
+    try {
+      await counters.insertOne({ _id: COUNTER_ID, last });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      await counters.updateOne({ _id: COUNTER_ID }, { $max: { last } });
+    }
+  }
+
+  /** `count` positions from the counter, above `known` (what this process handed out or learned): the first of them. */
+  async function take(count: number, known: number): Promise<number> {
+    const counter = await counters.findOneAndUpdate({ _id: COUNTER_ID }, { $inc: { last: count } }, { returnDocument: 'after' });
+    if (counter) return counter.last - count + 1;
+    // Never raised (a database from before the counter): it starts at the log's head.
+    const head = await firstFreeAfter(known);
+    await raise(head + count - 1);
+    return head;
+  }
+
+  return { raise, take };
+}
+
+function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>): PositionClock {
+  const counter = positionCounter(db, firstFreeAfter);
   const state: ClockState = { sharedUntil: 0, counterBehind: false };
   const shared = () => state.sharedUntil > performance.now();
   const share = () => {
@@ -85,31 +112,11 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>):
     },
   });
 
-  /** Raises the counter to at least `last`: a counter behind the log hands out only taken positions. */
-  async function raiseCounter(last: number): Promise<void> {
-    try {
-      await counters.insertOne({ _id: COUNTER_ID, last });
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-      await counters.updateOne({ _id: COUNTER_ID }, { $max: { last } });
-    }
-  }
-
-  /** `count` positions from the counter: the first of them. */
-  async function fromCounter(count: number): Promise<number> {
-    const counter = await counters.findOneAndUpdate({ _id: COUNTER_ID }, { $inc: { last: count } }, { returnDocument: 'after' });
-    if (counter) return counter.last - count + 1;
-    // Never raised (a database from before the counter): it starts at the log's head.
-    const head = await firstFreeAfter(Math.max(state.last ?? 0, 0));
-    await raiseCounter(head + count - 1);
-    return head;
-  }
-
   /** Looked up once per process; a lookup the database failed is tried again by the next append. */
   async function start(): Promise<void> {
     state.starting ??= (async () => {
       const head = await firstFreeAfter(0);
-      await raiseCounter(head - 1);
+      await counter.raise(head - 1);
       return head;
     })().catch((error: unknown) => {
       state.starting = undefined;
@@ -129,14 +136,14 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>):
         if (state.counterBehind) {
           // What this process took alone, and what it learned others took, goes under the counter's next run.
           state.counterBehind = false;
-          await raiseCounter(state.last!);
+          await counter.raise(state.last!);
         }
-        first = await fromCounter(count);
+        first = await counter.take(count, state.last!);
       }
       if (first <= floor) {
         first = floor + 1;
         // The counter is behind this stream's last event: raised, so that the next run from it is not taken too.
-        if (shared()) await raiseCounter(first + count - 1);
+        if (shared()) await counter.raise(first + count - 1);
       }
       handedOut(first + count - 1);
       return first;
@@ -147,7 +154,7 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>):
       if (losses === 1 && !state.counterBehind) {
         // Most often two processes got one value from a counter whose `$inc` is not atomic: the
         // counter has moved on since.
-        const first = await fromCounter(count);
+        const first = await counter.take(count, state.last ?? 0);
         if (first > position) {
           handedOut(first + count - 1);
           return first;
@@ -156,7 +163,7 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>):
       // Looked up by key: a counter behind the log would hand out taken positions one after
       // another. The counter is then raised past the run.
       const first = await firstFreeAfter(Math.max(position, state.last ?? 0));
-      await raiseCounter(first + count - 1);
+      await counter.raise(first + count - 1);
       state.counterBehind = false;
       handedOut(first + count - 1);
       return first;
