@@ -73,7 +73,15 @@ function appendPositions(db: Db, events: Collection<EventRow>) {
    * it is safe, since no reader has gone past a free position (see `readPositions`).
    */
   const firstFreeAfter = (from: number): Promise<number> => firstFree(from, taken);
-  const clock = positionClock(db, firstFreeAfter);
+  /**
+   * Positions this process reserved and will not fill (its append lost the race): voided at once,
+   * so that readers need not wait them out. A reader voids them anyway if this fails.
+   */
+  const abandon = (positions: number[]) => {
+    if (positions.length) void events.insertMany(positions.map((position) => voidRow(position, new Date())), { ordered: false }).catch(() => {});
+  };
+
+  const clock = positionClock(db, firstFreeAfter, abandon);
 
   /**
    * The position of the stream's event `seq` (the one an append follows): what the append must go
@@ -90,14 +98,6 @@ function appendPositions(db: Db, events: Collection<EventRow>) {
   const remember = (stream: number, seq: number, position: number) => {
     if (streams.size >= STREAM_CACHE_SIZE) streams.delete(streams.keys().next().value!);
     streams.set(stream, { seq, position });
-  };
-
-  /**
-   * Positions this process reserved and will not fill (its append lost the race): voided at once,
-   * so that readers need not wait them out. A reader voids them anyway if this fails.
-   */
-  const abandon = (positions: number[]) => {
-    if (positions.length) void events.insertMany(positions.map((position) => voidRow(position, new Date())), { ordered: false }).catch(() => {});
   };
 
   return { firstFreeAfter, clock, positionOf, remember, abandon };
@@ -175,7 +175,15 @@ async function insertRun<D>(appending: Appending, run: NewEvent<D>[], expectedVe
         abandon(rows.slice(stored).map((row) => row.position!));
         break;
       }
-      const next = await clock.replace(rows.length - stored, refused.position!, ++positionLosses);
+      let next: number;
+      try {
+        next = await clock.replace(rows.length - stored, refused.position!, ++positionLosses);
+      } catch (replaceError) {
+        // The prefix stored stands and is answered; its commands must not be answered an error.
+        abandon(rows.slice(stored + 1).map((row) => row.position!));
+        if (stored === 0) throw replaceError;
+        break;
+      }
       rows.slice(stored).forEach((row, offset) => Object.assign(row, atPosition(next + offset)));
     }
   }

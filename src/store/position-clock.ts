@@ -49,6 +49,9 @@ interface ClockState {
 
 const clocks = new WeakMap<Db, PositionClock>();
 
+/** `count` consecutive positions from `first`. */
+const run = (first: number, count: number) => Array.from({ length: count }, (_, offset) => first + offset);
+
 /**
  * The one clock of a database handle. `firstFreeAfter`: the first position after a taken one
  * (or 0) no row holds, by key (`first-free.ts`).
@@ -58,9 +61,9 @@ const clocks = new WeakMap<Db, PositionClock>();
  * then takes its run from the shared counter (one `$inc`), which costs less than probing the
  * log's head by key before each append and still losing the race half the time.
  */
-export function positionClock(db: Db, firstFreeAfter: (from: number) => Promise<number>): PositionClock {
+export function positionClock(db: Db, firstFreeAfter: (from: number) => Promise<number>, abandon: (positions: number[]) => void): PositionClock {
   let clock = clocks.get(db);
-  if (!clock) clocks.set(db, (clock = createClock(db, firstFreeAfter)));
+  if (!clock) clocks.set(db, (clock = createClock(db, firstFreeAfter, abandon)));
   return clock;
 }
 
@@ -91,7 +94,7 @@ function positionCounter(db: Db, firstFreeAfter: (from: number) => Promise<numbe
   return { raise, take };
 }
 
-function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>): PositionClock {
+function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>, abandon: (positions: number[]) => void): PositionClock {
   const counter = positionCounter(db, firstFreeAfter);
   const state: ClockState = { sharedUntil: 0, counterBehind: false };
   const shared = () => state.sharedUntil > performance.now();
@@ -128,22 +131,28 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>):
   return {
     async reserve(count, floor) {
       if (state.last === undefined) await start();
+      const fromCounter = shared();
       let first: number;
-      if (!shared()) {
+      if (!fromCounter) {
         first = state.last! + 1;
         state.counterBehind = true;
       } else {
         if (state.counterBehind) {
           // What this process took alone, and what it learned others took, goes under the counter's next run.
-          state.counterBehind = false;
           await counter.raise(state.last!);
+          state.counterBehind = false;
         }
         first = await counter.take(count, state.last!);
       }
       if (first <= floor) {
+        if (fromCounter) {
+          // The counter is behind this stream's last event. What it handed out there goes unfilled
+          // (voided, so that readers need not wait it out), and it is raised past the run, so that
+          // its next run is not taken too.
+          abandon(run(first, Math.min(count, floor - first + 1)));
+          await counter.raise(floor + count);
+        }
         first = floor + 1;
-        // The counter is behind this stream's last event: raised, so that the next run from it is not taken too.
-        if (shared()) await counter.raise(first + count - 1);
       }
       handedOut(first + count - 1);
       return first;
@@ -159,6 +168,7 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>):
           handedOut(first + count - 1);
           return first;
         }
+        abandon(run(first, count));
       }
       // Looked up by key: a counter behind the log would hand out taken positions one after
       // another. The counter is then raised past the run.
