@@ -20,6 +20,14 @@ export interface LastEvent {
   streamType?: string;
 }
 
+/**
+ * Keeps `event` as its stream's last in `last` when it comes after the one kept. Voided positions
+ * (stream 0) are no item's events.
+ */
+export function keepLatest(last: Map<number, LastEvent>, event: LastEvent & { stream: number }): void {
+  if (event.stream > 0 && (last.get(event.stream)?.seq ?? 0) < event.seq) last.set(event.stream, { seq: event.seq, type: event.type, streamType: event.streamType });
+}
+
 export interface ScanOptions {
   streams?: number[];
   since?: Date;
@@ -67,10 +75,7 @@ function storedRange(scan: ScanOptions): string[] {
 async function lastEventsSince(events: Collection<EventRow>, since: Date): Promise<Map<number, LastEvent>> {
   const last = new Map<number, LastEvent>();
   const rows = events.find({ at: { $gte: since } }, { projection: { stream: 1, streamType: 1, seq: 1, type: 1 } }).sort({ at: 1, stream: 1, seq: 1 });
-  for await (const row of rows) {
-    if (row.stream <= 0) continue;
-    if ((last.get(row.stream)?.seq ?? 0) < row.seq) last.set(row.stream, { seq: row.seq, type: row.type, streamType: row.streamType });
-  }
+  for await (const row of rows) keepLatest(last, row);
   return last;
 }
 

@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { type ChangeLog, type LastEvent, type StoredEvent } from './change-log.js';
+import { type ChangeLog, keepLatest, type LastEvent, type StoredEvent } from './change-log.js';
 import { earliestRetainedPosition } from './change-feed.js';
 import { keptPerDatabase } from './site-changes.js';
 import { isDuplicateKey } from './mongo.js';
@@ -304,9 +304,7 @@ async function streamsAppendedAfter(log: ChangeLog, position: number): Promise<{
   let through: number | undefined;
   for (let after = position; ; ) {
     const page = await log.readPositions(after, HEAL_PAGE, { outline: true, waitForGaps: false });
-    for (const event of page.events) {
-      if ((last.get(event.stream)?.seq ?? 0) < event.seq) last.set(event.stream, { seq: event.seq, type: event.type, streamType: event.streamType });
-    }
+    for (const event of page.events) keepLatest(last, event);
     if (through === undefined && page.through < page.highest) through = page.through;
     if (page.highest <= after) return { last, through: through ?? after };
     after = page.highest;
@@ -340,6 +338,6 @@ export async function healFromCheckpoint(db: Db, log: ChangeLog, registry: Proje
 /** Each stream's later last event of the two maps. */
 function latestOf(one: Map<number, LastEvent>, other: Map<number, LastEvent>): Map<number, LastEvent> {
   const latest = new Map(one);
-  for (const [stream, event] of other) if ((latest.get(stream)?.seq ?? 0) < event.seq) latest.set(stream, event);
+  for (const [stream, event] of other) keepLatest(latest, { stream, ...event });
   return latest;
 }
