@@ -1,4 +1,4 @@
-import { type Db } from 'mongodb';
+import { type Db, type MongoBulkWriteError } from 'mongodb';
 import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
 import { firstFreeAfter as firstFree } from './first-free.js';
 import { siteChanges } from './site-changes.js';
@@ -41,22 +41,42 @@ class Unavailable {
 }
 
 /**
+ * How long a process that saw another claim ids (a claim refused, or a higher id announced) takes
+ * the sequences to be shared: it then claims a block of ids at a time.
+ */
+const SHARED_CLAIMS_MS = 30_000;
+/** How many ids one insert claims while the sequences are shared. */
+const CLAIM_BLOCK = 8;
+
+/**
  * Ids are claimed by inserting them: the unique `_id` index decides which writer gets a number,
  * which holds on any MongoDB-compatible server. (A `$inc` counter through `findOneAndUpdate` is
  * not atomic on FerretDB 1.24: concurrent callers received the same value.) Claims are never
  * removed, so trying one past the last id this process claimed is always safe; only when another
  * process took it is the first free one after it looked up, by key. Within a process claims
  * are made one at a time, so a burst of callers costs one insert each, not a race.
+ *
+ * A process alone claims one id per insert, so ids follow one another. Once another process
+ * claims too, each would try the id the other just took; a process then claims a block of ids
+ * per insert (DESIGN.md allows it) and hands them out from memory: ids from several processes
+ * interleave, and those a process never hands out are gaps, as deleted items leave.
  */
 export function sequences(db: Db): Sequences {
   const claims = db.collection<IdClaim>('id_claims');
   const last = new Map<SequenceName, number>();
+  const claimedAhead = new Map<SequenceName, number[]>(SEQUENCES.map((name) => [name, []]));
+  let sharedUntil = 0;
+  const share = () => {
+    sharedUntil = performance.now() + SHARED_CLAIMS_MS;
+  };
   // Processes claiming by turns would each try the id the other claimed last.
   for (const name of SEQUENCES) {
     siteChanges(db).shareHighest(`id_${name}`, {
       highest: () => last.get(name),
       learn: (highest) => {
-        if (last.has(name)) last.set(name, Math.max(last.get(name)!, highest));
+        if (!last.has(name) || highest <= last.get(name)!) return;
+        last.set(name, highest);
+        share();
       },
     });
   }
@@ -67,21 +87,39 @@ export function sequences(db: Db): Sequences {
   /** The first unclaimed id after `from` (taken, or 0), by key alone (`first-free.ts`). */
   const firstFreeAfter = (name: SequenceName, from: number): Promise<number> => firstFree(from, (id) => taken(name, id));
 
+  /** Claims `count` ids from `first` on in one ordered insert: how many of them, from `first`, are now this process's. */
+  const claimRun = async (name: SequenceName, first: number, count: number): Promise<number> => {
+    const keys = Array.from({ length: count }, (_, offset) => ({ _id: claimKey(name, first + offset) }));
+    try {
+      if (count === 1) await claims.insertOne(keys[0]);
+      else await claims.insertMany(keys, { ordered: true });
+      return count;
+    } catch (error) {
+      const refused = (error as MongoBulkWriteError).writeErrors;
+      const firstRefused = Array.isArray(refused) ? refused[0] : refused;
+      if (!isDuplicateKey(error) && !isDuplicateKey(firstRefused)) throw error;
+      // An ordered insert stops at its first refused row: the ones before it were stored.
+      return count === 1 ? 0 : (firstRefused?.index ?? 0);
+    }
+  };
 
   const claim = async (name: SequenceName): Promise<number> => {
+    const ahead = claimedAhead.get(name)!;
+    if (ahead.length) return ahead.shift()!;
     let id = last.has(name) ? last.get(name)! + 1 : await firstFreeAfter(name, 0);
     // Processes writing by turns take one id each between their claims: the next one is tried
     // at once, and only if it is taken too is the first free one looked up.
     let tries = 0;
     for (;;) {
-      try {
-        await claims.insertOne({ _id: claimKey(name, id) });
-        last.set(name, id);
+      const count = sharedUntil > performance.now() ? CLAIM_BLOCK : 1;
+      const claimed = await claimRun(name, id, count);
+      if (claimed > 0) {
+        last.set(name, Math.max(last.get(name) ?? 0, id + claimed - 1));
+        ahead.push(...Array.from({ length: claimed - 1 }, (_, offset) => id + 1 + offset));
         return id;
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-        id = ++tries === 1 ? id + 1 : await firstFreeAfter(name, id);
       }
+      share();
+      id = ++tries === 1 ? id + 1 : await firstFreeAfter(name, id);
     }
   };
 

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CommandStartedEvent } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openStore } from '../../src/store/mongo.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { sequences } from '../../src/store/sequences.js';
 
@@ -24,13 +26,31 @@ describe('id sequences', () => {
     expect(await app.deps.ids.next('user')).toBe(user + 1);
   });
 
-  it('never hand the same id to two processes claiming at once, and a starting process continues after the last claim', async () => {
-    // Each `sequences` remembers its own last claim, as each service process does.
-    const [first, second] = [sequences(app.deps.store.db), sequences(app.deps.store.db)];
-    const claimed = await Promise.all(Array.from({ length: 120 }, (_, i) => (i % 2 ? first : second).next('term')));
-    expect(new Set(claimed).size).toBe(120);
-    const highest = Math.max(...claimed);
-    expect(await sequences(app.deps.store.db).next('term')).toBe(highest + 1);
+  it('never hand the same id to two processes claiming at once, claim blocks once they race, and a starting process continues after the last claim', async () => {
+    // Two connections, each with its own `sequences`, as two service processes have.
+    const inserts = [0, 0];
+    const stores = await Promise.all(
+      [0, 1].map((process) =>
+        openStore(inject('mongodbUri'), {
+          databaseName: app.databaseName,
+          onCommand: (event: CommandStartedEvent) => {
+            if (event.commandName === 'insert' && event.command.insert === 'id_claims') inserts[process]++;
+          },
+        }),
+      ),
+    );
+    try {
+      const [first, second] = stores.map((store) => sequences(store.db));
+      const claimed = await Promise.all(Array.from({ length: 120 }, (_, i) => (i % 2 ? first : second).next('user')));
+      expect(new Set(claimed).size).toBe(120);
+      // One id per insert would be 120 inserts; once they race, each insert claims a block.
+      expect(inserts[0] + inserts[1]).toBeLessThan(60);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+    const claims = await app.deps.store.db.collection<{ _id: string }>('id_claims').find({ _id: { $regex: '^user:' } }).toArray();
+    const highestClaim = Math.max(...claims.map((claim) => Number(claim._id.slice('user:'.length))));
+    expect(await sequences(app.deps.store.db).next('user')).toBe(highestClaim + 1);
   });
 
   it('give concurrently created posts distinct ids over HTTP', async () => {
