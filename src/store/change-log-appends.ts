@@ -81,7 +81,7 @@ function appendPositions(db: Db, events: Collection<EventRow>) {
     if (positions.length) void events.insertMany(positions.map((position) => voidRow(position, new Date())), { ordered: false }).catch(() => {});
   };
 
-  const clock = positionClock(db, firstFreeAfter, abandon);
+  const clock = positionClock(db, firstFreeAfter);
 
   /**
    * The position of the stream's event `seq` (the one an append follows): what the append must go

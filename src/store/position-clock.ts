@@ -49,9 +49,6 @@ interface ClockState {
 
 const clocks = new WeakMap<Db, PositionClock>();
 
-/** `count` consecutive positions from `first`. */
-const run = (first: number, count: number) => Array.from({ length: count }, (_, offset) => first + offset);
-
 /**
  * The one clock of a database handle. `firstFreeAfter`: the first position after a taken one
  * (or 0) no row holds, by key (`first-free.ts`).
@@ -61,9 +58,9 @@ const run = (first: number, count: number) => Array.from({ length: count }, (_, 
  * then takes its run from the shared counter (one `$inc`), which costs less than probing the
  * log's head by key before each append and still losing the race half the time.
  */
-export function positionClock(db: Db, firstFreeAfter: (from: number) => Promise<number>, abandon: (positions: number[]) => void): PositionClock {
+export function positionClock(db: Db, firstFreeAfter: (from: number) => Promise<number>): PositionClock {
   let clock = clocks.get(db);
-  if (!clock) clocks.set(db, (clock = createClock(db, firstFreeAfter, abandon)));
+  if (!clock) clocks.set(db, (clock = createClock(db, firstFreeAfter)));
   return clock;
 }
 
@@ -94,7 +91,7 @@ function positionCounter(db: Db, firstFreeAfter: (from: number) => Promise<numbe
   return { raise, take };
 }
 
-function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>, abandon: (positions: number[]) => void): PositionClock {
+function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>): PositionClock {
   const counter = positionCounter(db, firstFreeAfter);
   const state: ClockState = { sharedUntil: 0, counterBehind: false };
   const shared = () => state.sharedUntil > performance.now();
@@ -145,13 +142,10 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>, 
         first = await counter.take(count, state.last!);
       }
       if (first <= floor) {
-        if (fromCounter) {
-          // The counter is behind this stream's last event. What it handed out there goes unfilled
-          // (voided, so that readers need not wait it out), and it is raised past the run, so that
-          // its next run is not taken too.
-          abandon(run(first, Math.min(count, floor - first + 1)));
-          await counter.raise(floor + count);
-        }
+        // The counter is behind this stream's last event: raised past the run, so that its next
+        // run is not taken too. What it handed out below is not voided: a counter behind the log
+        // hands out positions others took (or, on FerretDB, hands them to another process too).
+        if (fromCounter) await counter.raise(floor + count);
         first = floor + 1;
       }
       handedOut(first + count - 1);
@@ -168,7 +162,6 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>, 
           handedOut(first + count - 1);
           return first;
         }
-        abandon(run(first, count));
       }
       // Looked up by key: a counter behind the log would hand out taken positions one after
       // another. The counter is then raised past the run.
