@@ -43,8 +43,16 @@ describe('id sequences', () => {
       const [first, second] = stores.map((store) => sequences(store.db));
       const claimed = await Promise.all(Array.from({ length: 120 }, (_, i) => (i % 2 ? first : second).next('user')));
       expect(new Set(claimed).size).toBe(120);
-      // One id per insert would be 120 inserts; once they race, each insert claims a block.
-      expect(inserts[0] + inserts[1]).toBeLessThan(60);
+      // Claiming by turns, each would try the id the other just took: one id per insert would be
+      // at least 40 inserts. Once they have raced, each insert claims a block.
+      await first.next('user');
+      await second.next('user');
+      await first.next('user');
+      inserts.fill(0);
+      const byTurns: number[] = [];
+      for (let n = 0; n < 40; n++) byTurns.push(await (n % 2 ? first : second).next('user'));
+      expect(new Set([...claimed, ...byTurns]).size).toBe(160);
+      expect(inserts[0] + inserts[1]).toBeLessThan(30);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
