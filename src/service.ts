@@ -6,14 +6,15 @@ import { type Logger } from './logger.js';
 import { userAccounts } from './resources/users/index.js';
 import { indexesOf, siteHooksOf, type GeneratedAdministrator, type ResourceManifest } from './resources/manifest.js';
 import { ensureDeclaredIndexes } from './store/index-bridge.js';
-import { openStore, type StoreOptions } from './store/mongo.js';
+import { openStore, type Store, type StoreOptions } from './store/mongo.js';
 import { type PostgresConnection } from './store/postgresql.js';
 import { sequences } from './store/sequences.js';
 import { asServiceWork } from './store/service-work.js';
 import { siteChanges } from './store/site-changes.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { loginThrottle } from './auth/login-throttle.js';
-import { createSessions } from './auth/sessions.js';
+import { createSessions, type Sessions } from './auth/sessions.js';
+import { type AccountLookup } from './auth/accounts.js';
 import { type Deps } from './deps.js';
 import { loadThemes, type Themes } from './themes/themes.js';
 import { RETRY_AFTER_UNAVAILABLE, ServiceStarting } from './rest/errors.js';
@@ -50,55 +51,12 @@ export interface ServiceOptions extends AppOptions {
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, logger, resources } = options;
   const themes = options.themes ?? loadThemes(config);
-  const store = await openStore(options.databaseUri, {
-    databaseName: options.databaseName,
-    timeoutMs: config.databaseTimeoutMs,
-    onCommand: options.onCommand,
-    postgres: options.postgres,
-  });
-  const bridge = await ensureDeclaredIndexes(store.db, indexesOf(resources), options.postgres);
-  if (bridge.created.length || bridge.dropped.length) {
-    logger.info({ created: bridge.created.length, dropped: bridge.dropped.length }, 'index bridge brought in line with the declared indexes');
-  }
-
-  // Listening comes first (with PORT=0 the site URL is known only then); until the app is
-  // built, requests get 503 in the error shape rather than waiting on a socket nobody answers.
-  let app: ReturnType<typeof createApp> | undefined;
-  const starting = JSON.stringify(new ServiceStarting({ retry_after: RETRY_AFTER_UNAVAILABLE }).toBody());
-  const server = http.createServer((req, res) => {
-    if (app) return app(req, res);
-    res
-      .writeHead(503, { 'Retry-After': String(RETRY_AFTER_UNAVAILABLE), 'Content-Type': 'application/json; charset=UTF-8' })
-      .end(req.method === 'HEAD' ? undefined : starting);
-  });
-  server.on('clientError', answerClientError);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const siteUrl = `http://${host}:${port}`;
+  const store = await openServiceStore(options);
+  const { server, siteUrl, serve } = await listenWhileStarting(config);
   const clock = options.clock ?? (() => new Date());
   const accounts = userAccounts(store.db);
   const sessions = createSessions(store.db, accounts, clock);
-  const auth = createAuthenticator({
-    db: store.db,
-    accounts,
-    clock,
-    sessions,
-    cacheMs: config.authCacheSeconds * 1000,
-    throttle: loginThrottle(
-      store.db,
-      {
-        maxFailures: config.loginMaxFailures,
-        maxAddressFailures: config.loginMaxAddressFailures,
-        windowSeconds: config.loginWindowSeconds,
-        slowdownMs: config.loginSlowdownMs,
-      },
-      clock,
-    ),
-  });
+  const auth = configuredAuthenticator(store.db, config, accounts, sessions, clock);
   siteChanges(store.db).onChange(auth.forgetUsers, 'site');
   const renderer = new ContentRenderer({ threadFile: renderThreadFile(), cacheBytes: config.renderCacheBytes });
   // Any write may have erased words a kept render holds (a revision's, an item's): every one empties it.
@@ -109,7 +67,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     for (const resource of resources) generatedAdministrator ??= (await resource.seed?.(deps))?.generatedAdministrator;
   });
   let stopping = false;
-  app = createApp(deps, resources, { ...options, isStopping: () => stopping });
+  serve(createApp(deps, resources, { ...options, isStopping: () => stopping }));
   const background = resources.flatMap((resource) => (resource.background ? [resource.background(deps)] : []));
 
   return {
@@ -131,4 +89,70 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await store.close();
     },
   };
+}
+
+/** Opens the database, its declared indexes brought in line first. */
+async function openServiceStore(options: ServiceOptions): Promise<Store> {
+  const { config, logger, resources } = options;
+  const store = await openStore(options.databaseUri, {
+    databaseName: options.databaseName,
+    timeoutMs: config.databaseTimeoutMs,
+    onCommand: options.onCommand,
+    postgres: options.postgres,
+  });
+  const bridge = await ensureDeclaredIndexes(store.db, indexesOf(resources), options.postgres);
+  if (bridge.created.length || bridge.dropped.length) {
+    logger.info({ created: bridge.created.length, dropped: bridge.dropped.length }, 'index bridge brought in line with the declared indexes');
+  }
+  return store;
+}
+
+/**
+ * Listening comes first (with PORT=0 the site URL is known only then); until the app is
+ * built (`serve`), requests get 503 in the error shape rather than waiting on a socket nobody answers.
+ */
+async function listenWhileStarting(config: Config): Promise<{ server: http.Server; siteUrl: string; serve(app: http.RequestListener): void }> {
+  let app: http.RequestListener | undefined;
+  const starting = JSON.stringify(new ServiceStarting({ retry_after: RETRY_AFTER_UNAVAILABLE }).toBody());
+  const server = http.createServer((req, res) => {
+    if (app) return app(req, res);
+    res
+      .writeHead(503, { 'Retry-After': String(RETRY_AFTER_UNAVAILABLE), 'Content-Type': 'application/json; charset=UTF-8' })
+      .end(req.method === 'HEAD' ? undefined : starting);
+  });
+  server.on('clientError', answerClientError);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    server,
+    siteUrl: `http://${host}:${port}`,
+    serve(built) {
+      app = built;
+    },
+  };
+}
+
+/** The authenticator, with the login throttle as configured. */
+function configuredAuthenticator(db: Store['db'], config: Config, accounts: AccountLookup, sessions: Sessions, clock: () => Date) {
+  return createAuthenticator({
+    db,
+    accounts,
+    clock,
+    sessions,
+    cacheMs: config.authCacheSeconds * 1000,
+    throttle: loginThrottle(
+      db,
+      {
+        maxFailures: config.loginMaxFailures,
+        maxAddressFailures: config.loginMaxAddressFailures,
+        windowSeconds: config.loginWindowSeconds,
+        slowdownMs: config.loginSlowdownMs,
+      },
+      clock,
+    ),
+  });
 }

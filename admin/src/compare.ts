@@ -39,13 +39,15 @@ export function describe(ctx: ItemContext, revision: Revision): string {
 
 let onCompare: ((event: Event) => void) | undefined;
 
-/** Two states of the item side by side: picked in the timeline, or with the scrubber's two handles. */
-export async function showCompare(section: HTMLElement, ctx: ItemContext, params: URLSearchParams): Promise<void> {
-  const states = ctx.revisions;
-  if (states.length < 2) {
-    replaceContent(section, h('h2', { id: 'compare-heading' }, 'Compare'), h('p', { class: 'muted' }, 'There is nothing to compare yet: the item has fewer than two saved states.'));
-    return;
-  }
+/** Which two states are compared (indexes into the item's states), and how. */
+interface CompareState {
+  from: number;
+  to: number;
+  view: View;
+}
+
+/** The states the page's address asks for, or the last two; always an older one then a newer one. */
+function initialState(states: readonly Revision[], params: URLSearchParams): CompareState {
   const indexOf = (id: string | null, fallback: number) => {
     const found = states.findIndex((revision) => String(revision.id) === id);
     return found < 0 ? fallback : found;
@@ -54,51 +56,101 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
   let to = indexOf(params.get('to'), states.length - 1);
   if (from >= to) [from, to] = to > 0 ? [to - 1, to] : [0, 1];
   // What a reader sees first; the block markup's source is one click away.
-  let view: View = params.get('view') === 'source' ? 'source' : 'rendered';
+  const view: View = params.get('view') === 'source' ? 'source' : 'rendered';
+  return { from, to, view };
+}
 
+/** The scrubber's handles, the labels of the states they hold, the step buttons and where the comparison goes. */
+function compareControls(states: readonly Revision[], state: CompareState) {
   const range = (id: string, label: string, value: number) =>
     h('input', { type: 'range', id, min: 0, max: states.length - 1, step: 1, value, 'aria-label': label, class: `handle handle-${id}` });
-  const fromHandle = range('scrub-from', 'Older state', from);
-  const toHandle = range('scrub-to', 'Newer state', to);
-  const fromLabel = h('p', { class: 'state-label', id: 'from-label' });
-  const toLabel = h('p', { class: 'state-label', id: 'to-label' });
-  const result = h('div', { class: 'comparison', 'aria-live': 'polite' });
-  const previous = h('button', { type: 'button', class: 'button', id: 'step-back' }, '← Previous change');
-  const next = h('button', { type: 'button', class: 'button', id: 'step-forward' }, 'Next change →');
-  const viewSwitch = h(
+  return {
+    fromHandle: range('scrub-from', 'Older state', state.from),
+    toHandle: range('scrub-to', 'Newer state', state.to),
+    fromLabel: h('p', { class: 'state-label', id: 'from-label' }),
+    toLabel: h('p', { class: 'state-label', id: 'to-label' }),
+    result: h('div', { class: 'comparison', 'aria-live': 'polite' }),
+    previous: h('button', { type: 'button', class: 'button', id: 'step-back' }, '← Previous change'),
+    next: h('button', { type: 'button', class: 'button', id: 'step-forward' }, 'Next change →'),
+  };
+}
+
+type CompareControls = ReturnType<typeof compareControls>;
+
+/** The rendered or source choice; `chosen` is told each change. */
+function viewSwitch(current: View, chosen: (view: View) => void): HTMLElement {
+  return h(
     'fieldset',
     { class: 'view-switch' },
     h('legend', { class: 'screen-reader-text' }, 'Show'),
     (['rendered', 'source'] as const).map((option) => {
-      const input = h('input', { type: 'radio', name: 'view', id: `view-${option}`, value: option, checked: option === view });
-      input.addEventListener('change', () => {
-        view = option;
-        void update();
-      });
+      const input = h('input', { type: 'radio', name: 'view', id: `view-${option}`, value: option, checked: option === current });
+      input.addEventListener('change', () => chosen(option));
       return h('span', {}, input, h('label', { for: `view-${option}` }, option === 'source' ? 'Source' : 'Rendered'));
     }),
   );
+}
 
-  const labels = () => {
-    fromLabel.textContent = `From: ${describe(ctx, states[from])}`;
-    toLabel.textContent = `To: ${describe(ctx, states[to])}`;
-    fromHandle.setAttribute('aria-valuetext', describe(ctx, states[from]));
-    toHandle.setAttribute('aria-valuetext', describe(ctx, states[to]));
-    fromHandle.value = String(from);
-    toHandle.value = String(to);
-    previous.disabled = from === 0;
-    next.disabled = to === states.length - 1;
-  };
-  // The handles never cross: moving one onto the other pushes the other along.
+/** Shows which states the handles hold, and whether there is a step to take either way. */
+function showLabels(ctx: ItemContext, states: readonly Revision[], state: CompareState, controls: CompareControls): void {
+  const { from, to } = state;
+  const { fromHandle, toHandle, fromLabel, toLabel, previous, next } = controls;
+  fromLabel.textContent = `From: ${describe(ctx, states[from])}`;
+  toLabel.textContent = `To: ${describe(ctx, states[to])}`;
+  fromHandle.setAttribute('aria-valuetext', describe(ctx, states[from]));
+  toHandle.setAttribute('aria-valuetext', describe(ctx, states[to]));
+  fromHandle.value = String(from);
+  toHandle.value = String(to);
+  previous.disabled = from === 0;
+  next.disabled = to === states.length - 1;
+}
+
+/** The handles never cross: moving one onto the other pushes the other along. */
+function moveHandle(states: readonly Revision[], state: CompareState, handle: 'from' | 'to', value: number): void {
+  if (handle === 'from') {
+    state.from = Math.min(value, states.length - 2);
+    if (state.to <= state.from) state.to = state.from + 1;
+  } else {
+    state.to = Math.max(value, 1);
+    if (state.from >= state.to) state.from = state.to - 1;
+  }
+}
+
+/** Puts the pair and the view in the page's address, so that a reload or a shared link shows them again. */
+function rememberInAddress(states: readonly Revision[], state: CompareState): void {
+  const url = new URLSearchParams(window.location.search);
+  url.set('from', String(states[state.from].id));
+  url.set('to', String(states[state.to].id));
+  if (state.view === 'source') url.set('view', 'source');
+  else url.delete('view');
+  window.history.replaceState(null, '', `?${url}`);
+}
+
+/** Fetches the comparisons a step or a handle's move would ask for next. */
+function compareNeighbours(ctx: ItemContext, states: readonly Revision[], { from, to }: CompareState): void {
+  for (const [x, y] of [[from - 1, to - 1], [from + 1, to + 1], [from, to + 1], [from - 1, to]]) {
+    if (x >= 0 && y < states.length && x < y) void compare(ctx, states[x], states[y]).catch(() => undefined);
+  }
+}
+
+/** Two states of the item side by side: picked in the timeline, or with the scrubber's two handles. */
+export async function showCompare(section: HTMLElement, ctx: ItemContext, params: URLSearchParams): Promise<void> {
+  const states = ctx.revisions;
+  if (states.length < 2) {
+    replaceContent(section, h('h2', { id: 'compare-heading' }, 'Compare'), h('p', { class: 'muted' }, 'There is nothing to compare yet: the item has fewer than two saved states.'));
+    return;
+  }
+  const state = initialState(states, params);
+  const controls = compareControls(states, state);
+  const { fromHandle, toHandle, fromLabel, toLabel, result, previous, next } = controls;
+  const switcher = viewSwitch(state.view, (view) => {
+    state.view = view;
+    void update();
+  });
+  const labels = () => showLabels(ctx, states, state, controls);
+
   const moved = (handle: 'from' | 'to') => {
-    const value = Number((handle === 'from' ? fromHandle : toHandle).value);
-    if (handle === 'from') {
-      from = Math.min(value, states.length - 2);
-      if (to <= from) to = from + 1;
-    } else {
-      to = Math.max(value, 1);
-      if (from >= to) from = to - 1;
-    }
+    moveHandle(states, state, handle, Number((handle === 'from' ? fromHandle : toHandle).value));
     labels();
   };
   fromHandle.addEventListener('input', () => moved('from'));
@@ -106,8 +158,8 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
   fromHandle.addEventListener('change', () => void update());
   toHandle.addEventListener('change', () => void update());
   const step = (by: number) => () => {
-    from += by;
-    to += by;
+    state.from += by;
+    state.to += by;
     void update();
   };
   previous.addEventListener('click', step(-1));
@@ -116,22 +168,17 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
   if (onCompare) document.removeEventListener('compare', onCompare);
   onCompare = (event) => {
     const { from: a, to: b } = (event as CustomEvent<{ from: number; to: number }>).detail;
-    from = states.findIndex((revision) => revision.id === a);
-    to = states.findIndex((revision) => revision.id === b);
+    state.from = states.findIndex((revision) => revision.id === a);
+    state.to = states.findIndex((revision) => revision.id === b);
     void update().then(() => (section.querySelector('h2') as HTMLElement).focus());
   };
   document.addEventListener('compare', onCompare);
 
   async function update(): Promise<void> {
     labels();
-    const url = new URLSearchParams(window.location.search);
-    url.set('from', String(states[from].id));
-    url.set('to', String(states[to].id));
-    if (view === 'source') url.set('view', 'source');
-    else url.delete('view');
-    window.history.replaceState(null, '', `?${url}`);
+    rememberInAddress(states, state);
     result.setAttribute('aria-busy', 'true');
-    const [a, b] = [states[from], states[to]];
+    const [a, b] = [states[state.from], states[state.to]];
     let comparison;
     try {
       comparison = await compare(ctx, a, b);
@@ -142,12 +189,10 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
       result.setAttribute('aria-busy', 'false');
     }
     // A later move may have happened while this one was fetched: only the newest is drawn.
-    if (states[from] !== a || states[to] !== b) return;
-    replaceContent(result, comparisonView(ctx, comparison, view));
+    if (states[state.from] !== a || states[state.to] !== b) return;
+    replaceContent(result, comparisonView(ctx, comparison, state.view));
     announce(`Comparing ${describe(ctx, a)} with ${describe(ctx, b)}.`);
-    for (const [x, y] of [[from - 1, to - 1], [from + 1, to + 1], [from, to + 1], [from - 1, to]]) {
-      if (x >= 0 && y < states.length && x < y) void compare(ctx, states[x], states[y]).catch(() => undefined);
-    }
+    compareNeighbours(ctx, states, state);
   }
 
   replaceContent(
@@ -155,7 +200,7 @@ export async function showCompare(section: HTMLElement, ctx: ItemContext, params
     h('h2', { id: 'compare-heading', tabindex: -1 }, 'Compare'),
     h('div', { class: 'scrubber' }, h('div', { class: 'track' }), fromHandle, toHandle),
     h('div', { class: 'state-labels' }, fromLabel, toLabel),
-    h('div', { class: 'compare-tools' }, previous, next, viewSwitch),
+    h('div', { class: 'compare-tools' }, previous, next, switcher),
     result,
   );
   await update();

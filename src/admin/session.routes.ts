@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { CookieInvalidNonce } from '../auth/authenticate.js';
-import { SESSION_COOKIE, sessionTokenOf, type LiveSession } from '../auth/sessions.js';
+import { SESSION_COOKIE, sessionTokenOf, type LiveSession, type Sessions } from '../auth/sessions.js';
 import { type Deps } from '../deps.js';
 import { clientInput } from '../rest/client-input.js';
 import { asRestError, InvalidJson, invalidParams, missingParams, NoRoute, RestError, schemaError } from '../rest/errors.js';
@@ -35,22 +35,10 @@ export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): exp
   const router = express.Router();
   const parseJson = express.json({ limit: BODY_LIMIT, strict: true, type: () => true });
 
-  const answer = async (session: LiveSession): Promise<SessionJson> => ({
-    user: { id: session.user._id, name: session.user.name, slug: session.user.slug },
-    nonce: await sessions.nonce(session),
-  });
-  const sessionOf = async (req: Request): Promise<LiveSession | undefined> => {
-    const token = sessionTokenOf(req.headers.cookie);
-    return token === undefined ? undefined : sessions.find(token);
-  };
-  const cookieOptions = (req: Request) => ({ httpOnly: true, sameSite: 'strict', path: '/', secure: req.secure }) as const;
+  const answer = (session: LiveSession) => sessionAnswer(sessions, session);
+  const sessionOf = (req: Request) => requestSession(sessions, req);
 
-  router.use('/session', (req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('Cache-Control', 'no-store');
-    // `@wordpress/api-fetch` sends a DELETE as a POST with this header, as the REST API accepts.
-    if (req.method === 'POST' && req.get('X-HTTP-Method-Override')?.toUpperCase() === 'DELETE') req.method = 'DELETE';
-    next();
-  });
+  router.use('/session', noStoreWithMethodOverride);
 
   router.post(
     '/session',
@@ -114,15 +102,40 @@ export function sessionRoutes(deps: Deps, { changes }: SessionRouteOptions): exp
 
   router.all(['/session', '/session/nonce'], (_req, _res, next) => next(new NoRoute()));
 
-  router.use('/session', (error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const refused = refusalOf(error);
-    if (refused.status >= 500) req.log.error({ err: error }, 'admin session request failed');
-    const body = refused.toBody();
-    const retryAfter = body.data?.retry_after;
-    if ((refused.status === 429 || refused.status === 503) && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
-    res.status(refused.status).json(body);
-  });
+  router.use('/session', sendRefusal);
   return router;
+}
+
+async function sessionAnswer(sessions: Sessions, session: LiveSession): Promise<SessionJson> {
+  return {
+    user: { id: session.user._id, name: session.user.name, slug: session.user.slug },
+    nonce: await sessions.nonce(session),
+  };
+}
+
+/** The live session the request's cookie names, if any. */
+async function requestSession(sessions: Sessions, req: Request): Promise<LiveSession | undefined> {
+  const token = sessionTokenOf(req.headers.cookie);
+  return token === undefined ? undefined : sessions.find(token);
+}
+
+const cookieOptions = (req: Request) => ({ httpOnly: true, sameSite: 'strict', path: '/', secure: req.secure }) as const;
+
+function noStoreWithMethodOverride(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', 'no-store');
+  // `@wordpress/api-fetch` sends a DELETE as a POST with this header, as the REST API accepts.
+  if (req.method === 'POST' && req.get('X-HTTP-Method-Override')?.toUpperCase() === 'DELETE') req.method = 'DELETE';
+  next();
+}
+
+/** The router's error handler: the refusal as the API answers it, with `Retry-After` when it says when. */
+function sendRefusal(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+  const refused = refusalOf(error);
+  if (refused.status >= 500) req.log.error({ err: error }, 'admin session request failed');
+  const body = refused.toBody();
+  const retryAfter = body.data?.retry_after;
+  if ((refused.status === 429 || refused.status === 503) && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+  res.status(refused.status).json(body);
 }
 
 /** An async route handler run as service work, its errors passed to the router's error handler. */

@@ -60,6 +60,60 @@ export interface AuthenticatorOptions {
  */
 export const USER_CACHE_MS = 1000;
 
+/** The login and password of an HTTP Basic `Authorization` header. */
+function basicCredentials(header: string): { login: string; password: string } {
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const login = colon >= 0 ? decoded.slice(0, colon) : decoded;
+  const password = colon >= 0 ? decoded.slice(colon + 1) : '';
+  return { login, password };
+}
+
+/** The account password, under the login throttle: returns the user, or throws what the caller is answered. */
+async function checkedAccountPassword(throttle: LoginThrottle, user: Account | null, login: string, password: string, ip: string): Promise<Account> {
+  // Claimed (and, while the account is slowed, waited for) before the account password is
+  // checked, so that concurrent guesses count exactly; username and email share the user's count.
+  const attempt = await throttle.begin(ip, accountOf(user?._id, login));
+  if (!user) throw login.includes('@') ? new InvalidEmail() : new InvalidUsername();
+  if (password && (await verifyPassword(password, user.passwordHash))) {
+    attempt.succeeded();
+    return user;
+  }
+  throw new IncorrectPassword();
+}
+
+/**
+ * WordPress's `rest_cookie_check_errors`: a session cookie without a nonce is ignored (the
+ * request is anonymous); with one, the nonce must be the session's, or the request is refused.
+ * The answer carries a fresh nonce, as WordPress sends one in `X-WP-Nonce`.
+ */
+async function sessionCaller(sessions: Sessions | undefined, credentials: Credentials): Promise<AuthUser | RestUser> {
+  const token = sessionTokenOf(credentials.headers.cookie);
+  if (!sessions || token === undefined || credentials.nonce === undefined) return ANONYMOUS;
+  const session = await sessions.find(token);
+  if (!session || !(await sessions.verifyNonce(session, credentials.nonce))) throw new CookieInvalidNonce();
+  return { ...principalOf(session.user), session, responseHeaders: { 'X-WP-Nonce': await sessions.nonce(session) } };
+}
+
+/** Finds which of a user's application passwords a password is, recording its use (at most daily per address). */
+function applicationPasswordMatcher(db: Db, accounts: AccountLookup, clock: () => Date) {
+  let siteKey: Promise<string> | undefined;
+  return async function matchApplicationPassword(user: Account, password: string, ip: string): Promise<string | undefined> {
+    // WordPress strips spaces and other separators, so the grouped form `abcd EFGH ...` works.
+    const stripped = password.replace(/[^a-z\d]/gi, '');
+    if (stripped.length !== 24) return undefined;
+    siteKey ??= loadSiteKey(db);
+    const hash = hashApplicationPassword(stripped, await siteKey);
+    const match = await accounts.applicationPassword(user._id, hash);
+    if (!match) return undefined;
+    const now = clock();
+    if (!match.last_used || now.getTime() - match.last_used.getTime() >= ONE_DAY_MS || match.last_ip !== ip) {
+      await accounts.recordApplicationPasswordUse(match._id, now, ip);
+    }
+    return match._id;
+  };
+}
+
 /**
  * HTTP Basic with an application password or the account password (CONTRACT). Account
  * passwords cost a memory-hard hash, so a verified header is remembered briefly, keyed by a
@@ -68,7 +122,9 @@ export const USER_CACHE_MS = 1000;
 export function createAuthenticator(options: AuthenticatorOptions) {
   const { db, accounts, throttle, clock } = options;
   const verified = new Map<string, { userId: number; passwordHash: string; until: number; user: Account; fresh: number }>();
-  let siteKey: Promise<string> | undefined;
+  const matchApplicationPassword = applicationPasswordMatcher(db, accounts, clock);
+  const checkAccountPassword = (user: Account | null, login: string, password: string, ip: string) =>
+    checkedAccountPassword(throttle, user, login, password, ip);
 
   // Checks of the same credentials from the same address under way: a client's parallel requests
   // share one check, so they make one attempt for the throttle, not one each.
@@ -78,7 +134,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
 
   async function authenticate(credentials: Credentials): Promise<AuthUser | RestUser> {
     const header = credentials.headers.authorization;
-    if (!header || !/^basic /i.test(header)) return sessionCaller(credentials);
+    if (!header || !/^basic /i.test(header)) return sessionCaller(options.sessions, credentials);
     const key = `${generation} ${credentials.ip} ${header}`;
     const pending = checking.get(key);
     if (pending) return pending;
@@ -88,11 +144,7 @@ export function createAuthenticator(options: AuthenticatorOptions) {
   }
 
   async function verify(header: string, ip: string): Promise<AuthUser | RestUser> {
-    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    const login = colon >= 0 ? decoded.slice(0, colon) : decoded;
-    const password = colon >= 0 ? decoded.slice(colon + 1) : '';
-
+    const { login, password } = basicCredentials(header);
     const cacheKey = createHash('sha256').update(header).digest('base64');
     const cached = verified.get(cacheKey);
     const now = Date.now();
@@ -117,48 +169,6 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     verified.set(cacheKey, { userId: checked._id, passwordHash: checked.passwordHash, until: Date.now() + options.cacheMs, user: checked, fresh });
     if (verified.size > 10_000) verified.delete(verified.keys().next().value!);
     return principalOf(checked);
-  }
-
-  /** The account password, under the login throttle: returns the user, or throws what the caller is answered. */
-  async function checkAccountPassword(user: Account | null, login: string, password: string, ip: string): Promise<Account> {
-    // Claimed (and, while the account is slowed, waited for) before the account password is
-    // checked, so that concurrent guesses count exactly; username and email share the user's count.
-    const attempt = await throttle.begin(ip, accountOf(user?._id, login));
-    if (!user) throw login.includes('@') ? new InvalidEmail() : new InvalidUsername();
-    if (password && (await verifyPassword(password, user.passwordHash))) {
-      attempt.succeeded();
-      return user;
-    }
-    throw new IncorrectPassword();
-  }
-
-  /**
-   * WordPress's `rest_cookie_check_errors`: a session cookie without a nonce is ignored (the
-   * request is anonymous); with one, the nonce must be the session's, or the request is refused.
-   * The answer carries a fresh nonce, as WordPress sends one in `X-WP-Nonce`.
-   */
-  async function sessionCaller(credentials: Credentials): Promise<AuthUser | RestUser> {
-    const sessions = options.sessions;
-    const token = sessionTokenOf(credentials.headers.cookie);
-    if (!sessions || token === undefined || credentials.nonce === undefined) return ANONYMOUS;
-    const session = await sessions.find(token);
-    if (!session || !(await sessions.verifyNonce(session, credentials.nonce))) throw new CookieInvalidNonce();
-    return { ...principalOf(session.user), session, responseHeaders: { 'X-WP-Nonce': await sessions.nonce(session) } };
-  }
-
-  async function matchApplicationPassword(user: Account, password: string, ip: string): Promise<string | undefined> {
-    // WordPress strips spaces and other separators, so the grouped form `abcd EFGH ...` works.
-    const stripped = password.replace(/[^a-z\d]/gi, '');
-    if (stripped.length !== 24) return undefined;
-    siteKey ??= loadSiteKey(db);
-    const hash = hashApplicationPassword(stripped, await siteKey);
-    const match = await accounts.applicationPassword(user._id, hash);
-    if (!match) return undefined;
-    const now = clock();
-    if (!match.last_used || now.getTime() - match.last_used.getTime() >= ONE_DAY_MS || match.last_ip !== ip) {
-      await accounts.recordApplicationPasswordUse(match._id, now, ip);
-    }
-    return match._id;
   }
 
   return {

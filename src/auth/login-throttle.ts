@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
-import { type Db, type ObjectId } from 'mongodb';
+import { type Collection, type Db, type ObjectId } from 'mongodb';
 import { defineRestErrorWith } from '../rest/errors.js';
 import { isDuplicateKey, type IndexSpec } from '../store/mongo.js';
 
@@ -113,7 +113,6 @@ export function loginThrottle(db: Db, limits: ThrottleLimits, clock: () => Date)
   const attempts = db.collection<AttemptDoc>(ATTEMPTS);
   const slots = db.collection<SlotDoc>(SLOTS);
   const windowMs = limits.windowSeconds * 1000;
-  const delay = limits.slowdownMs;
   let prunedAt = 0;
 
   return {
@@ -125,25 +124,20 @@ export function loginThrottle(db: Db, limits: ThrottleLimits, clock: () => Date)
       const now = clock();
       const since = new Date(now.getTime() - windowMs);
       const network = networkOf(ip);
-      const keys = {
-        address: `address:${network}`,
-        pair: `pair:${network} ${account}`,
-        account: `account:${account}`,
-        success: `success:${network} ${account}`,
-      };
+      const keys = attemptKeys(network, account);
       prune(now);
       const { insertedId } = await attempts.insertOne({ keys: [keys.address, keys.pair, keys.account], at: now });
       const count = (key: string) => attempts.countDocuments({ keys: key, at: { $gt: since } });
       const [fromAddress, forPair, forAccount] = await Promise.all([count(keys.address), count(keys.pair), count(keys.account)]);
       try {
         if (forPair > limits.maxFailures) {
-          throw new TooManyLoginAttempts(await secondsUntilFree(keys.pair, forPair - 1, limits.maxFailures, since, now));
+          throw new TooManyLoginAttempts(await secondsUntilFree(attempts, windowMs, keys.pair, forPair - 1, limits.maxFailures, since, now));
         }
         if (fromAddress > limits.maxAddressFailures && !(await attempts.countDocuments({ keys: keys.success, at: { $gt: since } }, { limit: 1 }))) {
-          throw new TooManyLoginAttempts(await secondsUntilFree(keys.address, fromAddress - 1, limits.maxAddressFailures, since, now));
+          throw new TooManyLoginAttempts(await secondsUntilFree(attempts, windowMs, keys.address, fromAddress - 1, limits.maxAddressFailures, since, now));
         }
         // Only this attempt from its address within the window: a fresh address, never refused.
-        if (forAccount > limits.maxFailures) await waitForSlot(account, fromAddress === 1);
+        if (forAccount > limits.maxFailures) await waitForSlot(slots, limits, clock, account, fromAddress === 1);
       } catch (error) {
         // A refused attempt checked no password: it is no failure.
         await attempts.deleteOne({ _id: insertedId });
@@ -159,42 +153,6 @@ export function loginThrottle(db: Db, limits: ThrottleLimits, clock: () => Date)
     },
   };
 
-  /**
-   * Claims the account's next free slot, at least `delay` from now, and waits for it: the slot's
-   * unique index lets only one attempt have it, the others take the following ones.
-   */
-  async function waitForSlot(account: string, fresh: boolean): Promise<void> {
-    const earliest = Math.ceil(clock().getTime() / delay) + 1;
-    for (;;) {
-      const last = await slots.findOne({ account }, { sort: { slot: -1 }, projection: { slot: 1 } });
-      const slot = Math.max(earliest, (last?.slot ?? 0) + 1);
-      if (!fresh && slot - earliest >= limits.maxFailures) {
-        throw new TooManyLoginAttempts(Math.max(1, Math.ceil((slot * delay - clock().getTime()) / 1000)));
-      }
-      try {
-        await slots.insertOne({ account, slot, at: new Date(slot * delay) });
-      } catch (error) {
-        if (isDuplicateKey(error)) continue; // taken meanwhile: look again
-        throw error;
-      }
-      // A timer may fire a moment early: the check starts at the slot's time, never before.
-      for (let wait = slot * delay - clock().getTime(); wait > 0; wait = slot * delay - clock().getTime()) {
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-      return;
-    }
-  }
-
-  /** Seconds until enough of `key`'s `failures` leave the window for one more attempt within `limit`. */
-  async function secondsUntilFree(key: string, failures: number, limit: number, since: Date, now: Date): Promise<number> {
-    const freeing = await attempts.findOne(
-      { keys: key, at: { $gt: since } },
-      { sort: { at: 1 }, skip: Math.max(0, failures - limit), projection: { at: 1 } },
-    );
-    const endsAt = (freeing?.at.getTime() ?? now.getTime()) + windowMs;
-    return Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000));
-  }
-
   /** At most once a minute per process, forgets attempts older than the window and slots long past. */
   function prune(now: Date): void {
     if (now.getTime() - prunedAt < Math.min(windowMs, 60_000)) return;
@@ -202,6 +160,53 @@ export function loginThrottle(db: Db, limits: ThrottleLimits, clock: () => Date)
     const before = new Date(now.getTime() - windowMs);
     void Promise.all([attempts.deleteMany({ at: { $lte: before } }), slots.deleteMany({ at: { $lt: before } })]).catch(() => undefined);
   }
+}
+
+/** What an attempt is counted under: its address, the address and account together, the account; and the pair's successes. */
+function attemptKeys(network: string, account: string) {
+  return {
+    address: `address:${network}`,
+    pair: `pair:${network} ${account}`,
+    account: `account:${account}`,
+    success: `success:${network} ${account}`,
+  };
+}
+
+/**
+ * Claims the account's next free slot, at least `slowdownMs` from now, and waits for it: the slot's
+ * unique index lets only one attempt have it, the others take the following ones.
+ */
+async function waitForSlot(slots: Collection<SlotDoc>, limits: ThrottleLimits, clock: () => Date, account: string, fresh: boolean): Promise<void> {
+  const delay = limits.slowdownMs;
+  const earliest = Math.ceil(clock().getTime() / delay) + 1;
+  for (;;) {
+    const last = await slots.findOne({ account }, { sort: { slot: -1 }, projection: { slot: 1 } });
+    const slot = Math.max(earliest, (last?.slot ?? 0) + 1);
+    if (!fresh && slot - earliest >= limits.maxFailures) {
+      throw new TooManyLoginAttempts(Math.max(1, Math.ceil((slot * delay - clock().getTime()) / 1000)));
+    }
+    try {
+      await slots.insertOne({ account, slot, at: new Date(slot * delay) });
+    } catch (error) {
+      if (isDuplicateKey(error)) continue; // taken meanwhile: look again
+      throw error;
+    }
+    // A timer may fire a moment early: the check starts at the slot's time, never before.
+    for (let wait = slot * delay - clock().getTime(); wait > 0; wait = slot * delay - clock().getTime()) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    return;
+  }
+}
+
+/** Seconds until enough of `key`'s `failures` leave the window for one more attempt within `limit`. */
+async function secondsUntilFree(attempts: Collection<AttemptDoc>, windowMs: number, key: string, failures: number, limit: number, since: Date, now: Date): Promise<number> {
+  const freeing = await attempts.findOne(
+    { keys: key, at: { $gt: since } },
+    { sort: { at: 1 }, skip: Math.max(0, failures - limit), projection: { at: 1 } },
+  );
+  const endsAt = (freeing?.at.getTime() ?? now.getTime()) + windowMs;
+  return Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000));
 }
 
 export type LoginThrottle = ReturnType<typeof loginThrottle>;

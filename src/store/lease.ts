@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { type Db } from 'mongodb';
+import { type Collection, type Db } from 'mongodb';
 import { isDuplicateKey } from './mongo.js';
 import { firstFreeAfter } from './first-free.js';
 
@@ -42,6 +42,67 @@ async function databaseTime(db: Db): Promise<number> {
   return time.getTime();
 }
 
+/** A term this process holds, and until when it may act on it (its monotonic clock, margin taken off). */
+interface HeldTerm {
+  term: number;
+  until: number;
+  renewed: number;
+}
+
+/** A lease's terms as stored: which exist, and the highest claimed, found from the last one seen. */
+function leaseTerms(leases: Collection<LeaseDoc>) {
+  let knownTop = 0;
+  const exists = async (term: number) => (await leases.findOne({ _id: term }, { projection: { _id: 1 } })) !== null;
+  return {
+    exists,
+    /** The highest term claimed (0: none), by doubling then halving steps from the last one seen. */
+    async current(): Promise<number> {
+      knownTop = (await firstFreeAfter(knownTop, exists)) - 1;
+      return knownTop;
+    },
+    /** Claims a term by inserting its document; false when another process's insert came first. */
+    async insert(term: number, owner: string, renewed: Date): Promise<boolean> {
+      try {
+        await leases.insertOne({ _id: term, owner, renewed });
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        return false;
+      }
+      knownTop = term;
+      return true;
+    },
+  };
+}
+
+/**
+ * Claims the term after the current one if that one ran out (by the database's clock), was
+ * released, or is this process's own: the term now held, or when to look again (`lookAt`), or
+ * nothing when another process claimed it first.
+ */
+async function claimNextTerm(
+  db: Db,
+  leases: Collection<LeaseDoc>,
+  terms: ReturnType<typeof leaseTerms>,
+  owner: string,
+  lease: number,
+): Promise<{ held: HeldTerm } | { lookAt: number } | undefined> {
+  const sent = performance.now();
+  // The database's time first, then the term: a renewal the holder counts landed before this.
+  const now = await databaseTime(db);
+  const term = await terms.current();
+  if (term > 0) {
+    const current = await leases.findOne({ _id: term });
+    if (current && current.owner !== owner && !current.released) {
+      // A term of the earlier shape (no `renewed`) counts as run out.
+      const left = current.renewed instanceof Date ? current.renewed.getTime() + lease - now : -1;
+      if (left >= 0) return { lookAt: performance.now() + left + 10 };
+    }
+  }
+  // The database's time read above, which is no later than the insert.
+  if (!(await terms.insert(term + 1, owner, new Date(now)))) return undefined;
+  return { held: { term: term + 1, until: sent + lease - LEASE_MARGIN_MS, renewed: sent } };
+}
+
 /**
  * The right to do one kind of background work (deliver webhooks, publish scheduled items), held
  * by one process at a time, and the fencing term that comes with it. Each kind keeps its terms in
@@ -65,56 +126,25 @@ export function workLease(db: Db, options: { collection: string; workMs: number 
   const leases = db.collection<LeaseDoc>(options.collection);
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const lease = leaseMs(options.workMs);
-  /** The term held, and until when this process may act on it (its monotonic clock, margin taken off). */
-  let held: { term: number; until: number; renewed: number } | undefined;
-  let knownTop = 0;
+  let held: HeldTerm | undefined;
   /** When a claimant next looks: the moment the term it saw would run out, unless renewed. */
   let lookAt = 0;
 
-  const exists = async (term: number) => (await leases.findOne({ _id: term }, { projection: { _id: 1 } })) !== null;
-
-  /** The highest term claimed (0: none), by doubling then halving steps from the last one seen. */
-  const currentTerm = async (): Promise<number> => {
-    knownTop = (await firstFreeAfter(knownTop, exists)) - 1;
-    return knownTop;
-  };
-
-
+  const terms = leaseTerms(leases);
   const remaining = () => (held ? held.until - performance.now() : 0);
 
-  /** Claims the term after the current one if that one ran out (by the database's clock), was released, or is this process's own. */
   async function claim(): Promise<boolean> {
-    const sent = performance.now();
-    // The database's time first, then the term: a renewal the holder counts landed before this.
-    const now = await databaseTime(db);
-    const term = await currentTerm();
-    if (term > 0) {
-      const current = await leases.findOne({ _id: term });
-      if (current && current.owner !== owner && !current.released) {
-        // A term of the earlier shape (no `renewed`) counts as run out.
-        const left = current.renewed instanceof Date ? current.renewed.getTime() + lease - now : -1;
-        if (left >= 0) {
-          lookAt = performance.now() + left + 10;
-          return false;
-        }
-      }
-    }
-    try {
-      // The database's time read above, which is no later than the insert.
-      await leases.insertOne({ _id: term + 1, owner, renewed: new Date(now) });
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-      return false;
-    }
-    knownTop = term + 1;
-    held = { term: term + 1, until: sent + lease - LEASE_MARGIN_MS, renewed: sent };
+    const outcome = await claimNextTerm(db, leases, terms, owner, lease);
+    if (outcome && 'lookAt' in outcome) lookAt = outcome.lookAt;
+    if (!outcome || !('held' in outcome)) return false;
+    held = outcome.held;
     return true;
   }
 
   /** Renews the held term, unless a later one was claimed; false when it is no longer held. */
   async function renew(): Promise<boolean> {
     const current = held!;
-    if (await exists(current.term + 1)) {
+    if (await terms.exists(current.term + 1)) {
       held = undefined;
       return false;
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Db } from 'mongodb';
+import { type Collection, type Db } from 'mongodb';
 import { isDuplicateKey } from './mongo.js';
 
 const CHANGED = 'site_changed';
@@ -78,39 +78,44 @@ interface Tokens {
   highest?: Record<string, number>;
 }
 
-function tokenChanges(db: Db): SiteChanges {
-  const checkpoints = db.collection<Tokens>('checkpoints');
-  const listeners: { forget: () => void; scope: ListenScope }[] = [];
-  const counters = new Map<string, SharedCounter>();
-  // Nothing seen yet: the first look empties whatever start-up filled.
-  let seen: { token?: string; site?: string } | undefined;
-  let looking: Promise<void> | undefined;
-  let nextLook: Promise<void> | undefined;
-  /** A write of this process whose token the database did not take: written before the next look. */
+/** Writes a new token, with the highest of each shared counter this process has handed out. */
+async function writeToken(checkpoints: Collection<Tokens>, scope: ChangeScope, counters: Map<string, SharedCounter>): Promise<void> {
+  const token = randomUUID();
+  const change = scope === 'site' ? { token, site: token, at: new Date() } : { token, at: new Date() };
+  const highest: Record<string, number> = {};
+  for (const [name, counter] of counters) {
+    const value = counter.highest();
+    if (value !== undefined) highest[`highest.${name}`] = value;
+  }
+  const update = Object.keys(highest).length ? { $set: change, $max: highest } : { $set: change };
+  try {
+    await checkpoints.updateOne({ _id: CHANGED }, update, { upsert: true });
+  } catch (error) {
+    // FerretDB does not retry an upsert that lost the race to insert: the document exists now.
+    if (!isDuplicateKey(error)) throw error;
+    await checkpoints.updateOne({ _id: CHANGED }, update);
+  }
+}
+
+/** How this process moves the token, and remembers a write whose token the database did not take. */
+interface TokenAnnouncer {
+  /** Moves the token now. */
+  announce(scope: ChangeScope): Promise<void>;
+  /** Moves the token for a write this process has finished, sharing announcements with writes finishing meanwhile. */
+  afterWrite(scope: ChangeScope): Promise<void>;
+  /** A write whose token the database did not take: written before the next look. */
+  unannounced(): ChangeScope | undefined;
+  /** Remembers that a write's announcement failed. */
+  failed(scope: ChangeScope): void;
+}
+
+function tokenAnnouncer(checkpoints: Collection<Tokens>, counters: Map<string, SharedCounter>): TokenAnnouncer {
   let unannounced: ChangeScope | undefined;
   let announcing: Promise<void> | undefined;
   let nextAnnouncement: { scope: ChangeScope; done: Promise<void> } | undefined;
 
-  const forget = (scope: ChangeScope) => {
-    for (const listener of listeners) if (scope === 'site' || listener.scope === 'any') listener.forget();
-  };
-
   async function announce(scope: ChangeScope): Promise<void> {
-    const token = randomUUID();
-    const change = scope === 'site' ? { token, site: token, at: new Date() } : { token, at: new Date() };
-    const highest: Record<string, number> = {};
-    for (const [name, counter] of counters) {
-      const value = counter.highest();
-      if (value !== undefined) highest[`highest.${name}`] = value;
-    }
-    const update = Object.keys(highest).length ? { $set: change, $max: highest } : { $set: change };
-    try {
-      await checkpoints.updateOne({ _id: CHANGED }, update, { upsert: true });
-    } catch (error) {
-      // FerretDB does not retry an upsert that lost the race to insert: the document exists now.
-      if (!isDuplicateKey(error)) throw error;
-      await checkpoints.updateOne({ _id: CHANGED }, update);
-    }
+    await writeToken(checkpoints, scope, counters);
     // Not taken as seen: another process's token this one overwrote must still empty the caches at the next look.
     if (unannounced === scope || scope === 'site') unannounced = undefined;
   }
@@ -141,8 +146,33 @@ function tokenChanges(db: Db): SiteChanges {
     return next.done;
   }
 
+  return {
+    announce,
+    afterWrite: announceAfterWrite,
+    unannounced: () => unannounced,
+    failed(scope) {
+      if (unannounced !== 'site') unannounced = scope;
+    },
+  };
+}
+
+function tokenChanges(db: Db): SiteChanges {
+  const checkpoints = db.collection<Tokens>('checkpoints');
+  const listeners: { forget: () => void; scope: ListenScope }[] = [];
+  const counters = new Map<string, SharedCounter>();
+  const announcer = tokenAnnouncer(checkpoints, counters);
+  // Nothing seen yet: the first look empties whatever start-up filled.
+  let seen: { token?: string; site?: string } | undefined;
+  let looking: Promise<void> | undefined;
+  let nextLook: Promise<void> | undefined;
+
+  const forget = (scope: ChangeScope) => {
+    for (const listener of listeners) if (scope === 'site' || listener.scope === 'any') listener.forget();
+  };
+
   async function look(): Promise<void> {
-    if (unannounced) await announce(unannounced);
+    const unannounced = announcer.unannounced();
+    if (unannounced) await announcer.announce(unannounced);
     const found = await checkpoints.findOne({ _id: CHANGED });
     for (const [name, value] of Object.entries(found?.highest ?? {})) if (typeof value === 'number') counters.get(name)?.learn(value);
     const now = { token: found?.token, site: found?.site };
@@ -176,11 +206,11 @@ function tokenChanges(db: Db): SiteChanges {
     async changed(scope = 'site') {
       forget(scope);
       try {
-        await announceAfterWrite(scope);
+        await announcer.afterWrite(scope);
       } catch {
         // The write is made whatever happens here: the next look announces it before anything else.
         // (Not marked before: a look while the announcement is under way would announce it twice.)
-        if (unannounced !== 'site') unannounced = scope;
+        announcer.failed(scope);
       }
     },
     onChange(forget, scope = 'any') {

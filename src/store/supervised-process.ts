@@ -77,39 +77,10 @@ interface Running {
 export async function superviseProcess(spec: ProcessSpec, logger: Logger, shutdown?: Shutdown): Promise<SupervisedProcess> {
   const stopped = new AbortController();
   const halted = shutdown ? AbortSignal.any([stopped.signal, shutdown.signal]) : stopped.signal;
-  let stderr = '';
-  let launching: ChildProcess | undefined;
+  const launches: LaunchState = { stderr: '' };
   let restarting: Promise<void> | undefined;
 
-  const launch = async (): Promise<Running> => {
-    const watchdog = spawn(process.execPath, ['-e', WATCHDOG, spec.stopSignal ?? 'SIGTERM', spec.command, ...spec.args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      // Another account may not be able to enter the service's folder; the server is given absolute paths.
-      ...(spec.account ? { ...spec.account, cwd: '/' } : {}),
-    });
-    launching = watchdog;
-    watchdog.stderr!.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
-    });
-    const exited = new Promise<void>((resolve) => watchdog.once('exit', () => resolve()));
-    try {
-      const pid = await new Promise<number>((resolve, reject) => {
-        watchdog.stdout!.once('data', (chunk: Buffer) => resolve(Number.parseInt(chunk.toString(), 10)));
-        void exited.then(() => reject(new Error(`exited with code ${watchdog.exitCode}: ${stderr.trim().split('\n').at(-1) ?? ''}`)));
-      });
-      await spec.started?.(pid);
-      try {
-        await spec.ready(watchdog);
-      } catch (error) {
-        await stopWatchdog({ watchdog, pid, exited });
-        throw new Error(`${spec.name} did not start: ${(error as Error).message}\n${stderr}`);
-      }
-      logger.debug({ ...spec.logFields, pid, watchdog: watchdog.pid }, `${spec.name} started`);
-      return { watchdog, pid, exited };
-    } finally {
-      launching = undefined;
-    }
-  };
+  const launch = () => launchServer(spec, logger, launches);
 
   const restart = async () => {
     for (let delay = 250; !halted.aborted; delay = Math.min(delay * 2, 5000)) {
@@ -135,7 +106,7 @@ export async function superviseProcess(spec: ProcessSpec, logger: Logger, shutdo
         shutdown?.request(`${spec.name} stopped`);
         return;
       }
-      logger.warn({ pid: running.pid, code, stderr: stderr.slice(-500) }, `${spec.name} exited; restarting it`);
+      logger.warn({ pid: running.pid, code, stderr: launches.stderr.slice(-500) }, `${spec.name} exited; restarting it`);
       restarting = restart();
     });
   };
@@ -145,7 +116,7 @@ export async function superviseProcess(spec: ProcessSpec, logger: Logger, shutdo
   // A service that exits without stopping it (an uncaught error) takes its server along.
   const stopOnExit = () => {
     current.watchdog.kill('SIGTERM');
-    launching?.kill('SIGTERM');
+    launches.launching?.kill('SIGTERM');
   };
   process.once('exit', stopOnExit);
   return {
@@ -156,11 +127,48 @@ export async function superviseProcess(spec: ProcessSpec, logger: Logger, shutdo
       stopped.abort();
       process.off('exit', stopOnExit);
       // A server being started again is stopped as it starts (its readiness wait then fails).
-      launching?.kill('SIGTERM');
+      launches.launching?.kill('SIGTERM');
       await restarting;
       await stopWatchdog(current);
     },
   };
+}
+
+/** What the launches of one server share: the end of its watchdog's stderr, and the watchdog being started. */
+interface LaunchState {
+  stderr: string;
+  launching?: ChildProcess;
+}
+
+/** Starts the server under a new watchdog and waits until it answers; stops it and throws when it does not. */
+async function launchServer(spec: ProcessSpec, logger: Logger, state: LaunchState): Promise<Running> {
+  const watchdog = spawn(process.execPath, ['-e', WATCHDOG, spec.stopSignal ?? 'SIGTERM', spec.command, ...spec.args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // Another account may not be able to enter the service's folder; the server is given absolute paths.
+    ...(spec.account ? { ...spec.account, cwd: '/' } : {}),
+  });
+  state.launching = watchdog;
+  watchdog.stderr!.on('data', (chunk: Buffer) => {
+    state.stderr = (state.stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => watchdog.once('exit', () => resolve()));
+  try {
+    const pid = await new Promise<number>((resolve, reject) => {
+      watchdog.stdout!.once('data', (chunk: Buffer) => resolve(Number.parseInt(chunk.toString(), 10)));
+      void exited.then(() => reject(new Error(`exited with code ${watchdog.exitCode}: ${state.stderr.trim().split('\n').at(-1) ?? ''}`)));
+    });
+    await spec.started?.(pid);
+    try {
+      await spec.ready(watchdog);
+    } catch (error) {
+      await stopWatchdog({ watchdog, pid, exited });
+      throw new Error(`${spec.name} did not start: ${(error as Error).message}\n${state.stderr}`);
+    }
+    logger.debug({ ...spec.logFields, pid, watchdog: watchdog.pid }, `${spec.name} started`);
+    return { watchdog, pid, exited };
+  } finally {
+    state.launching = undefined;
+  }
 }
 
 /** Asks the watchdog to stop the server and waits for both; kills them when that takes too long. */

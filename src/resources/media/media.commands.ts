@@ -1,4 +1,4 @@
-import { type ObjectId } from 'mongodb';
+import { type Db, type ObjectId } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { RestError } from '../../rest/errors.js';
@@ -11,7 +11,7 @@ import { beginUpload, endUpload, filesOf, releaseName, removeFiles } from './med
 import { type AttachmentDoc } from './media.model.js';
 import { attachmentType } from './media.schema.js';
 import { uploadUrl } from './media.serializer.js';
-import { receiveUpload } from './media.upload.js';
+import { receiveUpload, type ReceivedUpload } from './media.upload.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 
 /** Fields of posts that media items do not have (WordPress removes them from the attachment schema). */
@@ -77,59 +77,13 @@ export async function createAttachment(req: RestRequest, deps: Deps): Promise<At
     // A title taken from the file name is a title like one sent: it goes through the same filters.
     if (!rawText(req.params.title)) await req.acceptFields([['title', received.title]]);
     const changes = await attachmentChanges(req, deps, null);
-    let details: Record<string, unknown>;
-    try {
-      details = await describeFile(db, { id: received.file.id, attachment: id, stem: received.stem, extension: received.extension, mime: received.mime, size: received.file.size }, stored);
-    } catch (error) {
-      if (!(error instanceof NotAnImage)) throw error;
-      throw multipart ? new UploadUnknownError(NOT_AN_IMAGE) : new SideloadError(NOT_AN_IMAGE);
-    }
-    const file = `${received.stem}.${received.extension}`;
+    const details = await describeUpload(db, id, received, stored, multipart);
     const title = changes.title ?? '';
     const commentStatus = String((await readSetting(db, 'default_comment_status')) ?? 'open');
-    const fields: PostFields = {
-      type: 'attachment',
-      status: 'inherit',
-      trashedFrom: null,
-      title,
-      content: '',
-      excerpt: '',
-      slug: await uniqueSlug(deps, 'attachment', sanitizeSlug(title) || String(id), id),
-      author: req.user.id,
-      date: now.local,
-      dateGmt: now.gmt,
-      modified: now.local,
-      modifiedGmt: now.gmt,
-      password: '',
-      featured_media: 0,
-      comment_status: commentStatus,
-      ping_status: 'closed',
-      format: '',
-      sticky: false,
-      template: '',
-      meta: {},
-      terms: {},
-      parent: 0,
-      menu_order: 0,
-      guid: uploadUrl(deps.siteUrl, file),
-    };
-    const { meta, alt_text: altText, ...rest } = { ...fields, ...changes };
-    doc = {
-      ...rest,
-      _id: id,
-      meta: JSON.stringify(meta ?? {}),
-      version: 0,
-      changeSeq: 0,
-      revisionCount: 0,
-      headRevision: null,
-      headFingerprint: null,
-      latestRevision: null,
-      mime_type: received.mime,
-      file,
-      alt_text: altText ?? '',
-      media_details: details,
-      missing_sizes: [],
-    };
+    const slug = await uniqueSlug(deps, 'attachment', sanitizeSlug(title) || String(id), id);
+    const file = `${received.stem}.${received.extension}`;
+    const fields = newAttachmentFields({ title, slug, author: req.user.id, now, commentStatus, guid: uploadUrl(deps.siteUrl, file) });
+    doc = attachmentDoc(id, { ...fields, ...changes }, received, file, details);
     await postsCollection(db).insertOne(doc);
   } catch (error) {
     await removeFiles(db, stored)
@@ -141,6 +95,75 @@ export async function createAttachment(req: RestRequest, deps: Deps): Promise<At
   // Written: the upload is whole whatever happens here (an entry left is only forgotten at the next start).
   await endUpload(db, id).catch(() => {});
   return doc;
+}
+
+/** The file's sizes or details; a file that is no image where one is required is the client's mistake. */
+async function describeUpload(db: Db, id: number, received: ReceivedUpload, stored: ObjectId[], multipart: boolean): Promise<Record<string, unknown>> {
+  try {
+    return await describeFile(db, { id: received.file.id, attachment: id, stem: received.stem, extension: received.extension, mime: received.mime, size: received.file.size }, stored);
+  } catch (error) {
+    if (!(error instanceof NotAnImage)) throw error;
+    throw multipart ? new UploadUnknownError(NOT_AN_IMAGE) : new SideloadError(NOT_AN_IMAGE);
+  }
+}
+
+/** A new media item's post fields before the request's changes. */
+function newAttachmentFields(given: {
+  title: string;
+  slug: string;
+  author: number;
+  now: { local: string; gmt: string };
+  commentStatus: string;
+  guid: string;
+}): PostFields {
+  const { title, slug, author, now, commentStatus, guid } = given;
+  return {
+    type: 'attachment',
+    status: 'inherit',
+    trashedFrom: null,
+    title,
+    content: '',
+    excerpt: '',
+    slug,
+    author,
+    date: now.local,
+    dateGmt: now.gmt,
+    modified: now.local,
+    modifiedGmt: now.gmt,
+    password: '',
+    featured_media: 0,
+    comment_status: commentStatus,
+    ping_status: 'closed',
+    format: '',
+    sticky: false,
+    template: '',
+    meta: {},
+    terms: {},
+    parent: 0,
+    menu_order: 0,
+    guid,
+  };
+}
+
+/** The media item as first stored: its fields, with the stored file and its details. */
+function attachmentDoc(id: number, fields: PostFields & { alt_text?: string }, received: ReceivedUpload, file: string, details: Record<string, unknown>): AttachmentDoc {
+  const { meta, alt_text: altText, ...rest } = fields;
+  return {
+    ...rest,
+    _id: id,
+    meta: JSON.stringify(meta ?? {}),
+    version: 0,
+    changeSeq: 0,
+    revisionCount: 0,
+    headRevision: null,
+    headFingerprint: null,
+    latestRevision: null,
+    mime_type: received.mime,
+    file,
+    alt_text: altText ?? '',
+    media_details: details,
+    missing_sizes: [],
+  };
 }
 
 /** A stored name already used by a size of another item (names are claimed per upload, sizes follow them). */

@@ -33,8 +33,6 @@ export type PostEffects = DocumentEffects<PostDoc, RevisionDoc>;
  */
 export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects {
   const effects: PostEffects = { item: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
-  const stamp = (next: PostDoc, changed: boolean): PostDoc => atPosition({ ...next, version: event.seq, changeSeq: changed ? event.seq : next.changeSeq }, event);
-
   switch (event.type) {
     case 'created': {
       const { fields } = event.data as unknown as PostCreated;
@@ -44,80 +42,99 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
     case 'updated':
     case 'trashed':
     case 'untrashed':
-    case 'restored': {
-      if (!doc) return effects;
-      const { changes, revisionId } = event.data as unknown as PostChanged;
-      const fields = { ...fieldsOf(doc), ...changes };
-      let next = stamp(toPostDoc(doc._id, fields, logStateOf(doc)), true);
-      if (revisionId !== undefined) {
-        next = {
-          ...next,
-          revisionCount: next.revisionCount + 1,
-          headRevision: revisionId,
-          headFingerprint: revisionFingerprint(fields),
-          latestRevision: revisionId,
-        };
-        effects.upsertRevisions.push({
-          _id: revisionId,
-          parent: doc._id,
-          kind: 'revision',
-          author: event.actor,
-          title: fields.title,
-          content: fields.content,
-          excerpt: fields.excerpt,
-          // WordPress dates a revision with its parent's modified time.
-          date: fields.modified,
-          dateGmt: fields.modifiedGmt,
-          modified: fields.modified,
-          modifiedGmt: fields.modifiedGmt,
-          slug: `${doc._id}-revision-v1`,
-          version: event.seq,
-        });
-      }
-      effects.item = next;
-      return effects;
-    }
-    case 'autosaved': {
-      if (!doc) return effects;
-      const data = event.data as unknown as PostAutosaved;
-      if (data.inPlace) {
-        effects.item = stamp(toPostDoc(doc._id, { ...fieldsOf(doc), ...data.changes }, logStateOf(doc)), true);
-        return effects;
-      }
-      effects.item = stamp({ ...doc, revisionCount: doc.revisionCount + (data.isNew ? 1 : 0), latestRevision: data.autosaveId }, false);
-      effects.upsertRevisions.push({
-        _id: data.autosaveId,
-        parent: doc._id,
-        kind: 'autosave',
-        author: event.actor,
-        ...data.fields,
-        date: data.date,
-        dateGmt: data.dateGmt,
-        modified: data.date,
-        modifiedGmt: data.dateGmt,
-        slug: `${doc._id}-autosave-v1`,
-        version: event.seq,
-      });
-      return effects;
-    }
-    case 'revision_deleted': {
-      const { revisionId } = event.data as unknown as RevisionDeleted;
-      effects.deleteRevisions.push(revisionId);
-      if (doc) {
-        effects.item = stamp({
-          ...doc,
-          revisionCount: Math.max(0, doc.revisionCount - 1),
-          headRevision: doc.headRevision === revisionId ? UNKNOWN : doc.headRevision,
-          headFingerprint: doc.headRevision === revisionId ? null : doc.headFingerprint,
-          latestRevision: doc.latestRevision === revisionId ? UNKNOWN : doc.latestRevision,
-        }, false);
-      }
-      return effects;
-    }
+    case 'restored':
+      return doc ? applyPostChanged(doc, event, effects) : effects;
+    case 'autosaved':
+      return doc ? applyPostAutosaved(doc, event, effects) : effects;
+    case 'revision_deleted':
+      return applyRevisionDeleted(doc, event, effects);
     case 'deleted':
       effects.item = null;
       effects.deleteAllRevisions = true;
       return effects;
+  }
+  return effects;
+}
+
+/** The item as `event` leaves it: at the event's version and position, and at its change when it `changed` what is served. */
+function stamped(next: PostDoc, event: StoredEvent, changed: boolean): PostDoc {
+  return atPosition({ ...next, version: event.seq, changeSeq: changed ? event.seq : next.changeSeq }, event);
+}
+
+/** An update, trash, untrash or restore: the fields changed, and a revision of them when the event saved one. */
+function applyPostChanged(doc: PostDoc, event: StoredEvent, effects: PostEffects): PostEffects {
+  const { changes, revisionId } = event.data as unknown as PostChanged;
+  const fields = { ...fieldsOf(doc), ...changes };
+  let next = stamped(toPostDoc(doc._id, fields, logStateOf(doc)), event, true);
+  if (revisionId !== undefined) {
+    next = {
+      ...next,
+      revisionCount: next.revisionCount + 1,
+      headRevision: revisionId,
+      headFingerprint: revisionFingerprint(fields),
+      latestRevision: revisionId,
+    };
+    effects.upsertRevisions.push({
+      _id: revisionId,
+      parent: doc._id,
+      kind: 'revision',
+      author: event.actor,
+      title: fields.title,
+      content: fields.content,
+      excerpt: fields.excerpt,
+      // WordPress dates a revision with its parent's modified time.
+      date: fields.modified,
+      dateGmt: fields.modifiedGmt,
+      modified: fields.modified,
+      modifiedGmt: fields.modifiedGmt,
+      slug: `${doc._id}-revision-v1`,
+      version: event.seq,
+    });
+  }
+  effects.item = next;
+  return effects;
+}
+
+/** An autosave: saved in place over a draft, or as the item's autosave row. */
+function applyPostAutosaved(doc: PostDoc, event: StoredEvent, effects: PostEffects): PostEffects {
+  const data = event.data as unknown as PostAutosaved;
+  if (data.inPlace) {
+    effects.item = stamped(toPostDoc(doc._id, { ...fieldsOf(doc), ...data.changes }, logStateOf(doc)), event, true);
+    return effects;
+  }
+  effects.item = stamped({ ...doc, revisionCount: doc.revisionCount + (data.isNew ? 1 : 0), latestRevision: data.autosaveId }, event, false);
+  effects.upsertRevisions.push({
+    _id: data.autosaveId,
+    parent: doc._id,
+    kind: 'autosave',
+    author: event.actor,
+    ...data.fields,
+    date: data.date,
+    dateGmt: data.dateGmt,
+    modified: data.date,
+    modifiedGmt: data.dateGmt,
+    slug: `${doc._id}-autosave-v1`,
+    version: event.seq,
+  });
+  return effects;
+}
+
+/** A revision deleted: its row goes, and the item no longer counts it (nor names it as its head or latest). */
+function applyRevisionDeleted(doc: PostDoc | null, event: StoredEvent, effects: PostEffects): PostEffects {
+  const { revisionId } = event.data as unknown as RevisionDeleted;
+  effects.deleteRevisions.push(revisionId);
+  if (doc) {
+    effects.item = stamped(
+      {
+        ...doc,
+        revisionCount: Math.max(0, doc.revisionCount - 1),
+        headRevision: doc.headRevision === revisionId ? UNKNOWN : doc.headRevision,
+        headFingerprint: doc.headRevision === revisionId ? null : doc.headFingerprint,
+        latestRevision: doc.latestRevision === revisionId ? UNKNOWN : doc.latestRevision,
+      },
+      event,
+      false,
+    );
   }
   return effects;
 }

@@ -33,6 +33,58 @@ const CLAIM_LOOK_MS = 5000;
 /** When a scheduled item's `date_gmt` (a GMT date without zone, to the second) comes; NaN for none. */
 const dueAt = (dateGmt: string | null | undefined) => (dateGmt ? Date.parse(`${dateGmt}Z`) : Number.NaN);
 
+/** What the scheduler last read, and whether a write was heard of since. */
+interface ScheduleState {
+  /** When the next scheduled item comes, or the next lock lapses (NaN: none), as last read. */
+  next: number;
+  /** When the soonest open lock lapses (NaN: none), as last read; read again after a write heard of, or a lapse recorded. */
+  nextLapse: number;
+  locksRead: boolean;
+  /** When `next` was read. */
+  readAt: number;
+  heard: boolean;
+}
+
+/** The sooner of two moments, NaN being none. */
+const sooner = (current: number, candidate: number) => (!Number.isNaN(candidate) && !(candidate >= current) ? candidate : current);
+
+/** Reads when the next scheduled item, scheduled change or lock lapse comes. */
+async function readNext(deps: Deps, state: ScheduleState): Promise<void> {
+  // Only a write (heard of) takes, refreshes or releases a lock.
+  if (state.heard) state.locksRead = false;
+  state.heard = false;
+  state.readAt = performance.now();
+  // Every scheduled item's date, the earliest taken here: the embedded database pushes down the
+  // equality alone (a sort or a limit would have it decode every scheduled item anyway), and a
+  // site schedules few items at a time.
+  const scheduled = await postsCollection(deps.store.db).find({ status: 'future' }, { projection: { dateGmt: 1 } }).toArray();
+  // The soonest scheduled change too (`scheduled-change.commands.ts`).
+  state.next = await nextScheduledChangeAt(deps);
+  if (!state.locksRead) {
+    state.nextLapse = await nextLockLapseAt(deps);
+    state.locksRead = true;
+  }
+  state.next = sooner(state.next, state.nextLapse);
+  for (const doc of scheduled) state.next = sooner(state.next, dueAt(doc.dateGmt));
+}
+
+/** A pause that ends early when woken, or when the work stops. */
+function wakeableSleep(stopping: AbortSignal) {
+  let wake = () => {};
+  return {
+    wake: () => wake(),
+    async sleep(ms: number): Promise<void> {
+      const sleeping = new AbortController();
+      const stop = () => sleeping.abort();
+      stopping.addEventListener('abort', stop, { once: true });
+      wake = stop;
+      await delay(ms, undefined, { signal: sleeping.signal }).catch(() => {});
+      wake = () => {};
+      stopping.removeEventListener('abort', stop);
+    },
+  };
+}
+
 /**
  * The scheduler (WordPress's `publish_future_post` cron event, without a request to run it): run
  * by every service process, it works only in the holder of the scheduling lease (`workLease`,
@@ -43,7 +95,7 @@ const dueAt = (dateGmt: string | null | undefined) => (dateGmt ? Date.parse(`${d
  * publication; and applies every scheduled change then due (`applyDueChanges`), as an update by
  * whoever scheduled it. It also wakes when the soonest open edit lock lapses, and records every lapse
  * then due as `lock.lapsed` (`lapseDueLocks`), so that the feed says so with nobody on the site. It
- * reads the scheduled items again after a write that may have changed them (heard of at once from
+ * reads the scheduled items again after a write that may have changed them (state.heard of at once from
  * this process, within `LOOK_MS` from others, through the site's change token; at most every
  * `READ_EVERY_MS`), and every `RESCAN_MS`; the open locks only after a write (every take, refresh
  * and release is a request, which moves the token) or a lapse recorded, so that an idle site
@@ -58,42 +110,14 @@ export function startScheduler(deps: Deps): BackgroundWork {
   const logger = deps.logger.child({ component: 'scheduler' });
   const stopping = new AbortController();
   const changes = siteChanges(db);
-  /** When the next scheduled item comes, or the next lock lapses (NaN: none), as last read, and when it was read. */
-  let next = Number.NaN;
-  /** When the soonest open lock lapses (NaN: none), as last read; read again after a write heard of, or a lapse recorded. */
-  let nextLapse = Number.NaN;
-  let locksRead = false;
-  let readAt = Number.NEGATIVE_INFINITY;
-  let heard = true;
+  const state: ScheduleState = { next: Number.NaN, nextLapse: Number.NaN, locksRead: false, readAt: Number.NEGATIVE_INFINITY, heard: true };
   let lastClaimLook = Number.NEGATIVE_INFINITY;
-  let wake = () => {};
+  const sleeper = wakeableSleep(stopping.signal);
   changes.onChange(() => {
-    if (heard) return;
-    heard = true;
-    wake();
+    if (state.heard) return;
+    state.heard = true;
+    sleeper.wake();
   });
-
-  async function readNext(): Promise<void> {
-    // Only a write (heard of) takes, refreshes or releases a lock.
-    if (heard) locksRead = false;
-    heard = false;
-    readAt = performance.now();
-    // Every scheduled item's date, the earliest taken here: the embedded database pushes down the
-    // equality alone (a sort or a limit would have it decode every scheduled item anyway), and a
-    // site schedules few items at a time.
-    const scheduled = await postsCollection(db).find({ status: 'future' }, { projection: { dateGmt: 1 } }).toArray();
-    // The soonest scheduled change too (`scheduled-change.commands.ts`).
-    next = await nextScheduledChangeAt(deps);
-    if (!locksRead) {
-      nextLapse = await nextLockLapseAt(deps);
-      locksRead = true;
-    }
-    if (!Number.isNaN(nextLapse) && !(nextLapse >= next)) next = nextLapse;
-    for (const doc of scheduled) {
-      const at = dueAt(doc.dateGmt);
-      if (!Number.isNaN(at) && !(at >= next)) next = at;
-    }
-  }
 
   /** One turn of the loop; how long to wait before the next. */
   async function turn(): Promise<number> {
@@ -102,27 +126,27 @@ export function startScheduler(deps: Deps): BackgroundWork {
       lastClaimLook = performance.now();
       if (!(await lease.tick())) return LOOK_MS;
       logger.info('this process publishes scheduled items');
-      heard = true;
+      state.heard = true;
     }
     // Renews the term every few seconds, at once when it no longer covers a publication.
     if (!(await lease.tick())) return LOOK_MS;
-    const sinceRead = performance.now() - readAt;
-    if ((heard && sinceRead >= READ_EVERY_MS) || sinceRead >= RESCAN_MS) await readNext();
-    const wait = next - deps.clock().getTime();
+    const sinceRead = performance.now() - state.readAt;
+    if ((state.heard && sinceRead >= READ_EVERY_MS) || sinceRead >= RESCAN_MS) await readNext(deps, state);
+    const wait = state.next - deps.clock().getTime();
     if (wait <= 0) {
       if (!lease.covers()) return LOOK_MS;
-      const lapseCame = nextLapse <= deps.clock().getTime();
+      const lapseCame = state.nextLapse <= deps.clock().getTime();
       const lapsed = lapseCame ? await lapseDueLocks(deps) : 0;
       // The open locks are read again: the lapses recorded, or a lock refreshed since it was read.
-      if (lapseCame) locksRead = false;
+      if (lapseCame) state.locksRead = false;
       const due = (await publishDue(deps)) + (await applyDueChanges(deps)) + lapsed;
       // What was published moved the token: the next item is read at once, and may be due too.
-      await readNext();
+      await readNext(deps, state);
       return due > 0 ? 0 : LOOK_MS;
     }
     if (!(wait <= LOOK_MS)) await changes.catchUp();
     // A write heard of meanwhile is read after at most READ_EVERY_MS (catching up may have heard one).
-    const reading = heard ? Math.max(0, readAt + READ_EVERY_MS - performance.now()) : LOOK_MS;
+    const reading = state.heard ? Math.max(0, state.readAt + READ_EVERY_MS - performance.now()) : LOOK_MS;
     return Math.min(Number.isNaN(wait) ? LOOK_MS : wait, LOOK_MS, reading);
   }
 
@@ -133,17 +157,11 @@ export function startScheduler(deps: Deps): BackgroundWork {
         pause = await turn();
       } catch (error) {
         if (!stopping.signal.aborted) logger.warn({ err: error }, 'scheduler turn failed');
-        heard = true;
+        state.heard = true;
         pause = RESCAN_MS;
       }
       if (pause <= 0 || stopping.signal.aborted) continue;
-      const sleeping = new AbortController();
-      const stop = () => sleeping.abort();
-      stopping.signal.addEventListener('abort', stop, { once: true });
-      wake = stop;
-      await delay(pause, undefined, { signal: sleeping.signal }).catch(() => {});
-      wake = () => {};
-      stopping.signal.removeEventListener('abort', stop);
+      await sleeper.sleep(pause);
     }
   });
 

@@ -36,6 +36,38 @@ function templateInput(req: RestRequest): TemplateInput {
   return { slug, theme, content, title, description, status, author, area };
 }
 
+async function createTemplateItem(kind: TemplateKind, req: RestRequest, deps: Deps): Promise<RestResponse> {
+  const view = viewOfDoc(deps, await createTemplate(deps, kind, templateInput(req), req.user.id));
+  req.context = 'view';
+  return templateAnswer(view, req, deps, 201, { Location: req.url(`${templateRoute(view)}/${view.id}`) });
+}
+
+async function updateTemplateItem(kind: TemplateKind, req: RestRequest, deps: Deps): Promise<RestResponse> {
+  const current = await requestedTemplate(kind, req, deps);
+  req.context = 'edit';
+  // `source: "theme"` reverts: the record goes and the theme file answers again.
+  if (req.params.source === 'theme') {
+    if (current.doc) await deleteTemplate(deps, current.doc, req.user.id, ifMatchOf(req));
+    return templateAnswer(await requestedTemplate(kind, req, deps), req, deps);
+  }
+  const doc = await updateTemplate(deps, current, templateInput(req), req.user.id, ifMatchOf(req));
+  return templateAnswer(viewOfDoc(deps, doc), req, deps);
+}
+
+/** Deletes with `force`, answering what was deleted; otherwise trashes. */
+async function deleteTemplateItem(kind: TemplateKind, req: RestRequest, deps: Deps) {
+  const current = await requestedTemplate(kind, req, deps);
+  if (!current.doc) throw new InvalidTemplate();
+  req.context = 'edit';
+  if (req.params.force === true) {
+    const { _links: _omitted, ...previous } = await prepareTemplate(current, req, deps);
+    await deleteTemplate(deps, current.doc, req.user.id, ifMatchOf(req));
+    return { deleted: true, previous };
+  }
+  if (current.status === 'trash') throw new TemplateAlreadyTrashed();
+  return templateAnswer(viewOfDoc(deps, await trashTemplate(deps, current.doc, req.user.id, ifMatchOf(req))), req, deps);
+}
+
 /**
  * WordPress's `WP_REST_Templates_Controller` for one kind: `/templates` or `/template-parts`
  * (list, create) and `/<base>/<theme>//<slug>` (read, update, delete).
@@ -64,11 +96,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
           saves: savesOf(base.slice(1)),
           permission: canManageTemplates,
           response: { status: 201 },
-          handler: async (req, deps) => {
-            const view = viewOfDoc(deps, await createTemplate(deps, kind, templateInput(req), req.user.id));
-            req.context = 'view';
-            return templateAnswer(view, req, deps, 201, { Location: req.url(`${templateRoute(view)}/${view.id}`) });
-          },
+          handler: (req, deps) => createTemplateItem(kind, req, deps),
         },
       ],
     },
@@ -90,35 +118,14 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
           args: templateWriteArgs(schema, 'update'),
           saves: savesOf(base.slice(1)),
           permission: canManageTemplates,
-          handler: async (req, deps) => {
-            const current = await requestedTemplate(kind, req, deps);
-            req.context = 'edit';
-            // `source: "theme"` reverts: the record goes and the theme file answers again.
-            if (req.params.source === 'theme') {
-              if (current.doc) await deleteTemplate(deps, current.doc, req.user.id, ifMatchOf(req));
-              return templateAnswer(await requestedTemplate(kind, req, deps), req, deps);
-            }
-            const doc = await updateTemplate(deps, current, templateInput(req), req.user.id, ifMatchOf(req));
-            return templateAnswer(viewOfDoc(deps, doc), req, deps);
-          },
+          handler: (req, deps) => updateTemplateItem(kind, req, deps),
         },
         {
           methods: DELETABLE,
           args: templateDeleteArgs,
           permission: canManageTemplates,
           response: { body: 'trashed-or-deleted' },
-          handler: async (req, deps) => {
-            const current = await requestedTemplate(kind, req, deps);
-            if (!current.doc) throw new InvalidTemplate();
-            req.context = 'edit';
-            if (req.params.force === true) {
-              const { _links: _omitted, ...previous } = await prepareTemplate(current, req, deps);
-              await deleteTemplate(deps, current.doc, req.user.id, ifMatchOf(req));
-              return { deleted: true, previous };
-            }
-            if (current.status === 'trash') throw new TemplateAlreadyTrashed();
-            return templateAnswer(viewOfDoc(deps, await trashTemplate(deps, current.doc, req.user.id, ifMatchOf(req))), req, deps);
-          },
+          handler: (req, deps) => deleteTemplateItem(kind, req, deps),
         },
       ],
     },

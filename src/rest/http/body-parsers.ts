@@ -62,28 +62,46 @@ export function bodyParsers(options: BodyLimits): express.RequestHandler[] {
     next();
   };
 
-  const parsers = (bytes: number) => {
-    // body-parser's own `depth` (its types omit it): deeper form keys are refused, as for the query.
-    const formOptions = { limit: bytes, extended: true, parameterLimit: MAX_PARAMS, depth: MAX_PARAM_DEPTH };
-    const jsonOptions = { limit: bytes, strict: false, type: isJson };
-    return {
-      json: express.json(jsonOptions),
-      // A compressed body is counted once inflated, whole, before it is parsed.
-      inflatedJson: express.json({
-        ...jsonOptions,
-        verify: (_req, _res, body) => {
-          if (!new JsonValueCounter(MAX_JSON_VALUES).write(body)) throw tooLarge('too many JSON values');
-        },
-      }),
-      form: express.urlencoded(formOptions),
-    };
-  };
-  const small = parsers(anonymous);
-  const large = parsers(full);
+  const small = boundedParsers(anonymous);
+  const large = boundedParsers(full);
   const parsersOf = (req: Request) => (limitOf.get(req) === full ? large : small);
+  const json = countedJson(parsersOf);
+  const upload = multipartUpload(limit);
 
-  // A JSON body's values are counted as its bytes arrive, and it is refused unparsed past MAX_JSON_VALUES.
-  const json = (req: Request, res: Response, next: NextFunction) => {
+  return [
+    chooseLimit,
+    // A declared length over the limit is refused before anything is read, whatever would parse the body.
+    (req, _res, next) => (Number(req.headers['content-length'] ?? 0) > limit(req) ? next(new RequestTooLarge()) : next()),
+    json,
+    (req, res, next) => parsersOf(req).form(req, res, next),
+    // Whatever busboy says of a broken multipart body is the client's mistake.
+    (req, res, next) => (req.is('multipart/form-data') ? upload(req, res, (error?: unknown) => next(error && multipartError(error))) : next()),
+  ];
+}
+
+type BoundedParsers = ReturnType<typeof boundedParsers>;
+
+/** The JSON and form parsers for bodies of at most `bytes`. */
+function boundedParsers(bytes: number) {
+  // body-parser's own `depth` (its types omit it): deeper form keys are refused, as for the query.
+  const formOptions = { limit: bytes, extended: true, parameterLimit: MAX_PARAMS, depth: MAX_PARAM_DEPTH };
+  const jsonOptions = { limit: bytes, strict: false, type: isJson };
+  return {
+    json: express.json(jsonOptions),
+    // A compressed body is counted once inflated, whole, before it is parsed.
+    inflatedJson: express.json({
+      ...jsonOptions,
+      verify: (_req, _res, body) => {
+        if (!new JsonValueCounter(MAX_JSON_VALUES).write(body)) throw tooLarge('too many JSON values');
+      },
+    }),
+    form: express.urlencoded(formOptions),
+  };
+}
+
+/** A JSON body's values are counted as its bytes arrive, and it is refused unparsed past MAX_JSON_VALUES. */
+function countedJson(parsersOf: (req: Request) => BoundedParsers) {
+  return (req: Request, res: Response, next: NextFunction) => {
     if (!isJson(req)) return next();
     // Counted on its bytes, JSON must be UTF-8 (as `json_decode` reads it); others are refused with 415.
     const charset = /;\s*charset\s*=\s*"?([\w-]+)/i.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
@@ -103,8 +121,11 @@ export function bodyParsers(options: BodyLimits): express.RequestHandler[] {
       next(error);
     });
   };
+}
 
-  const upload = multer({
+/** multer for multipart bodies, bounded by the request's limit. */
+function multipartUpload(limit: (req: Request) => number) {
+  return multer({
     storage: multer.memoryStorage(),
     // multer takes limits per request; its types know only the object form.
     limits: ((req: Request) => ({ fileSize: limit(req), fieldSize: limit(req), fields: MAX_PARAMS, files: MAX_FORM_FILES, parts: MAX_PARAMS + MAX_FORM_FILES })) as unknown as multer.Options['limits'],
@@ -121,16 +142,6 @@ export function bodyParsers(options: BodyLimits): express.RequestHandler[] {
       req.pipe(busboy);
     },
   } as multer.Options).any();
-
-  return [
-    chooseLimit,
-    // A declared length over the limit is refused before anything is read, whatever would parse the body.
-    (req, _res, next) => (Number(req.headers['content-length'] ?? 0) > limit(req) ? next(new RequestTooLarge()) : next()),
-    json,
-    (req, res, next) => parsersOf(req).form(req, res, next),
-    // Whatever busboy says of a broken multipart body is the client's mistake.
-    (req, res, next) => (req.is('multipart/form-data') ? upload(req, res, (error?: unknown) => next(error && multipartError(error))) : next()),
-  ];
 }
 
 /** A body the parsers refused, as the client is told: the parsers' 4xx keep their meaning, anything else is ours. */
