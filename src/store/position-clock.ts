@@ -91,6 +91,23 @@ function positionCounter(db: Db, firstFreeAfter: (from: number) => Promise<numbe
   return { raise, take };
 }
 
+/**
+ * The log's head, looked up once per process, and the counter raised to it; a lookup the database
+ * failed is tried again by the next append.
+ */
+async function startClock(state: ClockState, counter: ReturnType<typeof positionCounter>, firstFreeAfter: (from: number) => Promise<number>): Promise<void> {
+  state.starting ??= (async () => {
+    const head = await firstFreeAfter(0);
+    await counter.raise(head - 1);
+    return head;
+  })().catch((error: unknown) => {
+    state.starting = undefined;
+    throw error;
+  });
+  const head = await state.starting;
+  state.last = Math.max(state.last ?? 0, head - 1);
+}
+
 function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>): PositionClock {
   const counter = positionCounter(db, firstFreeAfter);
   const state: ClockState = { sharedUntil: 0, counterBehind: false };
@@ -112,22 +129,9 @@ function createClock(db: Db, firstFreeAfter: (from: number) => Promise<number>):
     },
   });
 
-  /** Looked up once per process; a lookup the database failed is tried again by the next append. */
-  async function start(): Promise<void> {
-    state.starting ??= (async () => {
-      const head = await firstFreeAfter(0);
-      await counter.raise(head - 1);
-      return head;
-    })().catch((error: unknown) => {
-      state.starting = undefined;
-      throw error;
-    });
-    handedOut((await state.starting) - 1);
-  }
-
   return {
     async reserve(count, floor) {
-      if (state.last === undefined) await start();
+      if (state.last === undefined) await startClock(state, counter, firstFreeAfter);
       const fromCounter = shared();
       let first: number;
       if (!fromCounter) {

@@ -1,4 +1,4 @@
-import { type Db, type MongoBulkWriteError } from 'mongodb';
+import { type Collection, type Db, type MongoBulkWriteError } from 'mongodb';
 import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
 import { firstFreeAfter as firstFree } from './first-free.js';
 import { siteChanges } from './site-changes.js';
@@ -38,6 +38,22 @@ class Unavailable {
     readonly error: unknown,
     readonly at: number,
   ) {}
+}
+
+/** Claims `count` ids from `first` on in one ordered insert: how many of them, from `first`, are now the caller's. */
+async function claimRun(claims: Collection<IdClaim>, name: SequenceName, first: number, count: number): Promise<number> {
+  const keys = Array.from({ length: count }, (_, offset) => ({ _id: claimKey(name, first + offset) }));
+  try {
+    if (count === 1) await claims.insertOne(keys[0]);
+    else await claims.insertMany(keys, { ordered: true });
+    return count;
+  } catch (error) {
+    const refused = (error as MongoBulkWriteError).writeErrors;
+    const firstRefused = Array.isArray(refused) ? refused[0] : refused;
+    if (!isDuplicateKey(error) && !isDuplicateKey(firstRefused)) throw error;
+    // An ordered insert stops at its first refused row: the ones before it were stored.
+    return count === 1 ? 0 : (firstRefused?.index ?? 0);
+  }
 }
 
 /**
@@ -87,22 +103,6 @@ export function sequences(db: Db): Sequences {
   /** The first unclaimed id after `from` (taken, or 0), by key alone (`first-free.ts`). */
   const firstFreeAfter = (name: SequenceName, from: number): Promise<number> => firstFree(from, (id) => taken(name, id));
 
-  /** Claims `count` ids from `first` on in one ordered insert: how many of them, from `first`, are now this process's. */
-  const claimRun = async (name: SequenceName, first: number, count: number): Promise<number> => {
-    const keys = Array.from({ length: count }, (_, offset) => ({ _id: claimKey(name, first + offset) }));
-    try {
-      if (count === 1) await claims.insertOne(keys[0]);
-      else await claims.insertMany(keys, { ordered: true });
-      return count;
-    } catch (error) {
-      const refused = (error as MongoBulkWriteError).writeErrors;
-      const firstRefused = Array.isArray(refused) ? refused[0] : refused;
-      if (!isDuplicateKey(error) && !isDuplicateKey(firstRefused)) throw error;
-      // An ordered insert stops at its first refused row: the ones before it were stored.
-      return count === 1 ? 0 : (firstRefused?.index ?? 0);
-    }
-  };
-
   const claim = async (name: SequenceName): Promise<number> => {
     const ahead = claimedAhead.get(name)!;
     if (ahead.length) return ahead.shift()!;
@@ -112,7 +112,7 @@ export function sequences(db: Db): Sequences {
     let tries = 0;
     for (;;) {
       const count = sharedUntil > performance.now() ? CLAIM_BLOCK : 1;
-      const claimed = await claimRun(name, id, count);
+      const claimed = await claimRun(claims, name, id, count);
       if (claimed > 0) {
         last.set(name, Math.max(last.get(name) ?? 0, id + claimed - 1));
         ahead.push(...Array.from({ length: claimed - 1 }, (_, offset) => id + 1 + offset));
