@@ -95,7 +95,7 @@ function wakeableSleep(stopping: AbortSignal) {
  * publication; and applies every scheduled change then due (`applyDueChanges`), as an update by
  * whoever scheduled it. It also wakes when the soonest open edit lock lapses, and records every lapse
  * then due as `lock.lapsed` (`lapseDueLocks`), so that the feed says so with nobody on the site. It
- * reads the scheduled items again after a write that may have changed them (state.heard of at once from
+ * reads the scheduled items again after a write that may have changed them (heard of at once from
  * this process, within `LOOK_MS` from others, through the site's change token; at most every
  * `READ_EVERY_MS`), and every `RESCAN_MS`; the open locks only after a write (every take, refresh
  * and release is a request, which moves the token) or a lapse recorded, so that an idle site
