@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,5 +9,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Test files wait on their database and on timers more than they compute: two at a time at
+    // least, where the default (one less than the cores) would run them one by one on two cores.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
