@@ -1,7 +1,7 @@
-import { type Collection, type Db, type Filter, type MongoBulkWriteError, type OptionalUnlessRequiredId } from 'mongodb';
+import { type Collection, type Db, type Filter, type OptionalUnlessRequiredId } from 'mongodb';
 import { type StoredEvent } from './change-log.js';
 import { type KeptIndex } from './kept-index.js';
-import { isDuplicateKey } from './mongo.js';
+import { duplicateKeyRefusal, isDuplicateKey } from './mongo.js';
 import { defineProjection, type Projection } from './projections.js';
 
 /** A document a projection keeps: its key, and the seq of the last event that wrote it (its guard). */
@@ -72,10 +72,9 @@ async function writeRows<R extends ProjectedDocument>(collection: Collection<R>,
       await collection.bulkWrite(operations.slice(start), { ordered: true });
       return;
     } catch (error) {
-      const refused = (error as MongoBulkWriteError).writeErrors;
-      const first = Array.isArray(refused) ? refused[0] : refused;
-      if (!(isDuplicateKey(error) || isDuplicateKey(first)) || first?.index === undefined) throw error;
-      start += first.index + 1;
+      const refusedAt = duplicateKeyRefusal(error)?.index;
+      if (refusedAt === undefined) throw error;
+      start += refusedAt + 1;
     }
   }
 }

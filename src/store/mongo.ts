@@ -9,6 +9,7 @@ import {
   type CommandStartedEvent,
   type Db,
   type IndexDescription,
+  type WriteError,
 } from 'mongodb';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConnectionString } from 'mongodb-connection-string-url';
@@ -172,6 +173,18 @@ export function isDuplicateKey(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 11000 || code === 11001) return true;
   return error instanceof MongoServerError && code === 1 && /\(SQLSTATE 23505\)/.test(error.errmsg ?? '');
+}
+
+/**
+ * The first row a bulk write (or a single insert) was refused for a duplicate key: its `index` in
+ * the batch, when the server says it (an ordered write stored the rows before it). Undefined when
+ * the write failed otherwise.
+ */
+export function duplicateKeyRefusal(error: unknown): { index?: number } | undefined {
+  const refused = (error as { writeErrors?: WriteError | WriteError[] } | null)?.writeErrors;
+  const first = Array.isArray(refused) ? refused[0] : refused;
+  if (!isDuplicateKey(error) && !isDuplicateKey(first)) return undefined;
+  return { index: first?.index };
 }
 
 // Server errors that mean "not now", not "not this": a server shutting down or stepping down.

@@ -1,5 +1,5 @@
-import { type Collection, type Db, type MongoBulkWriteError } from 'mongodb';
-import { type IndexSpec, isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
+import { type Collection, type Db } from 'mongodb';
+import { duplicateKeyRefusal, type IndexSpec, isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
 import { firstFreeAfter as firstFree } from './first-free.js';
 import { siteChanges } from './site-changes.js';
 
@@ -48,11 +48,10 @@ async function claimRun(claims: Collection<IdClaim>, name: SequenceName, first: 
     else await claims.insertMany(keys, { ordered: true });
     return count;
   } catch (error) {
-    const refused = (error as MongoBulkWriteError).writeErrors;
-    const firstRefused = Array.isArray(refused) ? refused[0] : refused;
-    if (!isDuplicateKey(error) && !isDuplicateKey(firstRefused)) throw error;
+    const refusal = duplicateKeyRefusal(error);
+    if (!refusal) throw error;
     // An ordered insert stops at its first refused row: the ones before it were stored.
-    return count === 1 ? 0 : (firstRefused?.index ?? 0);
+    return count === 1 ? 0 : (refusal.index ?? 0);
   }
 }
 

@@ -1,5 +1,5 @@
 import { type Collection, type Db } from 'mongodb';
-import { isDuplicateKey, type IndexSpec } from '../../store/mongo.js';
+import { duplicateKeyRefusal, isDuplicateKey, type IndexSpec } from '../../store/mongo.js';
 import { termsCollection } from './term.model.js';
 
 /**
@@ -116,7 +116,7 @@ export async function recordToggles(db: Db, rows: readonly { term: number; post:
     try {
       await termCounts(db).insertMany(batch, { ordered: false });
     } catch (error) {
-      if (!isDuplicateKey(error) && !isDuplicateKey((error as { writeErrors?: unknown[] }).writeErrors?.[0])) throw error;
+      if (!duplicateKeyRefusal(error)) throw error;
     }
   }
 }
