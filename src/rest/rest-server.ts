@@ -26,6 +26,25 @@ export interface RestResult {
   changes?: 'content';
 }
 
+/** A route whose pattern a path matches, with the parameters the path gives it. */
+export interface RouteMatch<D> {
+  route: CompiledRoute<D>;
+  urlParams: Record<string, string>;
+}
+
+/**
+ * Where a request's method and path lead, found once and carried with the request (Fastify's
+ * route context): every route the path matches (OPTIONS describes the first), and the first
+ * endpoint among them that answers the method, if any.
+ */
+export interface RouteLookup<D> {
+  readonly method: string;
+  /** The path, normalized. */
+  readonly path: string;
+  readonly matches: readonly RouteMatch<D>[];
+  readonly found?: RouteMatch<D> & { endpoint: CompiledEndpoint<D> };
+}
+
 /** A request matched to its endpoint, before its arguments are checked. */
 export interface MatchedEndpoint<D> {
   route: CompiledRoute<D>;
@@ -76,36 +95,25 @@ export class RestServer<D> {
     }
   }
 
-  match(path: string): { route: CompiledRoute<D>; urlParams: Record<string, string> }[] {
-    const found = [];
-    for (const route of this.routes) {
-      const matched = route.regex.exec(path);
-      if (matched) found.push({ route, urlParams: { ...matched.groups } });
-    }
-    return found;
-  }
-
-  /** Whether the endpoint `method` reaches on `path` reads the body itself (no body parser may read it first). */
-  takesStream(method: string, path: string): boolean {
-    return this.endpointFor(method, path)?.spec.body === 'stream';
-  }
-
-  /** Whether the endpoint `method` reaches on `path` answers only for the moment it is asked (`freshness: 'live'`): never cached. */
-  answersLive(method: string, path: string): boolean {
-    return this.endpointFor(method, path)?.spec.freshness === 'live';
-  }
-
-  private endpointFor(method: string, path: string): CompiledEndpoint<D> | undefined {
+  /** Where `method` on `path` leads: one pass over the routes. */
+  lookup(method: string, path: string): RouteLookup<D> {
+    const normalized = normalizePath(path);
     const wanted = method === 'HEAD' ? 'GET' : method;
-    for (const { route } of this.match(normalizePath(path))) {
-      const endpoint = route.endpoints.find((e) => e.spec.methods.includes(wanted as never));
-      if (endpoint) return endpoint;
+    const matches: RouteMatch<D>[] = [];
+    let found: RouteLookup<D>['found'];
+    for (const route of this.routes) {
+      const matched = route.regex.exec(normalized);
+      if (!matched) continue;
+      const urlParams = { ...matched.groups };
+      matches.push({ route, urlParams });
+      const endpoint = found ? undefined : route.endpoints.find((e) => e.spec.methods.includes(wanted as never));
+      if (endpoint) found = { route, endpoint, urlParams };
     }
-    return undefined;
+    return { method, path: normalized, matches, found };
   }
 
   /** Serves a request from the outside: dispatch, then links, `_embed`, `_fields`, pagination headers and `_envelope`. */
-  async serve(incoming: IncomingRequest, apiRoot: string): Promise<RestResult> {
+  async serve(incoming: IncomingRequest, apiRoot: string, lookup?: RouteLookup<D>): Promise<RestResult> {
     let embed: EmbedRequest;
     try {
       embed = parseEmbed(incoming.query._embed);
@@ -113,7 +121,7 @@ export class RestServer<D> {
       const refused = errorResult(error);
       return { status: refused.status, headers: refused.headers, body: refused.data };
     }
-    const result = await this.dispatch(incoming, apiRoot, { embedding: embed !== null });
+    const result = await this.dispatch(incoming, apiRoot, { embedding: embed !== null }, lookup);
     const changes = result.changes ? { changes: result.changes } : {};
     if (result.stream) return { status: result.status, headers: result.headers, body: null, stream: result.stream, ...changes };
     if (result.events) return { status: result.status, headers: result.headers, body: null, events: result.events };
@@ -156,27 +164,28 @@ export class RestServer<D> {
     incoming: IncomingRequest,
     apiRoot: string,
     options: { embedding?: boolean; embedded?: boolean } = {},
+    lookup = this.lookup(incoming.method, incoming.path),
   ): Promise<Dispatched<D>> {
-    if (incoming.method === 'OPTIONS') return this.options(this.match(normalizePath(incoming.path)), incoming, apiRoot);
-    const matched = this.matchEndpoint(incoming, apiRoot, options);
+    if (incoming.method === 'OPTIONS') return this.options(lookup.matches, incoming, apiRoot);
+    const matched = this.matchEndpoint(incoming, apiRoot, options, lookup);
     if (!matched) return errorResult(new NoRoute());
     const invalid = await this.validate(matched, incoming, options);
     return this.respond(matched, invalid, options);
   }
 
   /** The endpoint a request reaches, with its request (`WP_REST_Server::match_request_to_handler`); undefined for none. */
-  matchEndpoint(incoming: IncomingRequest, apiRoot: string, options: { embedding?: boolean } = {}): MatchedEndpoint<D> | undefined {
-    const path = normalizePath(incoming.path);
-    const method = incoming.method === 'HEAD' ? 'GET' : incoming.method;
-    for (const { route, urlParams } of this.match(path)) {
-      const endpoint = route.endpoints.find((e) => e.spec.methods.includes(method as never));
-      if (!endpoint) continue;
-      const request = new RestRequest({ ...incoming, path }, urlParams, apiRoot);
-      request.route = route.pattern;
-      request.embedding = options.embedding ?? false;
-      return { route, endpoint, request };
-    }
-    return undefined;
+  matchEndpoint(
+    incoming: IncomingRequest,
+    apiRoot: string,
+    options: { embedding?: boolean } = {},
+    lookup = this.lookup(incoming.method, incoming.path),
+  ): MatchedEndpoint<D> | undefined {
+    if (!lookup.found) return undefined;
+    const { route, endpoint, urlParams } = lookup.found;
+    const request = new RestRequest({ ...incoming, path: lookup.path }, urlParams, apiRoot);
+    request.route = route.pattern;
+    request.embedding = options.embedding ?? false;
+    return { route, endpoint, request };
   }
 
   /**
@@ -273,7 +282,7 @@ export class RestServer<D> {
   }
 
   private async options(
-    candidates: { route: CompiledRoute<D>; urlParams: Record<string, string> }[],
+    candidates: readonly RouteMatch<D>[],
     incoming: IncomingRequest,
     apiRoot: string,
   ): Promise<Dispatched<D>> {

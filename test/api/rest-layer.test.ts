@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Authenticate } from '../../src/app.js';
+import { RestServer } from '../../src/rest/rest-server.js';
 import { asUser, demoAuthenticate } from '../support/demo-auth.js';
 import { notesResource, renderCount } from '../support/demo-notes.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -240,6 +242,30 @@ describe('bodies and errors', () => {
       const ok = await small.api('POST', '/demo/v1/notes', { headers: admin, json: { title: 'fits' } });
       expect(ok.status).toBe(201);
     } finally {
+      await small.stop();
+    }
+  });
+
+  it('finds a request\'s route once, and authenticates a large body once', async () => {
+    const authentications: string[] = [];
+    const counting: Authenticate = (credentials) => {
+      authentications.push(credentials.headers['x-demo-user'] ?? '');
+      return demoAuthenticate(credentials);
+    };
+    const small = await createTestApp({ resources: [notesResource], authenticate: counting, env: { CMS_ANONYMOUS_BODY_LIMIT_BYTES: '1000' } });
+    const lookups = vi.spyOn(RestServer.prototype, 'lookup');
+    try {
+      // Over the anonymous limit: the caller is found before the body is read, and that answer is kept.
+      const created = await small.api('POST', '/demo/v1/notes', { headers: admin, json: { title: 'large', body: { raw: 'x'.repeat(5000) } } });
+      expect(created.status).toBe(201);
+      expect(authentications).toEqual(['1']);
+      expect(lookups).toHaveBeenCalledTimes(1);
+      const read = await small.api('GET', `/demo/v1/notes/${created.body.id}`, { headers: editor });
+      expect(read.status).toBe(200);
+      expect(authentications).toEqual(['1', '2']);
+      expect(lookups).toHaveBeenCalledTimes(2);
+    } finally {
+      lookups.mockRestore();
       await small.stop();
     }
   });

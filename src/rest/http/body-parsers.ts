@@ -35,8 +35,8 @@ const tooLarge = (what: string) => Object.assign(new Error(what), { status: 413,
  * read. A body no larger than an anonymous caller may send is read as it is; a larger one (or
  * one of unknown length) only once the request's credentials are found good, up to a logged-in
  * caller's limit: without credentials it is refused with 413, with bad ones with their 401 (or
- * 429), unread. Such a request is authenticated here and again by the handler, which decides who
- * it runs as (the authenticator shares checks under way, and remembers a good password briefly).
+ * 429), unread. `callerOf` keeps what it finds: the handler runs the request as that caller
+ * (unless the body alone brings a nonce).
  * Past the limits: 413 `rest_request_too_large`, from the declared length before anything is
  * read, or as the bytes arrive (a chunked body), whatever parses them; a JSON body of more than
  * MAX_JSON_VALUES values, and form or multipart bodies of more than MAX_PARAMS fields, too.

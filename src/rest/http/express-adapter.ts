@@ -25,7 +25,7 @@ import { openApiDocument } from '../openapi.js';
 import { ANONYMOUS, type IncomingRequest, type RestUser, type UploadedFile } from '../rest-request.js';
 import { type ServerSentEvent } from '../rest-response.js';
 import { answerPieces, holdsStreamedList } from '../streamed-list.js';
-import { normalizePath, type RestResult, type RestServer } from '../rest-server.js';
+import { normalizePath, type RestResult, type RestServer, type RouteLookup } from '../rest-server.js';
 import { bodyError, bodyParsers } from './body-parsers.js';
 import { IDEMPOTENT_METHODS, idempotencyKeyOf, type IdempotentWrites } from './idempotency.js';
 import { type LiveRequests } from './live-requests.js';
@@ -68,7 +68,27 @@ export interface HttpOptions<D> {
   idempotency?: IdempotentWrites;
 }
 
-type ApiRequest = Request & { jsonError?: string };
+/**
+ * What the API knows of a request before its body is read, found once as it enters and carried
+ * with it (Fastify's route context): the body parsers, the cache, the bounds of live requests and
+ * the dispatch all read it from here.
+ */
+interface ApiRoute<D> {
+  /** The method it runs as: a POST's `_method` or `X-HTTP-Method-Override` when it sends one. */
+  readonly method: string;
+  /** Whether `method` comes from an override. */
+  readonly overridden: boolean;
+  readonly lookup: RouteLookup<D>;
+  /** Whether its endpoint reads the body itself, as it arrives (an upload): no parser may read it first. */
+  readonly streamed: boolean;
+  /**
+   * The caller by the request's headers and query, when a body larger than an anonymous caller
+   * may send had it authenticated before the body was read; the handler then asks no more.
+   */
+  caller?: Promise<RestUser>;
+}
+
+type ApiRequest<D = unknown> = Request & { jsonError?: string; api: ApiRoute<D> };
 
 // WordPress's `wp_check_jsonp_callback`, and at most 128 characters (WordPress sets no length).
 const JSONP_CALLBACK = /^[\w.]{1,128}$/;
@@ -104,9 +124,8 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
     res.json(openApiDocument(options.server, apiRoot));
   });
 
-  // An endpoint that reads its body as it arrives (an upload) gets the request unread.
-  const api: ApiContext<D> = { options, apiRoot, streamed: new WeakSet<Request>() };
-  const parseBody = bodyParsing(options, api.streamed);
+  const api: ApiContext<D> = { options, apiRoot };
+  const parseBody = bodyParsing(options);
   app.use(API_PREFIX, apiRouter(api, parseBody, (req) => safeDecode(req.path)));
   const restRouteApi = apiRouter(api, parseBody, (req) => String(req.query.rest_route));
   app.use((req, res, next) => (req.query.rest_route === undefined ? next() : restRouteApi(req, res, next)));
@@ -122,11 +141,10 @@ export function createHttpApp<D>(options: HttpOptions<D>): express.Express {
   return app;
 }
 
-/** What the API's request handling needs: the app's options, the API's root URL, and the requests whose body an endpoint reads as a stream. */
+/** What the API's request handling needs: the app's options and the API's root URL. */
 interface ApiContext<D> {
   readonly options: HttpOptions<D>;
   readonly apiRoot: string;
-  readonly streamed: WeakSet<Request>;
 }
 
 /** The request log: one line per request, with its id (sent back as `X-Request-Id`) and without credentials. */
@@ -189,21 +207,21 @@ function addHealthRoutes<D>(app: express.Express, options: HttpOptions<D>): void
 
 /**
  * The body parsers of API requests, bounded by the caller's kind, then the bounds of `_fields` and
- * `_embed`. A request in `streamed` is left unread.
+ * `_embed`. A streamed request's body is left unread.
  */
-function bodyParsing<D>(options: HttpOptions<D>, streamed: WeakSet<Request>) {
+function bodyParsing<D>(options: HttpOptions<D>) {
   return [
     ...bodyParsers({
       bodyLimitBytes: options.bodyLimitBytes,
       anonymousBodyLimitBytes: options.anonymousBodyLimitBytes,
-      callerOf: (req) => options.authenticate({ headers: headerMap(req), ip: req.ip ?? '', nonce: nonceOf(req.headers['x-wp-nonce'], req.query._wpnonce) }),
+      callerOf: (req) => ((req as ApiRequest<D>).api.caller ??= options.authenticate(credentialsOf(req, req.query._wpnonce))),
     }).map(
-      (parse) => (req: Request, res: Response, next: NextFunction) => (streamed.has(req) ? next() : parse(req, res, next)),
+      (parse) => (req: Request, res: Response, next: NextFunction) => ((req as ApiRequest<D>).api.streamed ? next() : parse(req, res, next)),
     ),
     // `_fields` and `_embed` are bounded before anything is done with them: authentication, the cache, the route.
     (req: Request, _res: Response, next: NextFunction) => {
       try {
-        refuseOversizedGlobals(req.query, streamed.has(req) ? undefined : req.body);
+        refuseOversizedGlobals(req.query, (req as ApiRequest<D>).api.streamed ? undefined : req.body);
       } catch (error) {
         return next(error);
       }
@@ -212,26 +230,26 @@ function bodyParsing<D>(options: HttpOptions<D>, streamed: WeakSet<Request>) {
   ];
 }
 
-/** The router of API requests whose route `routeOf` reads: marks streamed requests, parses bodies, and answers. */
-function apiRouter<D>(api: ApiContext<D>, parseBody: ReturnType<typeof bodyParsing>, routeOf: (req: Request) => string) {
+/** The router of API requests whose route `routeOf` reads: finds where each leads, parses its body, and answers. */
+function apiRouter<D>(api: ApiContext<D>, parseBody: ReturnType<typeof bodyParsing<D>>, routeOf: (req: Request) => string) {
   return express.Router().use(
     (req: Request, _res: Response, next: NextFunction) => {
-      if (api.options.server.takesStream(req.method, routeOf(req))) api.streamed.add(req);
+      (req as ApiRequest<D>).api = routeOfRequest(api.options.server, req, routeOf(req));
       next();
     },
     ...parseBody,
-    (error: unknown, req: ApiRequest, res: Response, next: NextFunction) => {
+    (error: unknown, req: Request, res: Response, next: NextFunction) => {
       if ((error as { type?: string }).type === 'entity.parse.failed') {
-        req.jsonError = (error as Error).message || 'Syntax error';
+        (req as ApiRequest<D>).jsonError = (error as Error).message || 'Syntax error';
         return next();
       }
       const restError = bodyError(error);
       if (restError instanceof InternalError) req.log.warn({ err: error }, 'request body refused');
       refuse(req, res, restError);
     },
-    async (req: ApiRequest, res: Response) => {
+    async (req: Request, res: Response) => {
       try {
-        await asServiceWork('request', () => handleApiRequest(api, req, res, routeOf(req)));
+        await asServiceWork('request', () => handleApiRequest(api, req as ApiRequest<D>, res));
       } catch (error) {
         req.log.error({ err: error }, 'request failed');
         // A stream that fails half-way can only be cut short: its status is sent already.
@@ -242,26 +260,34 @@ function apiRouter<D>(api: ApiContext<D>, parseBody: ReturnType<typeof bodyParsi
   );
 }
 
+/** Where a request leads, by its method (or a POST's override) and the route `path` it names. */
+function routeOfRequest<D>(server: RestServer<D>, req: Request, path: string): ApiRoute<D> {
+  const override = req.method === 'POST' ? String(req.query._method ?? req.get('X-HTTP-Method-Override') ?? '') : '';
+  const method = override ? override.toUpperCase() : req.method;
+  const lookup = server.lookup(method, path);
+  return { method, overridden: override !== '', lookup, streamed: lookup.found?.endpoint.spec.body === 'stream' };
+}
+
 /**
  * Answers one API request: reads its input and caller, bounds live requests, answers an anonymous
  * read from the cache when it can, else serves it, then tells every process of a write.
  */
-async function handleApiRequest<D>(api: ApiContext<D>, req: ApiRequest, res: Response, route: string): Promise<void> {
+async function handleApiRequest<D>(api: ApiContext<D>, req: ApiRequest<D>, res: Response): Promise<void> {
   const { options } = api;
+  const { method, overridden, lookup, streamed } = req.api;
   // Before anything this process keeps is used: no write answered before this request may be missed.
   await options.changes.catchUp();
-  const input = clientParams(req, api.streamed);
+  const input = clientParams(req, streamed);
   if (input instanceof RestError) return refuse(req, res, input);
   const { query, body } = input;
   delete query.rest_route;
   if (refusedCallback(query._jsonp, res)) return;
   const headers = headerMap(req);
-  const user = await callerOf(options, req, headers, query._wpnonce ?? body._wpnonce);
+  const user = await callerOf(options, req, query, body);
   if (user instanceof RestError) return refuse(req, res, user);
-  const override = req.method === 'POST' ? String(query._method ?? req.get('X-HTTP-Method-Override') ?? '') : '';
   const incoming: IncomingRequest = {
-    method: override ? override.toUpperCase() : req.method,
-    path: route,
+    method,
+    path: lookup.path,
     query,
     body,
     files: (Array.isArray(req.files) ? req.files : []) as UploadedFile[],
@@ -269,13 +295,13 @@ async function handleApiRequest<D>(api: ApiContext<D>, req: ApiRequest, res: Res
     user,
     log: options.logger.child({ reqId: req.id, userId: user.id }),
     jsonError: req.jsonError,
-    ...(api.streamed.has(req) ? { stream: req } : {}),
+    ...(streamed ? { stream: req } : {}),
   };
   const idempotencyKey = options.idempotency && IDEMPOTENT_METHODS.has(incoming.method) ? idempotencyKeyOf(headers['idempotency-key']) : undefined;
   if (idempotencyKey instanceof RestError) return refuse(req, res, idempotencyKey);
   const { cache } = options;
   const reads = incoming.method === 'GET' || incoming.method === 'HEAD';
-  const live = options.server.answersLive(incoming.method, route);
+  const live = lookup.found?.endpoint.spec.freshness === 'live';
   const liveRefused = live && options.liveRequests ? enterLiveRequest(options.liveRequests, req, res) : undefined;
   if (liveRefused) return refuse(req, res, liveRefused);
   // Anonymous reads are the same for everyone: answered from the cache while nothing changed.
@@ -285,9 +311,9 @@ async function handleApiRequest<D>(api: ApiContext<D>, req: ApiRequest, res: Res
     if (hit) return answerCached(req, res, hit.result, hit.etag);
   }
   const result = await serveAndKeep(api, req, incoming, key, idempotencyKey);
-  if (override && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
+  if (overridden && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
   // A streamed body refused before its end is not read further: the connection ends with the answer.
-  if (api.streamed.has(req) && !req.complete) result.headers = { ...result.headers, Connection: 'close' };
+  if (streamed && !req.complete) result.headers = { ...result.headers, Connection: 'close' };
   // A write may have changed what any process keeps (one refused with a 4xx changed nothing): all
   // of them must know before anyone is told of it.
   const replayed = result.headers['Idempotent-Replayed'] !== undefined;
@@ -296,10 +322,10 @@ async function handleApiRequest<D>(api: ApiContext<D>, req: ApiRequest, res: Res
 }
 
 /** The request's query and body as client input (a streamed body is left unread), or the error that refuses them. */
-function clientParams(req: Request, streamed: WeakSet<Request>): { query: ClientParams; body: ClientParams } | RestError {
+function clientParams(req: Request, streamed: boolean): { query: ClientParams; body: ClientParams } | RestError {
   try {
     const query = clientInput(req.query, 'query');
-    const body = streamed.has(req) ? Object.create(null) : clientInput(req.body, req.is('json') ? 'json' : 'form');
+    const body = streamed ? Object.create(null) : clientInput(req.body, req.is('json') ? 'json' : 'form');
     return { query, body };
   } catch (error) {
     if (!(error instanceof RestError)) throw error;
@@ -316,10 +342,14 @@ function refusedCallback(callback: unknown, res: Response): boolean {
   return true;
 }
 
-/** The caller the request's credentials name (anonymous without any), or the error that refuses them. */
-async function callerOf<D>(options: HttpOptions<D>, req: Request, headers: Record<string, string | undefined>, nonceParam: unknown): Promise<RestUser | RestError> {
+/**
+ * The caller the request's credentials name (anonymous without any), or the error that refuses
+ * them: the one found before the body was read, unless the body alone brought a nonce.
+ */
+async function callerOf<D>(options: HttpOptions<D>, req: ApiRequest<D>, query: ClientParams, body: ClientParams): Promise<RestUser | RestError> {
+  const nonceInBodyOnly = query._wpnonce === undefined && body._wpnonce !== undefined;
   try {
-    return await options.authenticate({ headers, ip: req.ip ?? '', nonce: nonceOf(headers['x-wp-nonce'], nonceParam) });
+    return await ((nonceInBodyOnly ? undefined : req.api.caller) ?? options.authenticate(credentialsOf(req, query._wpnonce ?? body._wpnonce)));
   } catch (error) {
     if (!(error instanceof RestError)) throw error;
     return error;
@@ -346,14 +376,15 @@ function enterLiveRequest(liveRequests: LiveRequests, req: Request, res: Respons
  * `Idempotency-Key`, and keeps the answer of an anonymous read under `key` (while it is computed,
  * the same reads wait for it).
  */
-async function serveAndKeep<D>(api: ApiContext<D>, req: Request, incoming: IncomingRequest, key: string | undefined, idempotencyKey: string | undefined): Promise<RestResult> {
+async function serveAndKeep<D>(api: ApiContext<D>, req: ApiRequest<D>, incoming: IncomingRequest, key: string | undefined, idempotencyKey: string | undefined): Promise<RestResult> {
   const { options, apiRoot } = api;
   const { cache, server } = options;
   const startedAt = cache?.current ?? 0;
   const computed = cache && key !== undefined ? cache.startComputing(key) : undefined;
   try {
+    const serve = () => server.serve(incoming, apiRoot, req.api.lookup);
     const result = idempotencyKey === undefined || !options.idempotency
-      ? await server.serve(incoming, apiRoot)
+      ? await serve()
       : await options.idempotency.serve(
         {
           key: idempotencyKey,
@@ -363,9 +394,9 @@ async function serveAndKeep<D>(api: ApiContext<D>, req: Request, incoming: Incom
           query: incoming.query,
           body: incoming.body,
           files: incoming.files,
-          ...(api.streamed.has(req) ? { streamedBody: streamedBodyOf(incoming.headers) } : {}),
+          ...(req.api.streamed ? { streamedBody: streamedBodyOf(incoming.headers) } : {}),
         },
-        () => server.serve(incoming, apiRoot),
+        serve,
         (event) => answerFromItem(api, incoming, event),
       );
     // A streamed list is written as it is made: there is no whole answer to keep.
@@ -599,6 +630,12 @@ function withoutCredentials(headers: Record<string, unknown> | undefined, names:
   const copy = { ...headers };
   for (const name of names) if (copy[name] !== undefined) copy[name] = '[Redacted]';
   return copy;
+}
+
+/** What authenticates a request: its headers, its address and its REST nonce (`_wpnonce` given as `nonceParam`, else `X-WP-Nonce`). */
+function credentialsOf(req: Request, nonceParam: unknown): { headers: Record<string, string | undefined>; ip: string; nonce?: string } {
+  const headers = headerMap(req);
+  return { headers, ip: req.ip ?? '', nonce: nonceOf(headers['x-wp-nonce'], nonceParam) };
 }
 
 function headerMap(req: Request): Record<string, string | undefined> {
