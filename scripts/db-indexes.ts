@@ -3,9 +3,9 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { resources } from '../src/resources/index.js';
 import { indexesOf } from '../src/resources/manifest.js';
-import { startDatabaseServer } from '../src/store/database-server.js';
-import { ensureDeclaredIndexes } from '../src/store/index-bridge.js';
-import { openStore } from '../src/store/mongo.js';
+import { startDatabaseServer } from '../src/store/database/database-server.js';
+import { ensureDeclaredIndexes } from '../src/store/queries/index-bridge.js';
+import { openStore } from '../src/store/database/mongo.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger(config.logLevel, config.logFormat);

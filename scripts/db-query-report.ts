@@ -2,7 +2,7 @@
 // how the embedded database serves it (`npm run db:query-report`). `npm test` records the shapes
 // and fails on any unserved one.
 import fs from 'node:fs/promises';
-import { type ShapeReport } from '../src/store/query-shapes.js';
+import { type ShapeReport } from '../src/store/queries/query-shapes.js';
 
 const REPORT = '.cache/query-report.json';
 const rows = await fs.readFile(REPORT, 'utf8').then(

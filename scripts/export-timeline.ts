@@ -12,9 +12,9 @@ import { parseRestDateGmt } from '../src/lib/site-dates.js';
 import { resources } from '../src/resources/index.js';
 import { projectionsOf } from '../src/resources/manifest.js';
 import { countTimelineEvents, CSV_COLUMNS, csvRow, timeline, type ExportEntry, type TimelineQuery, type TimelineTypes } from '../src/resources/history/history.timeline.js';
-import { startDatabaseServer } from '../src/store/database-server.js';
-import { embeddedPostgresOf } from '../src/store/postgresql.js';
-import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
+import { startDatabaseServer } from '../src/store/database/database-server.js';
+import { embeddedPostgresOf } from '../src/store/database/postgresql.js';
+import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/database/mongo.js';
 import { commandLine } from './command-line.js';
 
 const USAGE = 'Usage: npm run export:timeline -- [--type post|page|nav_menu_item|cms_template|cms_template_part] [--id N] [--since ISO] [--format ndjson|csv] [--out FILE]';

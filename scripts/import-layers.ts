@@ -14,7 +14,15 @@ import ts from 'typescript';
  */
 export const LAYERS: readonly (readonly string[])[] = [
   ['config.ts', 'logger.ts', 'shutdown.ts', 'lib', 'types'],
-  ['store'],
+  // The store, by part: the database and its provisioning, query tooling, what processes share
+  // besides the log (the site's change token, leases, id claims), the change log, its
+  // projections, and the command cycle with reads as of a moment.
+  ['store/database'],
+  ['store/queries'],
+  ['store/coordination'],
+  ['store/log'],
+  ['store/projections'],
+  ['store/history'],
   ['rest'],
   ['auth'],
   ['registry', 'themes', 'deps.ts'],
@@ -29,6 +37,7 @@ export const LAYERS: readonly (readonly string[])[] = [
  */
 export const SHARED_COLLECTIONS: ReadonlyMap<string, string> = new Map([
   ['options', 'the site key, which authentication (a layer below resources) keeps among the settings, as WordPress keeps auth_key'],
+  ['checkpoints', "one document per keeper, each named by its id: the site's change token, the log's positions, the feed's retention, each projection's checkpoint and the kept lists' reread token"],
 ]);
 
 export interface SourceImport {
@@ -138,15 +147,20 @@ export function readImportGraph(srcDir: string): ImportGraph {
 
 /** The layer index of a file (a path relative to `src/`), or undefined when no layer names it. */
 export function layerOf(file: string): number | undefined {
-  const top = file.split('/')[0];
+  const top = folderOf(file).startsWith('store/') ? folderOf(file) : file.split('/')[0];
   const index = LAYERS.findIndex((layer) => layer.includes(top));
   return index < 0 ? undefined : index;
 }
 
-/** The folder a file counts in for cycles: its folder under `src/` (under `src/resources/` for a resource), or the file itself when it lies loose in `src/` or `src/resources/`. */
+/**
+ * The folder a file counts in for cycles: its folder under `src/` (under `src/resources/` for a
+ * resource, under `src/store/` for a part of the store), or the file itself when it lies loose in
+ * `src/` or `src/resources/`.
+ */
 export function folderOf(file: string): string {
   const parts = file.split('/');
   if (parts[0] === 'resources') return parts.length === 2 ? file : parts.slice(0, 2).join('/');
+  if (parts[0] === 'store' && parts.length > 2) return parts.slice(0, 2).join('/');
   return parts.length === 1 ? file : parts[0];
 }
 

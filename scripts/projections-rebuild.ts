@@ -8,10 +8,10 @@ import { projectionsOf } from '../src/resources/manifest.js';
 import { postsCollection, revisionsCollection } from '../src/resources/posts/post.model.js';
 import { POSTS_CONTROLLER_TYPES } from '../src/resources/posts/post.projection.js';
 import { keepTermCountsFrom } from '../src/resources/terms/index.js';
-import { startDatabaseServer } from '../src/store/database-server.js';
-import { changeLog } from '../src/store/change-log.js';
-import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/mongo.js';
-import { rebuildProjections } from '../src/store/projections.js';
+import { startDatabaseServer } from '../src/store/database/database-server.js';
+import { changeLog } from '../src/store/log/change-log.js';
+import { openStore, SCRIPT_DATABASE_TIMEOUT_MS } from '../src/store/database/mongo.js';
+import { rebuildProjections } from '../src/store/projections/projections.js';
 
 const config = loadConfig(process.env);
 const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, config.logFormat);

@@ -6,9 +6,9 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createUserAccount } from '../src/resources/users/user.commands.js';
 import { RestError } from '../src/rest/errors.js';
-import { startDatabaseServer } from '../src/store/database-server.js';
-import { openStore } from '../src/store/mongo.js';
-import { sequences } from '../src/store/sequences.js';
+import { startDatabaseServer } from '../src/store/database/database-server.js';
+import { openStore } from '../src/store/database/mongo.js';
+import { sequences } from '../src/store/coordination/sequences.js';
 
 const { values } = parseArgs({
   options: {

@@ -175,7 +175,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 
 /**
  * The database's URI, refused when it asks for less than the service's promises need on a
- * replica set (see `DURABILITY` in src/store/mongo.ts): reads from a secondary, or of data a
+ * replica set (see `DURABILITY` in src/store/database/mongo.ts): reads from a secondary, or of data a
  * failover may roll back, and, unless `allowName` says the operator accepts losing acknowledged
  * writes in a failover, a write concern below a majority.
  */

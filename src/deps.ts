@@ -1,8 +1,8 @@
 import { type Db } from 'mongodb';
 import { type Config } from './config.js';
 import { type Logger } from './logger.js';
-import { type Store } from './store/mongo.js';
-import { type Sequences } from './store/sequences.js';
+import { type Store } from './store/database/mongo.js';
+import { type Sequences } from './store/coordination/sequences.js';
 import { type createAuthenticator } from './auth/authenticate.js';
 import { type Sessions } from './auth/sessions.js';
 import { type Themes } from './themes/themes.js';

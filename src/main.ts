@@ -6,9 +6,9 @@ import { createLogger, logsForPeople, type Logger } from './logger.js';
 import { type GeneratedAdministrator } from './resources/manifest.js';
 import { type ServiceOptions } from './service.js';
 import { shutdownOnStopSignals, whenRequested, type Shutdown } from './shutdown.js';
-import { DataDirInUseError } from './store/data-lock.js';
-import { NoDatabaseError, startDatabaseServer } from './store/database-server.js';
-import { EMBEDDED_POSTGRES_ENV, embeddedPostgresOf } from './store/postgresql.js';
+import { DataDirInUseError } from './store/database/data-lock.js';
+import { NoDatabaseError, startDatabaseServer } from './store/database/database-server.js';
+import { EMBEDDED_POSTGRES_ENV, embeddedPostgresOf } from './store/database/postgresql.js';
 import { announceReady, startWorkers, WorkerStartFailed } from './workers.js';
 import { loadThemes, ThemeError, type Themes } from './themes/themes.js';
 

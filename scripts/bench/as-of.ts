@@ -11,8 +11,8 @@
  */
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
-import { psql } from '../../src/store/postgresql.js';
-import { changeLog } from '../../src/store/change-log.js';
+import { psql } from '../../src/store/database/postgresql.js';
+import { changeLog } from '../../src/store/log/change-log.js';
 import { benchSites, MENU_ITEMS, seedSite, SITE_SIZE_OPTIONS, SMALL_POSTS } from './scale-seed.js';
 import { benchDatabase, median, send, settle, startCountedService, type CountedService } from './service.js';
 

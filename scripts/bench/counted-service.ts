@@ -9,8 +9,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { type CommandStartedEvent } from 'mongodb';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { VOID_EVENT } from '../../src/store/change-log.js';
-import { embeddedPostgresOf } from '../../src/store/postgresql.js';
+import { VOID_EVENT } from '../../src/store/log/change-log.js';
+import { embeddedPostgresOf } from '../../src/store/database/postgresql.js';
 import { announceReady, startWorkers } from '../../src/workers.js';
 
 interface Count {

@@ -1,14 +1,14 @@
 // Reads through FerretDB on the embedded PostgreSQL before and after the index bridge
-// (src/store/index-bridge.ts), on one collection of `--rows` documents of about `--bytes` of text
+// (src/store/queries/index-bridge.ts), on one collection of `--rows` documents of about `--bytes` of text
 // (base64 of random bytes: compressed by TOAST no more than prose is):
 // - findOne({ _id }), a document picked at random each time;
 // - find({ type, status }), a selective pair (about 25 documents at 50,000 rows), read whole.
 //   npm run bench:index-bridge [-- --rows 50000 --bytes 1000 --rounds 50]
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { bridgeIndexes } from '../../src/store/index-bridge.js';
-import { ensureIndexes, openStore, type IndexSpec } from '../../src/store/mongo.js';
-import { psql } from '../../src/store/postgresql.js';
+import { bridgeIndexes } from '../../src/store/queries/index-bridge.js';
+import { ensureIndexes, openStore, type IndexSpec } from '../../src/store/database/mongo.js';
+import { psql } from '../../src/store/database/postgresql.js';
 import { benchDatabase } from './service.js';
 
 const { values } = parseArgs({

@@ -17,9 +17,9 @@ import { postsCollection, revisionsCollection, type PostFields } from '../../src
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
 import { siteTimezone } from '../../src/resources/settings/index.js';
 import { keepTermCountsFrom } from '../../src/resources/terms/index.js';
-import { atPosition, changeLog, eventBlock, type StoredEvent } from '../../src/store/change-log.js';
-import { rebuildProjections } from '../../src/store/projections.js';
-import { claimKey } from '../../src/store/sequences.js';
+import { atPosition, changeLog, eventBlock, type StoredEvent } from '../../src/store/log/change-log.js';
+import { rebuildProjections } from '../../src/store/projections/projections.js';
+import { claimKey } from '../../src/store/coordination/sequences.js';
 import { basic, BENCH_ADMIN_PASSWORD, startBenchService } from './service.js';
 
 export interface SiteSize {

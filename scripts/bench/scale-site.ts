@@ -4,7 +4,7 @@
 //   node dist/scripts/bench/scale-site.js [--posts 10000 --revisions 100000 --events 200000 --probe-revisions 2000]
 //   MONGODB_URI=<uri> node dist/scripts/export-timeline.js --format ndjson --out /tmp/timeline.ndjson
 import { parseArgs } from 'node:util';
-import { psql } from '../../src/store/postgresql.js';
+import { psql } from '../../src/store/database/postgresql.js';
 import { benchSites, seedSite, SITE_SIZE_OPTIONS } from './scale-seed.js';
 import { benchDatabase } from './service.js';
 

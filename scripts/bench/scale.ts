@@ -27,9 +27,9 @@ import { parseArgs } from 'node:util';
 import { loadHotPost, type LoadRow } from './scale-load.js';
 import { printReport, type Latency, type SiteResult, type TimelineExport } from './scale-report.js';
 import { benchSites, MENU_ITEMS, seedSite, SITE_SIZE_OPTIONS, SMALL_POSTS, type SeededSite, type SiteSize } from './scale-seed.js';
-import { psql } from '../../src/store/postgresql.js';
+import { psql } from '../../src/store/database/postgresql.js';
 import { BENCH_ADMIN_JSON as ADMIN_JSON, benchDatabase, embeddedPostgresEnv, median, scriptEnv, send, settle, startCountedService, type CountedService } from './service.js';
-import { type DatabaseServer } from '../../src/store/wire-server.js';
+import { type DatabaseServer } from '../../src/store/database/wire-server.js';
 
 if (process.env.MONGODB_URI) {
   console.error('bench:scale seeds two fresh embedded databases, one a site: unset MONGODB_URI.');

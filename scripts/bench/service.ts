@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { startDatabaseServer } from '../../src/store/database-server.js';
-import { freePort, type DatabaseServer } from '../../src/store/wire-server.js';
-import { ensureDeclaredIndexes } from '../../src/store/index-bridge.js';
-import { openStore } from '../../src/store/mongo.js';
-import { EMBEDDED_POSTGRES_ENV } from '../../src/store/postgresql.js';
+import { startDatabaseServer } from '../../src/store/database/database-server.js';
+import { freePort, type DatabaseServer } from '../../src/store/database/wire-server.js';
+import { ensureDeclaredIndexes } from '../../src/store/queries/index-bridge.js';
+import { openStore } from '../../src/store/database/mongo.js';
+import { EMBEDDED_POSTGRES_ENV } from '../../src/store/database/postgresql.js';
 import { indexesOf } from '../../src/resources/manifest.js';
 import { resources } from '../../src/resources/index.js';
 

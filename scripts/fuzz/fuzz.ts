@@ -23,7 +23,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort } from '../../src/store/wire-server.js';
+import { freePort } from '../../src/store/database/wire-server.js';
 import { ensureSchemathesis, run, SCHEMATHESIS_VERSION, type RunReport } from './schemathesis.js';
 
 const ADMIN_USER = 'admin';

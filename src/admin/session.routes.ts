@@ -5,8 +5,8 @@ import { type Deps } from '../deps.js';
 import { clientInput } from '../rest/client-input.js';
 import { asRestError, InvalidJson, invalidParams, missingParams, NoRoute, RestError, schemaError } from '../rest/errors.js';
 import { bodyError } from '../rest/http/body-parsers.js';
-import { type SiteChanges } from '../store/site-changes.js';
-import { asServiceWork } from '../store/service-work.js';
+import { type SiteChanges } from '../store/coordination/site-changes.js';
+import { asServiceWork } from '../store/queries/service-work.js';
 import { NotSignedIn } from './admin.errors.js';
 
 /** Longest login accepted: an email address (RFC 5321's 254 characters). */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { type Collection, type Db, type ObjectId } from 'mongodb';
 import { defineRestErrorWith } from '../rest/errors.js';
-import { isDuplicateKey, type IndexSpec } from '../store/mongo.js';
+import { isDuplicateKey, type IndexSpec } from '../store/database/mongo.js';
 
 export interface ThrottleLimits {
   /**

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { parse as parseCookies } from 'cookie';
 import { type Db } from 'mongodb';
-import { type IndexSpec } from '../store/mongo.js';
-import { siteChanges } from '../store/site-changes.js';
+import { type IndexSpec } from '../store/database/mongo.js';
+import { siteChanges } from '../store/coordination/site-changes.js';
 import { type Account, type AccountLookup } from './accounts.js';
 import { createNonce, REST_NONCE_ACTION, verifyNonce } from './nonces.js';
 import { loadSiteKey } from './site-key.js';

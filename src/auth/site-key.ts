@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Db } from 'mongodb';
-import { isDuplicateKey } from '../store/mongo.js';
+import { isDuplicateKey } from '../store/database/mongo.js';
 
 /**
  * The site's secret key (for keyed hashes of application passwords), made on first use and

@@ -1,8 +1,8 @@
-import { changeLog, changeLogIndexes, upgradePositions } from '../store/change-log.js';
-import { healErasures } from '../store/erasure.js';
-import { healFromCheckpoint } from '../store/projections.js';
-import { idClaimIndexes } from '../store/sequences.js';
-import { writeClaimIndexes } from '../store/write-claims.js';
+import { changeLog, changeLogIndexes, upgradePositions } from '../store/log/change-log.js';
+import { healErasures } from '../store/log/erasure.js';
+import { healFromCheckpoint } from '../store/projections/projections.js';
+import { idClaimIndexes } from '../store/coordination/sequences.js';
+import { writeClaimIndexes } from '../store/log/write-claims.js';
 import { idempotencyIndexes } from '../rest/http/idempotency.js';
 import { projectionsOf, type ResourceManifest } from './manifest.js';
 

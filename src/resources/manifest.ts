@@ -3,9 +3,9 @@ import { type CommittedWrite, type Deps, type SiteHooks, type SiteLookups, type 
 import { type RouteSpec } from '../rest/route.js';
 import { type Principal } from '../auth/capabilities.js';
 import { type RestRequest } from '../rest/rest-request.js';
-import { type HistoryType, type Versioned } from '../store/kernel.js';
-import { type IndexSpec } from '../store/mongo.js';
-import { ProjectionRegistry, type Projection } from '../store/projections.js';
+import { type HistoryType, type Versioned } from '../store/history/kernel.js';
+import { type IndexSpec } from '../store/database/mongo.js';
+import { ProjectionRegistry, type Projection } from '../store/projections/projections.js';
 
 /** What a resource folder exports: its routes, the indexes its queries need, and the projections it keeps. */
 export interface ResourceManifest {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Db } from 'mongodb';
-import { checkPosition, PointOutOfRange, positionAt } from '../store/as-of.js';
+import { checkPosition, PointOutOfRange, positionAt } from '../store/history/as-of.js';
 import { type ArgSpecs } from './args.js';
 import { defineRestErrorWith, invalidParams, missingParams } from './errors.js';
 import { type Link } from './links.js';

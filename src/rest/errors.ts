@@ -1,6 +1,6 @@
-import { DocumentTooLargeError, NonFiniteNumberError } from '../store/change-log.js';
-import { isDatabaseUnavailable, isDuplicateKey } from '../store/mongo.js';
-import { ItemUnprojectableError, PreconditionFailedError, StoreError, WriteConflictError } from '../store/store-errors.js';
+import { DocumentTooLargeError, NonFiniteNumberError } from '../store/log/change-log.js';
+import { isDatabaseUnavailable, isDuplicateKey } from '../store/database/mongo.js';
+import { ItemUnprojectableError, PreconditionFailedError, StoreError, WriteConflictError } from '../store/log/store-errors.js';
 
 /** The body every error is sent as: WordPress's `WP_Error` rendered by its REST server. */
 export interface RestErrorBody {

@@ -12,7 +12,7 @@ import { type CompiledEndpoint, type CompiledRoute, type RouteSpec } from './rou
 import { createAjv, type Context } from './schema.js';
 import { StreamedList } from './streamed-list.js';
 import { describeRoute } from './discovery.js';
-import { isDatabaseUnavailable } from '../store/mongo.js';
+import { isDatabaseUnavailable } from '../store/database/mongo.js';
 
 /** The outcome of a request, before the adapter writes it. */
 export interface RestResult {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { siteChanges } from '../../src/store/site-changes.js';
+import { siteChanges } from '../../src/store/coordination/site-changes.js';
 import { ADMIN_PASSWORD, createTestApp, startServiceOn, type ApiResponse, type TestApp } from '../support/test-app.js';
 
 // The admin page's sign-in: a server-side session in a cookie, and WordPress's REST nonce for

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DIFF_CHARS } from '../../src/lib/text-diff.js';
 import { MAX_PAGE_CHARS, MAX_PAGE_READ_CHARS } from '../../src/resources/changes/changes.schema.js';
 import { type CommandStartedEvent } from 'mongodb';
-import { changeLog, EVENT_READ_BATCH } from '../../src/store/change-log.js';
+import { changeLog, EVENT_READ_BATCH } from '../../src/store/log/change-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 // No answer grows with what the site holds beyond a bound docs/history.md states ("What an answer

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeLog } from '../../src/store/change-log.js';
+import { changeLog } from '../../src/store/log/change-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 type Actor = Awaited<ReturnType<TestApp['asRole']>>;

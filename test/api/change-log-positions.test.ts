@@ -1,7 +1,7 @@
 import { type CommandStartedEvent } from 'mongodb';
 import { describe, expect, inject, it } from 'vitest';
-import { changeLog, POSITION_BLOCK, POSITIONS_CHECKPOINT, upgradePositions } from '../../src/store/change-log.js';
-import { openStore } from '../../src/store/mongo.js';
+import { changeLog, POSITION_BLOCK, POSITIONS_CHECKPOINT, upgradePositions } from '../../src/store/log/change-log.js';
+import { openStore } from '../../src/store/database/mongo.js';
 import { startServiceOn, twoServicesOnOneDatabase } from '../support/test-app.js';
 
 // One clock: every event holds a position, unique across the log, rising with each stream's

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/index.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
 import { postsCollection, revisionsCollection } from '../../src/resources/posts/post.model.js';
-import { changeLog } from '../../src/store/change-log.js';
-import { rebuildProjections } from '../../src/store/projections.js';
+import { changeLog } from '../../src/store/log/change-log.js';
+import { rebuildProjections } from '../../src/store/projections/projections.js';
 import { createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autosavePost, siteChanges, updatePost } from '../../src/resources/posts/post.commands.js';
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
-import { changeLog } from '../../src/store/change-log.js';
-import { recordRetention } from '../../src/store/change-feed.js';
-import { catchUpStream } from '../../src/store/projections.js';
+import { changeLog } from '../../src/store/log/change-log.js';
+import { recordRetention } from '../../src/store/projections/change-feed.js';
+import { catchUpStream } from '../../src/store/projections/projections.js';
 import { givenPost, givenTitleChanges } from '../support/post-fixtures.js';
 import { createTestApp, twoServicesOnOneDatabase, type TestApp } from '../support/test-app.js';
 

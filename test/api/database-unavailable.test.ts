@@ -4,8 +4,8 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { resources } from '../../src/resources/index.js';
 import { startService } from '../../src/service.js';
-import { freePort } from '../../src/store/wire-server.js';
-import { isDatabaseUnavailable } from '../../src/store/mongo.js';
+import { freePort } from '../../src/store/database/wire-server.js';
+import { isDatabaseUnavailable } from '../../src/store/database/mongo.js';
 import { startOwnDatabase, startOwnPostgresDatabase, timed, type OwnDatabase } from '../support/own-database.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asRestError } from '../../src/rest/errors.js';
-import { isDuplicateKey } from '../../src/store/mongo.js';
+import { isDuplicateKey } from '../../src/store/database/mongo.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;

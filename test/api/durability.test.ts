@@ -1,6 +1,6 @@
 import { type CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/mongo.js';
+import { openStore, type Store } from '../../src/store/database/mongo.js';
 
 // What the service sends the database with every command: on a replica set, writes a majority
 // holds, reads of what a majority holds, from the primary. Seen on the wire, as the server gets it.

@@ -2,8 +2,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isRunning } from '../../src/store/data-lock.js';
-import { findPostgres } from '../../src/store/postgresql.js';
+import { isRunning } from '../../src/store/database/data-lock.js';
+import { findPostgres } from '../../src/store/database/postgresql.js';
 import { baseEnv, runService, type ServiceProcess } from '../support/service-process.js';
 import { basic } from '../support/test-app.js';
 

@@ -6,7 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { autosavePost, deletePost, trashPost, siteChanges, updatePost } from '../../src/resources/posts/post.commands.js';
-import { EMBEDDED_POSTGRES_ENV } from '../../src/store/postgresql.js';
+import { EMBEDDED_POSTGRES_ENV } from '../../src/store/database/postgresql.js';
 import { baseEnv } from '../support/service-process.js';
 import { givenPost, givenTitleChanges } from '../support/post-fixtures.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';

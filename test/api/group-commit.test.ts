@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/index.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
 import { postsCollection, revisionsCollection } from '../../src/resources/posts/post.model.js';
-import { changeLog } from '../../src/store/change-log.js';
-import { rebuildProjections } from '../../src/store/projections.js';
+import { changeLog } from '../../src/store/log/change-log.js';
+import { rebuildProjections } from '../../src/store/projections/projections.js';
 import { twoServicesOnOneDatabase } from '../support/test-app.js';
 
 // Commands on one item waiting in a process at once are appended together (group commit). Each

@@ -9,8 +9,8 @@ import { splitRoutePattern } from '../../src/rest/route.js';
 import { MAX_DIFF_CHARS } from '../../src/lib/text-diff.js';
 import { MAX_PAGE_CHARS } from '../../src/resources/changes/changes.schema.js';
 import { MAX_DIFF_EDITS } from '../../src/resources/revisions/revision.diff.js';
-import { changeLog } from '../../src/store/change-log.js';
-import { currentServiceWork } from '../../src/store/service-work.js';
+import { changeLog } from '../../src/store/log/change-log.js';
+import { currentServiceWork } from '../../src/store/queries/service-work.js';
 import { ADMIN_PASSWORD, createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
 
 // Hostile names and values through every parameter and body field the discovery index lists: no

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resources as serviceResources } from '../../src/resources/index.js';
 import { type ResourceManifest } from '../../src/resources/manifest.js';
-import { bridgeIndexes, bridgeIndexName, BRIDGE_INDEX_PREFIX } from '../../src/store/index-bridge.js';
-import { type IndexSpec } from '../../src/store/mongo.js';
-import { psql, type PostgresConnection } from '../../src/store/postgresql.js';
+import { bridgeIndexes, bridgeIndexName, BRIDGE_INDEX_PREFIX } from '../../src/store/queries/index-bridge.js';
+import { type IndexSpec } from '../../src/store/database/mongo.js';
+import { psql, type PostgresConnection } from '../../src/store/database/postgresql.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const postgres = inject('postgres');

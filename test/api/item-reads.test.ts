@@ -1,6 +1,6 @@
 import { type CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentServiceWork } from '../../src/store/service-work.js';
+import { currentServiceWork } from '../../src/store/queries/service-work.js';
 import { createTestApp, type ApiResponse, type TestApp } from '../support/test-app.js';
 
 type Headers = Record<string, string>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
-import { changeLog } from '../../src/store/change-log.js';
-import { catchUpStream } from '../../src/store/projections.js';
+import { changeLog } from '../../src/store/log/change-log.js';
+import { catchUpStream } from '../../src/store/projections/projections.js';
 import { twoServicesOnOneDatabase } from '../support/test-app.js';
 
 // The writing process's clock is five seconds behind the reading one's. Lists are answered from

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources as serviceResources } from '../../src/resources/index.js';
 import { startScheduler } from '../../src/resources/posts/post.scheduler.js';
-import { changeLog } from '../../src/store/change-log.js';
+import { changeLog } from '../../src/store/log/change-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 

@@ -1,6 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { READ_BACK_TIMEOUTS } from '../../src/store/mongo.js';
+import { READ_BACK_TIMEOUTS } from '../../src/store/database/mongo.js';
 import { startFaultProxy, type FaultProxy, type WireCommand } from '../support/fault-proxy.js';
 import { startOwnDatabase, type OwnDatabase } from '../support/own-database.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';

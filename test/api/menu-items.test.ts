@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/index.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
-import { changeLog } from '../../src/store/change-log.js';
-import { rebuildProjections } from '../../src/store/projections.js';
+import { changeLog } from '../../src/store/log/change-log.js';
+import { rebuildProjections } from '../../src/store/projections/projections.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 type Headers = Record<string, string>;

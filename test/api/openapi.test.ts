@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordRetention } from '../../src/store/change-feed.js';
+import { recordRetention } from '../../src/store/projections/change-feed.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 import { createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-import { changeLog } from '../../src/store/change-log.js';
+import { changeLog } from '../../src/store/log/change-log.js';
 
 let app: TestApp;
 let author: Awaited<ReturnType<TestApp['asRole']>>;

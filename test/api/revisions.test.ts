@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeLog } from '../../src/store/change-log.js';
+import { changeLog } from '../../src/store/log/change-log.js';
 import { storedRevision, type RevisionDoc } from '../../src/resources/posts/post.model.js';
 import { AUTOSAVE_KEYS_CHECKPOINT, backfillAutosaveKeys, backfillRevisionBlocks, REVISION_BLOCKS_CHECKPOINT } from '../../src/resources/posts/post.projection.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';

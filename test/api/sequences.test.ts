@@ -1,8 +1,8 @@
 import { type CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openStore } from '../../src/store/mongo.js';
+import { openStore } from '../../src/store/database/mongo.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-import { sequences } from '../../src/store/sequences.js';
+import { sequences } from '../../src/store/coordination/sequences.js';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { siteChanges, type SiteChanges } from '../../src/store/site-changes.js';
+import { siteChanges, type SiteChanges } from '../../src/store/coordination/site-changes.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 // Two connections to one database stand for two processes: each keeps its own caches, told of

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
 import { signatureValid, startReceiver, type Received, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { RETRY_DELAYS_MS } from '../../src/resources/webhooks/webhook.retry.js';
-import { currentServiceWork } from '../../src/store/service-work.js';
+import { currentServiceWork } from '../../src/store/queries/service-work.js';
 
 const ENV = { CMS_WEBHOOKS_ALLOW_ADDRESSES: '127.0.0.1', CMS_WEBHOOKS_POLL_MS: '50', CMS_WEBHOOKS_TIMEOUT_MS: '2000' };
 

@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { VOID_EVENT } from '../../src/store/change-log.js';
+import { VOID_EVENT } from '../../src/store/log/change-log.js';
 import { type WriteRecord } from '../faults/load.js';
 import { AUTHORIZATION } from '../faults/service.js';
 import { checkLog } from '../faults/verify.js';

@@ -3,9 +3,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { ensureFerretDbBinary } from '../../src/store/ferretdb.js';
-import { findPostgres } from '../../src/store/postgresql.js';
-import { freePort, waitForMongo } from '../../src/store/wire-server.js';
+import { ensureFerretDbBinary } from '../../src/store/database/ferretdb.js';
+import { findPostgres } from '../../src/store/database/postgresql.js';
+import { freePort, waitForMongo } from '../../src/store/database/wire-server.js';
 import { sleep, startGroup, stopGroup, type GroupProcess } from './processes.js';
 
 /** The role FerretDB connects as (initdb's superuser), and its database. */

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../src/store/wire-server.js';
+import { freePort } from '../../src/store/database/wire-server.js';
 import { ADMIN_PASSWORD, AUTHORIZATION } from '../faults/service.js';
 import { WEBHOOK_ENV } from '../faults/webhooks.js';
 import { baseEnv, runService, type ServiceProcess } from '../support/service-process.js';

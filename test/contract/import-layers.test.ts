@@ -43,15 +43,21 @@ describe('the import graph of src/', () => {
   });
 
   it('reports an import from a lower layer to a higher one', () => {
-    const report = checkLayers(graphOf(['store/kernel.ts', 'rest/errors.ts'], ['lib/site-dates.ts', 'resources/settings/settings.schema.ts']));
+    const report = checkLayers(graphOf(['store/history/kernel.ts', 'rest/errors.ts'], ['lib/site-dates.ts', 'resources/settings/settings.schema.ts']));
     expect(report.upward).toEqual([
-      { from: 'store/kernel.ts', to: 'rest/errors.ts' },
+      { from: 'store/history/kernel.ts', to: 'rest/errors.ts' },
       { from: 'lib/site-dates.ts', to: 'resources/settings/settings.schema.ts' },
     ]);
   });
 
+  it("counts each of the store's folders as a layer of its own", () => {
+    const report = checkLayers(graphOf(['store/log/change-log.ts', 'store/projections/kept-index.ts'], ['store/projections/projections.ts', 'store/log/change-log.ts']));
+    expect(report.upward).toEqual([{ from: 'store/log/change-log.ts', to: 'store/projections/kept-index.ts' }]);
+    expect(report.cycles).toEqual([['store/log', 'store/projections']]);
+  });
+
   it('reports a file under no layer', () => {
-    expect(checkLayers(graphOf(['webhooks/deliver.ts', 'store/mongo.ts'])).unplaced).toEqual(['webhooks/deliver.ts']);
+    expect(checkLayers(graphOf(['webhooks/deliver.ts', 'store/database/mongo.ts'])).unplaced).toEqual(['webhooks/deliver.ts']);
   });
 
   it('reports two folders of one layer that import each other, and two files of one folder', () => {
@@ -61,7 +67,7 @@ describe('the import graph of src/', () => {
   });
 
   it('reports a collection named in a second folder', () => {
-    const graph = { ...graphOf(['resources/users/user.queries.ts', 'store/mongo.ts']), collections: new Map([['posts', ['resources/posts', 'resources/users']], ['users', ['resources/users']]]) };
+    const graph = { ...graphOf(['resources/users/user.queries.ts', 'store/database/mongo.ts']), collections: new Map([['posts', ['resources/posts', 'resources/users']], ['users', ['resources/users']]]) };
     expect(checkLayers(graph).newSharedCollections).toEqual([['posts', ['resources/posts', 'resources/users']]]);
   });
 

@@ -1,4 +1,4 @@
-import { READ_BACK_TIMEOUTS } from '../../src/store/mongo.js';
+import { READ_BACK_TIMEOUTS } from '../../src/store/database/mongo.js';
 import { type WriteRecord, startWriteLoad } from './load.js';
 import { AUTHORIZATION, check, serverErrors, sleep, startService, tempDataDir, withDatabase, type Check, type Started } from './service.js';
 import { checkLog } from './verify.js';

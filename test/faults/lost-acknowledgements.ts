@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { READ_BACK_TIMEOUTS } from '../../src/store/mongo.js';
+import { READ_BACK_TIMEOUTS } from '../../src/store/database/mongo.js';
 import { startFaultProxy, type WireCommand } from '../support/fault-proxy.js';
 import { startOwnDatabase } from '../support/own-database.js';
 import { baseEnv, runService } from '../support/service-process.js';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { type Db, type MongoClient } from 'mongodb';
-import { VOID_EVENT } from '../../src/store/change-log.js';
+import { VOID_EVENT } from '../../src/store/log/change-log.js';
 import { type WriteRecord } from './load.js';
 
 interface EventRow {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { type TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { startDatabaseServer } from '../../src/store/database-server.js';
-import { type PostgresConnection } from '../../src/store/postgresql.js';
+import { startDatabaseServer } from '../../src/store/database/database-server.js';
+import { type PostgresConnection } from '../../src/store/database/postgresql.js';
 import { checkQueryShapes } from './query-check.js';
 
 declare module 'vitest' {

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { type DatabaseServer } from '../../src/store/wire-server.js';
-import { lockDataDir } from '../../src/store/data-lock.js';
-import { ensureFerretDbBinary, startFerretDb } from '../../src/store/ferretdb.js';
-import { findPostgres, startPostgres } from '../../src/store/postgresql.js';
+import { type DatabaseServer } from '../../src/store/database/wire-server.js';
+import { lockDataDir } from '../../src/store/database/data-lock.js';
+import { ensureFerretDbBinary, startFerretDb } from '../../src/store/database/ferretdb.js';
+import { findPostgres, startPostgres } from '../../src/store/database/postgresql.js';
 
 export interface OwnDatabase {
   server: DatabaseServer;

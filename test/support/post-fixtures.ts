@@ -3,8 +3,8 @@ import { type Deps } from '../../src/deps.js';
 import { createPost } from '../../src/resources/posts/post.commands.js';
 import { postsCollection, type PostDoc, type PostFields } from '../../src/resources/posts/post.model.js';
 import { postsProjection } from '../../src/resources/posts/post.projection.js';
-import { changeLog, type StoredEvent } from '../../src/store/change-log.js';
-import { applyEvent } from '../../src/store/projections.js';
+import { changeLog, type StoredEvent } from '../../src/store/log/change-log.js';
+import { applyEvent } from '../../src/store/projections/projections.js';
 
 /** A complete set of fields for a new item: a draft post by user 1 unless `overrides` say otherwise. */
 export function postFields(overrides: Partial<PostFields> = {}): PostFields {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { BSON, MongoClient, type Document } from 'mongodb';
 import { resources } from '../../src/resources/index.js';
 import { indexesOf } from '../../src/resources/manifest.js';
-import { ensureIndexes } from '../../src/store/mongo.js';
-import { checkShapes, describeShape, type ShapeReport } from '../../src/store/query-shapes.js';
+import { ensureIndexes } from '../../src/store/database/mongo.js';
+import { checkShapes, describeShape, type ShapeReport } from '../../src/store/queries/query-shapes.js';
 import { type RecordedShape } from './query-recorder.js';
 
 /** The run's query report, which `npm run db:query-report` prints. */

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BSON, type CommandStartedEvent } from 'mongodb';
 import { inject } from 'vitest';
-import { shapesOfCommand, sortDocument, type QueryShape } from '../../src/store/query-shapes.js';
-import { currentServiceWork } from '../../src/store/service-work.js';
+import { shapesOfCommand, sortDocument, type QueryShape } from '../../src/store/queries/query-shapes.js';
+import { currentServiceWork } from '../../src/store/queries/service-work.js';
 
 /** A shape and one command that had it (as extended JSON), for `explain` on a real MongoDB. */
 export interface RecordedShape {

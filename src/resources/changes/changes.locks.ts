@@ -1,8 +1,8 @@
 import { type Db } from 'mongodb';
 import { type Principal } from '../../auth/capabilities.js';
 import { formatRestDate } from '../../lib/site-dates.js';
-import { type StoredEvent } from '../../store/change-log.js';
-import { type Versioned } from '../../store/kernel.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
+import { type Versioned } from '../../store/history/kernel.js';
 import { type TimelineEntry } from '../history/index.js';
 import { type LockEventData } from '../locks/index.js';
 import { type ChangeSource } from '../manifest.js';

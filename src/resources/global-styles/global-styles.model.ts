@@ -1,6 +1,6 @@
 import { type Collection, type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
-import { type IndexSpec, isDuplicateKey } from '../../store/mongo.js';
+import { type IndexSpec, isDuplicateKey } from '../../store/database/mongo.js';
 
 /**
  * A theme's user global styles (WordPress's `wp_global_styles` post): one per theme, created on

@@ -1,7 +1,7 @@
 import { type Deps } from '../../deps.js';
 import { type PageWindow } from '../../rest/pagination.js';
-import { changeLog } from '../../store/change-log.js';
-import { findByIds } from '../../store/filters.js';
+import { changeLog } from '../../store/log/change-log.js';
+import { findByIds } from '../../store/queries/filters.js';
 import { timelineEntry, type TimelineEntry, type WireNames } from './history.serializer.js';
 import { REVISION_BLOCK, revisionBlock, revisionsCollection } from '../revisions/index.js';
 import { type ItemRoute } from '../../rest/item-route.js';

@@ -1,7 +1,7 @@
 // A history entry of an update that applied a scheduled change, from the event as stored now and
 // as stored before `scheduled` was recorded. No database.
 import { describe, expect, it } from 'vitest';
-import { type StoredEvent } from '../../store/change-log.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
 import { timelineEntry } from './history.serializer.js';
 
 const updated = (data: Record<string, unknown>): StoredEvent => ({

@@ -1,7 +1,7 @@
 import { formatRestDate } from '../../lib/site-dates.js';
 import { compactLinks, type Links } from '../../rest/links.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { type StoredEvent } from '../../store/change-log.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
 
 /** One event of an item's change log, the same for `/history` and the timeline export. */
 export interface TimelineEntry {

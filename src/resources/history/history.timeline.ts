@@ -1,6 +1,6 @@
 import { type Db } from 'mongodb';
-import { changeLog, countEvents, type ScanOptions, type StoredEvent } from '../../store/change-log.js';
-import { type PostgresConnection } from '../../store/postgresql.js';
+import { changeLog, countEvents, type ScanOptions, type StoredEvent } from '../../store/log/change-log.js';
+import { type PostgresConnection } from '../../store/database/postgresql.js';
 import { timelineEntry, type TimelineEntry, type WireNames } from './history.serializer.js';
 
 /** A timeline entry of the export: the history entry, with the item it belongs to. */

@@ -1,9 +1,9 @@
 import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { WriteConflict } from '../../rest/errors.js';
-import { changeLog, ConcurrencyError } from '../../store/change-log.js';
-import { isDuplicateKey } from '../../store/mongo.js';
-import { siteChanges } from '../../store/site-changes.js';
+import { changeLog, ConcurrencyError } from '../../store/log/change-log.js';
+import { isDuplicateKey } from '../../store/database/mongo.js';
+import { siteChanges } from '../../store/coordination/site-changes.js';
 import { nameOfUser } from '../users/index.js';
 import { PostLocked } from './lock.errors.js';
 import { LOCK_STREAM_TYPE, lockStream, isLockEvent, type LockEvent, type LockEventData, type LockEventType } from './lock.events.js';

@@ -1,4 +1,4 @@
-import { type StoredEvent } from '../../store/change-log.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
 
 /**
  * An item's lock events sit in the change log, in a stream of their own: the item's id negated

@@ -1,4 +1,4 @@
-import { siteChanges } from '../../store/site-changes.js';
+import { siteChanges } from '../../store/coordination/site-changes.js';
 import { lapseLock, newestGeneration, writeGeneration, type LockDeps } from './lock.commands.js';
 import { lockStream } from './lock.events.js';
 import { lapseDue, locksCollection, type LockDoc } from './lock.model.js';

@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { ID_INDEX_NAME, type IndexSpec } from '../../store/mongo.js';
+import { ID_INDEX_NAME, type IndexSpec } from '../../store/database/mongo.js';
 
 /**
  * One generation of an item's edit lock (WordPress's `_edit_lock` post meta, kept in a collection

@@ -12,7 +12,7 @@ import { type AttachmentDoc } from './media.model.js';
 import { attachmentType } from './media.schema.js';
 import { uploadUrl } from './media.serializer.js';
 import { receiveUpload, type ReceivedUpload } from './media.upload.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { isDuplicateKey } from '../../store/database/mongo.js';
 
 /** Fields of posts that media items do not have (WordPress removes them from the attachment schema). */
 const NOT_MEDIA_FIELDS = ['content', 'excerpt', 'password', 'format', 'menu_order', 'sticky', 'featured_media', 'parent', 'terms'] as const;

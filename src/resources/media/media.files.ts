@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { type Db, type ObjectId } from 'mongodb';
 import { uploadsBucket, type StoredFileMeta } from './media.model.js';
 import { sniffedKind } from './media.types.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { isDuplicateKey } from '../../store/database/mongo.js';
 import { postExists } from '../posts/index.js';
 
 /** How many bytes of a file are read before its type is decided (what `file-type` looks at). */

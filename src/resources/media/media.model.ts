@@ -1,5 +1,5 @@
 import { GridFSBucket, type Db } from 'mongodb';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type IndexSpec } from '../../store/database/mongo.js';
 import { type PostDoc } from '../posts/index.js';
 
 /** The GridFS bucket of media files: `uploads.files` and `uploads.chunks`. */

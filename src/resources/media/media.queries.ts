@@ -1,4 +1,4 @@
-import { findByIds } from '../../store/filters.js';
+import { findByIds } from '../../store/queries/filters.js';
 import { type Filter } from 'mongodb';
 import { can, type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';

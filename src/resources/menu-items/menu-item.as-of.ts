@@ -5,7 +5,7 @@ import { PreconditionFailed } from '../../rest/errors.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
-import { listAt, stateAt, streamsDeletedSince } from '../../store/as-of.js';
+import { listAt, stateAt, streamsDeletedSince } from '../../store/history/as-of.js';
 import { PostInvalidPage } from '../posts/index.js';
 import { createMenuItem, deleteMenuItem, findMenuItem, itemsOfMenu, updateMenuItem } from './menu-item.commands.js';
 import { PostInvalidId } from '../post-errors.js';

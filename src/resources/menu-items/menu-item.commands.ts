@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { type TaggedPost } from '../terms/index.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
-import { createItem, loadItem, runCommand, type Decision } from '../../store/kernel.js';
+import { createItem, loadItem, runCommand, type Decision } from '../../store/history/kernel.js';
 import { lockKey, otherHolder, type LockRef } from '../locks/index.js';
 import { siteNow, autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/index.js';
 import { type MenuItemAutosaved, type MenuItemCreated, type MenuItemDeleted, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';

@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { leavingOut, type HistoryType } from '../../store/kernel.js';
+import { leavingOut, type HistoryType } from '../../store/history/kernel.js';
 import { PostInvalidId } from '../post-errors.js';
 import { foldMenuItem, MENU_ITEM_STREAM_TYPE, menuItemsProjection } from './menu-item.projection.js';
 import { MENU_ITEM_CONTENT_FIELDS, menuItemsCollection, type MenuItemDoc } from './menu-item.model.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Db } from 'mongodb';
-import { type Positioned } from '../../store/as-of.js';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type Positioned } from '../../store/history/as-of.js';
+import { type IndexSpec } from '../../store/database/mongo.js';
 
 export const MENU_ITEM_TYPES = ['taxonomy', 'post_type', 'post_type_archive', 'custom'] as const;
 export type MenuItemType = (typeof MENU_ITEM_TYPES)[number];

@@ -1,7 +1,7 @@
 // The menu items' fold as a pure function, for the slug: what the events carry is the slug, and
 // events stored before items kept one leave a published item its id. No database.
 import { describe, expect, it } from 'vitest';
-import { type StoredEvent } from '../../store/change-log.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
 import { type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 import { evolveMenuItem } from './menu-item.projection.js';
 

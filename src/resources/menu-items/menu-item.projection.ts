@@ -1,7 +1,7 @@
-import { type StoredEvent } from '../../store/change-log.js';
-import { atPosition } from '../../store/as-of.js';
-import { documentFold, documentProjection, type DocumentEffects } from '../../store/document-projection.js';
-import { keptIndex } from '../../store/kept-index.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
+import { atPosition } from '../../store/history/as-of.js';
+import { documentFold, documentProjection, type DocumentEffects } from '../../store/projections/document-projection.js';
+import { keptIndex } from '../../store/projections/kept-index.js';
 import { revisionsCollection, storedRevision, type RevisionDoc } from '../posts/index.js';
 import {
   MENU_ITEM_EVENT_TYPES,

@@ -1,8 +1,8 @@
 import { type Filter, type Sort } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { plainFilter } from '../../store/filters.js';
-import { matcher, sortDocuments } from '../../store/kept-index.js';
+import { plainFilter } from '../../store/queries/filters.js';
+import { matcher, sortDocuments } from '../../store/projections/kept-index.js';
 import { type PageWindow } from '../../rest/pagination.js';
 import { SETTABLE_STATUSES } from '../../registry/post-statuses.js';
 import { dateBounds, searchColumnsFilter } from '../posts/index.js';

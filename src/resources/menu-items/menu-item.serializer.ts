@@ -1,4 +1,4 @@
-import { findByIds } from '../../store/filters.js';
+import { findByIds } from '../../store/queries/filters.js';
 import { type Deps } from '../../deps.js';
 import { theTitle } from '../../lib/texturize.js';
 import { metaForResponse } from '../../registry/meta.js';

@@ -1,6 +1,6 @@
 import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
-import { type IndexSpec, isDuplicateKey } from '../../store/mongo.js';
+import { type IndexSpec, isDuplicateKey } from '../../store/database/mongo.js';
 
 /**
  * Which menu each location of a theme shows (WordPress's `nav_menu_locations` theme mod): one

@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { CannotDeleteActivePlugin, FolderExists, IncompatibleArchive, PluginNotFound } from './plugin.errors.js';
 import { blocksOf, installedPlugins, pluginId, pluginsCollection, type PluginDoc, type PluginStatus } from './plugin.model.js';
 import { readPluginPackage } from './plugin.package.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { isDuplicateKey } from '../../store/database/mongo.js';
 
 /**
  * Copies the package `slug` of the plugin directory into the database, whole or not at all.

@@ -7,7 +7,7 @@ import { ifMatchOf } from '../../rest/conditional.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
-import { listAt, stateAt } from '../../store/as-of.js';
+import { listAt, stateAt } from '../../store/history/as-of.js';
 import { CannotReadPostRevisions, ForbiddenPostTypeContext, PostInvalidId } from '../post-errors.js';
 import { postEtag, postHistory } from './post.history.js';
 import { updatePost } from './post.commands.js';

@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
-import { createItem, runCommand, type Decide } from '../../store/kernel.js';
+import { createItem, runCommand, type Decide } from '../../store/history/kernel.js';
 import { otherHolder, type LockRef } from '../locks/index.js';
 import { siteTimezone } from '../settings/index.js';
 import { type PostAutosaved, type PostChanged, type PostEventData } from './post.events.js';

@@ -1,4 +1,4 @@
-import { type StoredEvent } from '../../store/change-log.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
 import { type PostFields, type RevisionedField } from './post.model.js';
 
 /** The change log's event types for post-like items (DESIGN.md, "The change log"). */

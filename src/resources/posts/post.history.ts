@@ -3,7 +3,7 @@ import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { etagHeader } from '../../rest/conditional.js';
 import { type RestErrorClass } from '../../rest/errors.js';
-import { leavingOut, loadItem, type HistoryType } from '../../store/kernel.js';
+import { leavingOut, loadItem, type HistoryType } from '../../store/history/kernel.js';
 import { PostInvalidId } from '../post-errors.js';
 import { postsCollection, REVISIONED_FIELDS, type PostDoc } from './post.model.js';
 import { foldPost, POSTS_CONTROLLER_TYPES, postsProjection } from './post.projection.js';

@@ -2,7 +2,7 @@ import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
 import { POST_TYPES } from '../../registry/post-types.js';
 import { postsCollection } from './post.model.js';
-import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
+import { FULL_SCAN_COMMENT } from '../../store/queries/query-shapes.js';
 
 // What other resources read of `posts`, which only this slice names: users whose posts are
 // public, whether an id names an item, an item's terms. Each keeps the one query it always was.

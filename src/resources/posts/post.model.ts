@@ -1,10 +1,10 @@
 import { jsonDigest } from '../../lib/json-text.js';
 import { type Db } from 'mongodb';
-import { type Positioned } from '../../store/as-of.js';
+import { type Positioned } from '../../store/history/as-of.js';
 
 // The revision rows every history type shares: posts and pages made them first.
 export { autosaveKey, autosaveOf, REVISION_BLOCK, revisionBlock, revisionsCollection, storedRevision, type RevisionDoc, type RevisionKind } from '../revisions/index.js';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type IndexSpec } from '../../store/database/mongo.js';
 
 /** The revisioned fields: a change to one of them after the first revision makes a new one. */
 export const REVISIONED_FIELDS = ['title', 'content', 'excerpt'] as const;

@@ -1,7 +1,7 @@
 // The posts projection's fold as a pure function: given the events so far, when one more
 // arrives, then the item and the revision rows it leaves. No database.
 import { describe, expect, it } from 'vitest';
-import { type StoredEvent } from '../../store/change-log.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
 import { type PostFields, UNKNOWN, type PostDoc } from './post.model.js';
 import { evolvePost, foldPost, postsProjection, type PostEffects } from './post.projection.js';
 

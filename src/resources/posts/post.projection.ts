@@ -1,9 +1,9 @@
 import { type Db, type Filter } from 'mongodb';
 import { POST_TYPES } from '../../registry/post-types.js';
-import { documentFold, documentProjection, type DocumentEffects } from '../../store/document-projection.js';
-import { keptIndex } from '../../store/kept-index.js';
-import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
-import { type StoredEvent } from '../../store/change-log.js';
+import { documentFold, documentProjection, type DocumentEffects } from '../../store/projections/document-projection.js';
+import { keptIndex } from '../../store/projections/kept-index.js';
+import { FULL_SCAN_COMMENT } from '../../store/queries/query-shapes.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
 import { POST_EVENT_TYPES, type PostAutosaved, type PostChanged, type PostCreated, type RevisionDeleted } from './post.events.js';
 import {
   autosaveKey,
@@ -20,8 +20,8 @@ import {
   type PostDoc,
   type RevisionDoc,
 } from './post.model.js';
-import { oncePerDatabase } from '../../store/projections.js';
-import { atPosition } from '../../store/as-of.js';
+import { oncePerDatabase } from '../../store/projections/projections.js';
+import { atPosition } from '../../store/history/as-of.js';
 
 /** What one event does to the read models: the next item (null: gone) and the revision rows to write. */
 export type PostEffects = DocumentEffects<PostDoc, RevisionDoc>;

@@ -7,7 +7,7 @@ import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { formatSiteDate, parseRestDate } from '../../lib/site-dates.js';
 import { POST_STATUSES } from '../../registry/post-statuses.js';
-import { plainFilter } from '../../store/filters.js';
+import { plainFilter } from '../../store/queries/filters.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
 import { InvalidDate } from '../../rest/errors.js';

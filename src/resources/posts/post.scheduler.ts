@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Deps } from '../../deps.js';
-import { leaseMs, workLease } from '../../store/lease.js';
-import { asServiceWork } from '../../store/service-work.js';
-import { siteChanges } from '../../store/site-changes.js';
+import { leaseMs, workLease } from '../../store/coordination/lease.js';
+import { asServiceWork } from '../../store/queries/service-work.js';
+import { siteChanges } from '../../store/coordination/site-changes.js';
 import { lapseDueLocks, nextLockLapseAt } from '../locks/index.js';
 import { type BackgroundWork } from '../manifest.js';
 import { postsCollection } from './post.model.js';

@@ -1,6 +1,6 @@
 import { type Deps } from '../../deps.js';
 import { formatRestDate } from '../../lib/site-dates.js';
-import { siteChanges } from '../../store/site-changes.js';
+import { siteChanges } from '../../store/coordination/site-changes.js';
 import { publishScheduledPost } from './post.commands.js';
 import { postsCollection, type PostDoc } from './post.model.js';
 

@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type IndexSpec } from '../../store/database/mongo.js';
 
 /**
  * A change to an item, to be applied as an update by its author at `dateGmt` (beyond WordPress,

@@ -1,5 +1,5 @@
 import { type Filter, type FindCursor } from 'mongodb';
-import { findByIds } from '../../store/filters.js';
+import { findByIds } from '../../store/queries/filters.js';
 import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { defineRestError, type RestErrorClass } from '../../rest/errors.js';

@@ -1,7 +1,7 @@
 import { type Db } from 'mongodb';
 import { SETTINGS, type SettingDef, type SettingName, type SettingValue } from '../../registry/settings.js';
 import { firstAdministratorEmail } from '../users/index.js';
-import { keptPerDatabase } from '../../store/site-changes.js';
+import { keptPerDatabase } from '../../store/coordination/site-changes.js';
 import { prepareValue } from './settings.schema.js';
 
 /** An option as stored: its value as JSON. The collection also holds options no setting exposes (`auth_key`). */

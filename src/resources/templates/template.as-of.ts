@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { asOfAnswer, requestedPosition } from '../../rest/as-of.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
-import { stateAt } from '../../store/as-of.js';
+import { stateAt } from '../../store/history/as-of.js';
 import { templateHistory } from './template.history.js';
 import { canManageTemplates, TemplateNotFound } from './template.permissions.js';
 import { prepareTemplate } from './template.serializer.js';

@@ -3,7 +3,7 @@ import { formatRestDate, formatSiteDate } from '../../lib/site-dates.js';
 import { suffixedSlug } from '../../lib/slugs.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { ItemTooLarge, PreconditionFailed } from '../../rest/errors.js';
-import { createItem, runCommand, type Decision } from '../../store/kernel.js';
+import { createItem, runCommand, type Decision } from '../../store/history/kernel.js';
 import { lockKey, otherHolder, type LockRef } from '../locks/index.js';
 import { templatePartArea } from '../../themes/template-types.js';
 import { type TemplateKind } from '../../themes/themes.js';

@@ -1,10 +1,10 @@
 import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
-import { changeLog, ConcurrencyError, upgradePositions } from '../../store/change-log.js';
-import { leavingOut, loadItem, type HistoryType } from '../../store/kernel.js';
-import { catchUpStream, oncePerDatabase } from '../../store/projections.js';
-import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { changeLog, ConcurrencyError, upgradePositions } from '../../store/log/change-log.js';
+import { leavingOut, loadItem, type HistoryType } from '../../store/history/kernel.js';
+import { catchUpStream, oncePerDatabase } from '../../store/projections/projections.js';
+import { FULL_SCAN_COMMENT } from '../../store/queries/query-shapes.js';
+import { isDuplicateKey } from '../../store/database/mongo.js';
 import { type TemplateCreated } from './template.events.js';
 import { claimTemplateKey, templateKey } from './template.keys.js';
 import { TEMPLATE_CONTENT_FIELDS, templateFields, templatesCollection, type TemplateDoc } from './template.model.js';

@@ -1,6 +1,6 @@
 import { type Db } from 'mongodb';
-import { changeLog } from '../../store/change-log.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { changeLog } from '../../store/log/change-log.js';
+import { isDuplicateKey } from '../../store/database/mongo.js';
 import { templatesCollection, type TemplateFields } from './template.model.js';
 
 /**

@@ -1,7 +1,7 @@
 import { jsonDigest } from '../../lib/json-text.js';
 import { type Collection, type Db } from 'mongodb';
-import { type Positioned } from '../../store/as-of.js';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type Positioned } from '../../store/history/as-of.js';
+import { type IndexSpec } from '../../store/database/mongo.js';
 import { type TemplateKind } from '../../themes/themes.js';
 
 /** What a template holds, as its events record it. */

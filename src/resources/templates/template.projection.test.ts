@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type StoredEvent } from '../../store/change-log.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
 import { type TemplateFields } from './template.model.js';
 import { evolveTemplate, foldTemplate } from './template.projection.js';
 

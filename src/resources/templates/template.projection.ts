@@ -1,7 +1,7 @@
-import { type StoredEvent } from '../../store/change-log.js';
-import { atPosition } from '../../store/as-of.js';
-import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
-import { documentFold, documentProjection, type DocumentEffects } from '../../store/document-projection.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
+import { atPosition } from '../../store/history/as-of.js';
+import { FULL_SCAN_COMMENT } from '../../store/queries/query-shapes.js';
+import { documentFold, documentProjection, type DocumentEffects } from '../../store/projections/document-projection.js';
 import { revisionsCollection, storedRevision, type RevisionDoc } from '../revisions/index.js';
 import { TEMPLATE_EVENT_TYPES, type SavedAt, type TemplateAutosaved, type TemplateChanged, type TemplateCreated, type TemplateRevisionDeleted } from './template.events.js';
 import { templateFingerprint, templateFields, templatesCollection, type TemplateDoc, type TemplateFields } from './template.model.js';

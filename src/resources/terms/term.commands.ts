@@ -7,7 +7,7 @@ import { DEFAULT_CATEGORY_ID, termsCollection, type TermDoc } from './term.model
 import { escapeRegex } from '../../lib/regex.js';
 import { findTerm } from './term.queries.js';
 import { mergeMeta } from '../../registry/meta.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { isDuplicateKey } from '../../store/database/mongo.js';
 
 /** What a create or update request sends, as validated by its arguments. */
 export interface TermInput {

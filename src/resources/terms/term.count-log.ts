@@ -1,5 +1,5 @@
 import { type Collection, type Db } from 'mongodb';
-import { duplicateKeyRefusal, isDuplicateKey, type IndexSpec } from '../../store/mongo.js';
+import { duplicateKeyRefusal, isDuplicateKey, type IndexSpec } from '../../store/database/mongo.js';
 import { termsCollection } from './term.model.js';
 
 /**

@@ -1,8 +1,8 @@
 import { type Db } from 'mongodb';
 import { type Deps } from '../../deps.js';
-import { changeLog } from '../../store/change-log.js';
-import { checkpointOf, oncePerDatabase, recordCheckpoint } from '../../store/projections.js';
-import { siteChanges } from '../../store/site-changes.js';
+import { changeLog } from '../../store/log/change-log.js';
+import { checkpointOf, oncePerDatabase, recordCheckpoint } from '../../store/projections/projections.js';
+import { siteChanges } from '../../store/coordination/site-changes.js';
 import { scanTermedPosts } from '../posts/index.js';
 import { type BackgroundWork } from '../manifest.js';
 import { forgetTermCountRows, recordToggles } from './term.count-log.js';

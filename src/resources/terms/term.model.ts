@@ -1,5 +1,5 @@
 import { type Collection, type Db } from 'mongodb';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type IndexSpec } from '../../store/database/mongo.js';
 
 /**
  * A term as stored in `terms`. `meta` is kept as a JSON string: its keys belong to clients.

@@ -1,7 +1,7 @@
 import { escapeRegex } from '../../lib/regex.js';
 import { type Filter, type Sort } from 'mongodb';
-import { plainFilter } from '../../store/filters.js';
-import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
+import { plainFilter } from '../../store/queries/filters.js';
+import { FULL_SCAN_COMMENT } from '../../store/queries/query-shapes.js';
 import { type Deps } from '../../deps.js';
 import { sanitizeSlug } from '../../lib/slugs.js';
 import { type PageWindow } from '../../rest/pagination.js';

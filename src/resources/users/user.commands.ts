@@ -7,7 +7,7 @@ import { sanitizeSlug } from '../../lib/slugs.js';
 import { applicationPasswordsCollection, usersCollection, type UserDoc } from './user.model.js';
 import { type SeedReport } from '../manifest.js';
 import { mergeMeta } from '../../registry/meta.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { isDuplicateKey } from '../../store/database/mongo.js';
 
 // `wp_insert_user` fails without a status, which WordPress's REST server sends as 500; a client's
 // mistake is a 400 here (CONTRACT.md), with WordPress's code.

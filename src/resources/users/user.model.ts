@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type IndexSpec } from '../../store/database/mongo.js';
 
 /** A user as stored in `users`. `meta` is kept as a JSON string: its keys belong to clients. */
 export interface UserDoc {

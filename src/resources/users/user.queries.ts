@@ -3,7 +3,7 @@ import { capabilitiesOf, can, ROLE_NAMES } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { escapeRegex } from '../../lib/regex.js';
-import { FULL_SCAN_COMMENT } from '../../store/query-shapes.js';
+import { FULL_SCAN_COMMENT } from '../../store/queries/query-shapes.js';
 import { usersCollection, type UserDoc } from './user.model.js';
 
 /** Whether a user has this id (an item's author, checked before it is saved). */

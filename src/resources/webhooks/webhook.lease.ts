@@ -1,7 +1,7 @@
 import { type Db } from 'mongodb';
-import { workLease } from '../../store/lease.js';
+import { workLease } from '../../store/coordination/lease.js';
 
-export { leaseMs, RENEW_EVERY_MS } from '../../store/lease.js';
+export { leaseMs, RENEW_EVERY_MS } from '../../store/coordination/lease.js';
 
 /**
  * The right to deliver webhooks (`workLease`), its terms kept in `webhook_leases`: a delivery, at

@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type IndexSpec } from '../../store/database/mongo.js';
 
 /** One signing secret of an endpoint: the newest signs alone, unless a rotation keeps the one before until `expires`. */
 export interface WebhookSecret {

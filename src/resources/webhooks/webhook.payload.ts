@@ -1,5 +1,5 @@
 import { findPostType } from '../../registry/post-types.js';
-import { type StoredEvent } from '../../store/change-log.js';
+import { type StoredEvent } from '../../store/log/change-log.js';
 import { scheduledChangeOf } from '../history/index.js';
 import { isLockEvent, type LockEventData } from '../locks/index.js';
 

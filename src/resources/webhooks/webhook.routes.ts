@@ -7,7 +7,7 @@ import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { created, RestResponse } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE, type Permission } from '../../rest/route.js';
-import { changeLog } from '../../store/change-log.js';
+import { changeLog } from '../../store/log/change-log.js';
 import { attempt } from './webhook.deliverer.js';
 import { CannotManageWebhooks, DeliveryInvalidId, PingNotRedeliverable, WebhookInvalidId, WebhooksTrashNotSupported, WebhookTargetRefused } from './webhook.errors.js';
 import { ATTEMPTS_KEPT, DELIVERY_STATES, deliveriesCollection, webhooksCollection, type DeliveryDoc, type DeliveryState, type WebhookDoc } from './webhook.model.js';

@@ -3,7 +3,7 @@ import { ItemTooLarge } from '../../rest/errors.js';
 import { WidgetNotFound } from './widget.errors.js';
 import { INACTIVE_SIDEBAR, widgetsCollection, type WidgetDoc } from './widget.model.js';
 import { endOfSidebar, highestNumber } from './widget.queries.js';
-import { isDuplicateKey } from '../../store/mongo.js';
+import { isDuplicateKey } from '../../store/database/mongo.js';
 
 // Well under a document's 16 MB; a sidebar id is an index key, kept short enough for any server's key limit.
 const MAX_INSTANCE_BYTES = 8 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { type Collection, type Db } from 'mongodb';
-import { type IndexSpec } from '../../store/mongo.js';
+import { type IndexSpec } from '../../store/database/mongo.js';
 
 /** The inactive-widgets pseudo sidebar (WordPress's `wp_inactive_widgets`). */
 export const INACTIVE_SIDEBAR = 'cms_inactive_widgets';

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import multer from 'multer';
-import { asServiceWork } from '../../store/service-work.js';
+import { asServiceWork } from '../../store/queries/service-work.js';
 import { JsonValueCounter, MAX_JSON_VALUES, MAX_PARAM_DEPTH, MAX_PARAMS } from '../client-input.js';
 import {
   asRestError,

@@ -6,7 +6,7 @@ import { pinoHttp } from 'pino-http';
 import { holdsLongString } from '../../lib/json-text.js';
 import { Slices } from '../../lib/time-slices.js';
 import { type Logger } from '../../logger.js';
-import { asServiceWork } from '../../store/service-work.js';
+import { asServiceWork } from '../../store/queries/service-work.js';
 import { clientInput, parseQueryString, type ClientParams } from '../client-input.js';
 import { refuseOversizedGlobals } from '../global-params.js';
 import {

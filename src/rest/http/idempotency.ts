@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type Collection, type Db } from 'mongodb';
 import { holdsLongString } from '../../lib/json-text.js';
 import { type Logger } from '../../logger.js';
-import { isDatabaseUnavailable, isDuplicateKey, readBack, type IndexSpec } from '../../store/mongo.js';
-import { eventsOfClaim, withWriteClaim, type ClaimedEvent } from '../../store/write-claims.js';
+import { isDatabaseUnavailable, isDuplicateKey, readBack, type IndexSpec } from '../../store/database/mongo.js';
+import { eventsOfClaim, withWriteClaim, type ClaimedEvent } from '../../store/log/write-claims.js';
 import {
   IdempotencyKeyInFlight,
   IdempotencyKeyInvalid,
@@ -24,7 +24,7 @@ import { holdsStreamedList } from '../streamed-list.js';
  * A request claims its key by inserting the record (a unique `_id`: the caller, method, route and
  * key), runs, then writes its answer into the record; a request that meets the record replays the
  * answer, or is refused while the first is in flight (409) or when it is not the same request
- * (422). Every event the claimed request appends carries the claim (`store/write-claims.ts`): the
+ * (422). Every event the claimed request appends carries the claim (`store/log/write-claims.ts`): the
  * append is the commit point, so when the answer was never recorded (the process died, or the
  * record's acknowledgement was lost), a retry finds what the first request stored there, and
  * answers with that item as it is now rather than running again.

@@ -3,7 +3,7 @@ import { type RestResult } from '../rest-server.js';
 
 /**
  * How the processes sharing a database keep what they hold no older than the last acknowledged
- * write (`src/store/site-changes.ts`).
+ * write (`src/store/coordination/site-changes.ts`).
  */
 export interface ChangeSignal {
   /** Resolves once a look at the shared change begun after this call is done (caches emptied if it moved). */

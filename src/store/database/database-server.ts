@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type Logger } from '../logger.js';
-import { type Shutdown } from '../shutdown.js';
+import { type Logger } from '../../logger.js';
+import { type Shutdown } from '../../shutdown.js';
 import { DataDirInUseError, lockDataDir } from './data-lock.js';
 import { ensureFerretDbBinary, startFerretDb } from './ferretdb.js';
 import { findPostgres, startPostgres, type PostgresConnection } from './postgresql.js';

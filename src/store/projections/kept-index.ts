@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type Collection, type Db, type Document, type Filter, type Sort, type WithId } from 'mongodb';
 import siftModule from 'sift';
-import { changeLog, GAP_WAIT_MS, POSITION_BLOCK, type StoredEvent } from './change-log.js';
-import { findByIds } from './filters.js';
-import { isDuplicateKey } from './mongo.js';
-import { FULL_SCAN_COMMENT } from './query-shapes.js';
-import { siteChanges } from './site-changes.js';
+import { changeLog, GAP_WAIT_MS, POSITION_BLOCK, type StoredEvent } from '../log/change-log.js';
+import { findByIds } from '../queries/filters.js';
+import { isDuplicateKey } from '../database/mongo.js';
+import { FULL_SCAN_COMMENT } from '../queries/query-shapes.js';
+import { siteChanges } from '../coordination/site-changes.js';
 
 /**
  * A list index kept in each process's memory: the few small fields a collection's lists filter

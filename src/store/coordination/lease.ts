@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type Collection, type Db } from 'mongodb';
-import { isDuplicateKey } from './mongo.js';
+import { isDuplicateKey } from '../database/mongo.js';
 import { firstFreeAfter } from './first-free.js';
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MongoServerError, type Db } from 'mongodb';
-import { ensureIndexes, type IndexSpec } from './mongo.js';
-import { ferretDbTables } from './ferretdb-tables.js';
-import { psql, sqlIdentifier as identifier, sqlLiteral as literal, type PostgresConnection } from './postgresql.js';
+import { ensureIndexes, type IndexSpec } from '../database/mongo.js';
+import { ferretDbTables } from '../database/ferretdb-tables.js';
+import { psql, sqlIdentifier as identifier, sqlLiteral as literal, type PostgresConnection } from '../database/postgresql.js';
 
 /**
  * The index bridge: indexes FerretDB 1.24 cannot make use of, made for it in its PostgreSQL.

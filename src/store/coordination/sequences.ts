@@ -1,5 +1,5 @@
 import { type Collection, type Db } from 'mongodb';
-import { duplicateKeyRefusal, type IndexSpec, isDatabaseUnavailable, isDuplicateKey } from './mongo.js';
+import { duplicateKeyRefusal, type IndexSpec, isDatabaseUnavailable, isDuplicateKey } from '../database/mongo.js';
 import { firstFreeAfter as firstFree } from './first-free.js';
 import { siteChanges } from './site-changes.js';
 

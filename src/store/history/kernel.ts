@@ -1,18 +1,18 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Db } from 'mongodb';
-import { type Logger } from '../logger.js';
+import { type Logger } from '../../logger.js';
 import {
   assertStorable,
   changeLog,
   ConcurrencyError,
   type NewEvent,
   type StoredEvent,
-} from './change-log.js';
-import { isDatabaseUnavailable, mayWriteAgain, READ_BACK_PAUSE_MS } from './mongo.js';
-import { forgetErasure, oweErasure, settleErasure, type Erasure } from './erasure.js';
-import { catchUpStream, projectionFaults, type Projection } from './projections.js';
-import { ItemUnprojectableError, PreconditionFailedError, WriteConflictError } from './store-errors.js';
-import { currentWriteClaim } from './write-claims.js';
+} from '../log/change-log.js';
+import { isDatabaseUnavailable, mayWriteAgain, READ_BACK_PAUSE_MS } from '../database/mongo.js';
+import { forgetErasure, oweErasure, settleErasure, type Erasure } from '../log/erasure.js';
+import { catchUpStream, projectionFaults, type Projection } from '../projections/projections.js';
+import { ItemUnprojectableError, PreconditionFailedError, WriteConflictError } from '../log/store-errors.js';
+import { currentWriteClaim } from '../log/write-claims.js';
 
 /**
  * The change-log kernel: the command cycle every history type (post, page, menu item, template)

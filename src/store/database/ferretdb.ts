@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type Logger } from '../logger.js';
-import { type Shutdown } from '../shutdown.js';
+import { type Logger } from '../../logger.js';
+import { type Shutdown } from '../../shutdown.js';
 import { type DataDirLock } from './data-lock.js';
 import { freePort, waitForMongo, type DatabaseServer } from './wire-server.js';
 import { superviseProcess } from './supervised-process.js';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Logger } from '../logger.js';
-import { type Shutdown } from '../shutdown.js';
+import { type Logger } from '../../logger.js';
+import { type Shutdown } from '../../shutdown.js';
 
 /**
  * The watchdog a database server runs under: it stops the server when its stdin closes. The

@@ -4,8 +4,8 @@ import { positionReads } from './change-log-reads.js';
 import { atPosition, type EventRow, type StoredEvent, toEvent } from './change-log-rows.js';
 import { type ChangeLogOptions, logScans } from './change-log-scans.js';
 import { streamReads } from './change-log-streams.js';
-import { type IndexSpec, isDuplicateKey } from './mongo.js';
-import { FULL_SCAN_COMMENT } from './query-shapes.js';
+import { type IndexSpec, isDuplicateKey } from '../database/mongo.js';
+import { FULL_SCAN_COMMENT } from '../queries/query-shapes.js';
 
 // The change log's parts, by concern; callers import them all from here.
 export { assertStorable, ConcurrencyError, DocumentTooLargeError, MAX_DOCUMENT_BYTES, NonFiniteNumberError } from './change-log-appends.js';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type Db } from 'mongodb';
-import { type Logger } from '../logger.js';
+import { type Logger } from '../../logger.js';
 import { changeLog } from './change-log.js';
 
 /**

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Db } from 'mongodb';
-import { type IndexSpec } from './mongo.js';
+import { type IndexSpec } from '../database/mongo.js';
 
 /**
  * The claim a write is made under: an `Idempotency-Key`'s claim (`rest/http/idempotency.ts`),

@@ -1,4 +1,4 @@
-import { Slices } from '../lib/time-slices.js';
+import { Slices } from '../../lib/time-slices.js';
 
 /** What a read by position keeps of an event row: its place, and its data (the bulk of it). */
 interface PositionedRow {

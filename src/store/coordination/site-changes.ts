@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Collection, type Db } from 'mongodb';
-import { isDuplicateKey } from './mongo.js';
+import { isDuplicateKey } from '../database/mongo.js';
 
 const CHANGED = 'site_changed';
 

@@ -1,8 +1,8 @@
 import { type Collection, type Db, type Document, type Sort } from 'mongodb';
-import { Slices } from '../lib/time-slices.js';
-import { changeLog, type StoredEvent } from './change-log.js';
-import { findByIds } from './filters.js';
-import { matcher, sortDocuments, type KeptIndex } from './kept-index.js';
+import { Slices } from '../../lib/time-slices.js';
+import { changeLog, type StoredEvent } from '../log/change-log.js';
+import { findByIds } from '../queries/filters.js';
+import { matcher, sortDocuments, type KeptIndex } from '../projections/kept-index.js';
 import { type HistoryType, type Versioned } from './kernel.js';
 
 /**

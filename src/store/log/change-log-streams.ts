@@ -1,5 +1,5 @@
 import { type Collection } from 'mongodb';
-import { Slices } from '../lib/time-slices.js';
+import { Slices } from '../../lib/time-slices.js';
 import { EVENT_BLOCK, EVENT_READ, EVENT_READ_BATCH, eventBlock, type EventRow, type StoredEvent, toEvent } from './change-log-rows.js';
 
 /** Runs shorter than this are read event by event. */

@@ -1,8 +1,8 @@
 import { type Db } from 'mongodb';
-import { type ChangeLog, keepLatest, type LastEvent, type StoredEvent } from './change-log.js';
+import { type ChangeLog, keepLatest, type LastEvent, type StoredEvent } from '../log/change-log.js';
 import { earliestRetainedPosition } from './change-feed.js';
-import { keptPerDatabase } from './site-changes.js';
-import { isDuplicateKey } from './mongo.js';
+import { keptPerDatabase } from '../coordination/site-changes.js';
+import { isDuplicateKey } from '../database/mongo.js';
 import { type KeptIndex } from './kept-index.js';
 
 /**

@@ -1,7 +1,7 @@
 import { type Collection, type Db, type Filter, type OptionalUnlessRequiredId } from 'mongodb';
-import { type StoredEvent } from './change-log.js';
+import { type StoredEvent } from '../log/change-log.js';
 import { type KeptIndex } from './kept-index.js';
-import { duplicateKeyRefusal, isDuplicateKey } from './mongo.js';
+import { duplicateKeyRefusal, isDuplicateKey } from '../database/mongo.js';
 import { defineProjection, type Projection } from './projections.js';
 
 /** A document a projection keeps: its key, and the seq of the last event that wrote it (its guard). */

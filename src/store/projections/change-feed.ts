@@ -1,7 +1,7 @@
 import { type Db } from 'mongodb';
-import { changeLog } from './change-log.js';
-import { isDuplicateKey } from './mongo.js';
-import { siteChanges } from './site-changes.js';
+import { changeLog } from '../log/change-log.js';
+import { isDuplicateKey } from '../database/mongo.js';
+import { siteChanges } from '../coordination/site-changes.js';
 
 /**
  * What a reader of the log by position (the change feed) needs beyond `readPositions`: how far

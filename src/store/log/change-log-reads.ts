@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Collection, type FindOptions } from 'mongodb';
 import { EVENT_READ, EVENT_READ_BATCH, type EventRow, OUTLINE_READ, POSITION_BLOCK, type StoredEvent, toEvent, voidRow } from './change-log-rows.js';
-import { isDuplicateKey } from './mongo.js';
+import { isDuplicateKey } from '../database/mongo.js';
 import { PositionRows } from './position-rows.js';
 
 /** How long a reader by position waits for a missing one before voiding it: an append in flight takes a few database round trips. */

@@ -1,8 +1,8 @@
 import { BSON, type Collection, type Db } from 'mongodb';
-import { jsonText } from '../lib/json-text.js';
+import { jsonText } from '../../lib/json-text.js';
 import { atPosition, eventBlock, type EventRow, type NewEvent, type StoredEvent, voidRow } from './change-log-rows.js';
-import { firstFreeAfter as firstFree } from './first-free.js';
-import { isDatabaseUnavailable, isDuplicateKey, mayWriteAgain, readBack } from './mongo.js';
+import { firstFreeAfter as firstFree } from '../coordination/first-free.js';
+import { isDatabaseUnavailable, isDuplicateKey, mayWriteAgain, readBack } from '../database/mongo.js';
 import { positionClock } from './position-clock.js';
 import { StoreError } from './store-errors.js';
 

@@ -1,6 +1,6 @@
 import { type Db } from 'mongodb';
-import { isDuplicateKey } from './mongo.js';
-import { siteChanges } from './site-changes.js';
+import { isDuplicateKey } from '../database/mongo.js';
+import { siteChanges } from '../coordination/site-changes.js';
 
 /**
  * Where the log's next appends go: positions handed out by one process (per database handle,

@@ -3,8 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { type Logger } from '../logger.js';
-import { type Shutdown } from '../shutdown.js';
+import { type Logger } from '../../logger.js';
+import { type Shutdown } from '../../shutdown.js';
 import { isRunning } from './data-lock.js';
 import { superviseProcess, type Account, type SupervisedProcess } from './supervised-process.js';
 

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { type Collection, type Db, type Filter, type Sort } from 'mongodb';
 import { EVENT_READ, type EventRow, type StoredEvent, toEvent } from './change-log-rows.js';
-import { countTable, readFields, readTable, storedField, storedValue } from './ferretdb-tables.js';
-import { type PostgresConnection } from './postgresql.js';
-import { FULL_SCAN_COMMENT } from './query-shapes.js';
+import { countTable, readFields, readTable, storedField, storedValue } from '../database/ferretdb-tables.js';
+import { type PostgresConnection } from '../database/postgresql.js';
+import { FULL_SCAN_COMMENT } from '../queries/query-shapes.js';
 
 /** Events a scan asks for at once (and reads ahead). */
 const SCAN_BATCH = 1000;

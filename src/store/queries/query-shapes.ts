@@ -1,5 +1,5 @@
 import { bridgedFields } from './index-bridge.js';
-import { type IndexSpec } from './mongo.js';
+import { type IndexSpec } from '../database/mongo.js';
 
 /**
  * The shape of a query the service sends, values left out: which fields it matches exactly

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type IndexSpec } from './mongo.js';
+import { type IndexSpec } from '../database/mongo.js';
 import { checkShapes, embeddedServing, pushedDownFields, servingIndex, shapesOfCommand } from './query-shapes.js';
 
 const indexes: IndexSpec[] = [
