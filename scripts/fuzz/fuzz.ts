@@ -230,8 +230,10 @@ async function main(): Promise<number> {
   process.once('SIGTERM', stopOnSignal);
   const totals = { passed: 0, failed: 0 };
   try {
-    for (const identity of await identities(service)) {
-      const report = await fuzzAs(identity, service, st, reportDir);
+    // Both identities at once: each schemathesis process spends most of its time generating cases,
+    // on one core, while the service waits for it.
+    const runs = (await identities(service)).map(async (identity) => ({ identity, report: await fuzzAs(identity, service, st, reportDir) }));
+    for (const { identity, report } of await Promise.all(runs)) {
       const outcome = summarize(identity.name, report, await knownFailures(reportDir, identity.name));
       totals.passed += outcome.passed;
       totals.failed += outcome.failed;
