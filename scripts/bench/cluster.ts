@@ -51,6 +51,8 @@ interface PhaseResult {
   p99Ms: number;
   commandsPerWrite: number;
   backgroundPerSecond: number;
+  /** What idle nodes send, per second by kind, the most frequent first. */
+  backgroundKinds: [string, number][];
   /** The commands per write by kind, the most frequent first. */
   kinds: [string, number][];
   appends: number;
@@ -131,7 +133,13 @@ async function phase(serving: Node[], known: number[], tag: string, writes: Phas
     const idleFrom = await commandsOf(serving);
     const idleStarted = performance.now();
     await sleep(3000);
-    const backgroundPerSecond = ((await commandsOf(serving)).all - idleFrom.all) / ((performance.now() - idleStarted) / 1000);
+    const idleTo = await commandsOf(serving);
+    const idleSeconds = (performance.now() - idleStarted) / 1000;
+    const backgroundPerSecond = (idleTo.all - idleFrom.all) / idleSeconds;
+    const backgroundKinds = [...idleTo.byKind]
+      .map(([kind, n]): [string, number] => [kind, (n - (idleFrom.byKind.get(kind) ?? 0)) / idleSeconds])
+      .filter(([, perSecond]) => perSecond >= 0.1)
+      .sort((a, b) => b[1] - a[1]);
 
     await Promise.all(serving.map((node) => node.service.appends()));
     const before = await commandsOf(serving);
@@ -163,6 +171,7 @@ async function phase(serving: Node[], known: number[], tag: string, writes: Phas
         p99Ms: percentile(latencies, 0.99),
         commandsPerWrite: commands / acknowledged.length,
         backgroundPerSecond,
+        backgroundKinds,
         kinds: [...after.byKind]
           .map(([kind, n]): [string, number] => [kind, (n - (before.byKind.get(kind) ?? 0)) / acknowledged.length])
           .filter(([, perWrite]) => perWrite >= 0.05)
@@ -200,6 +209,7 @@ try {
   }
   for (const { result: r } of [one, three, hashed]) {
     console.log(`database commands per write with ${r.nodes} node${r.nodes > 1 ? 's' : ''}, writes ${r.writes_to} (idle ones included): ${r.kinds.slice(0, 10).map(([kind, n]) => `${kind} ${n.toFixed(2)}`).join(', ')}`);
+    console.log(`  idle, per second: ${r.backgroundKinds.map(([kind, n]) => `${kind} ${n.toFixed(1)}`).join(', ')}`);
   }
 } finally {
   for (const node of nodes) await node.service.stop().catch(() => {});
