@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAdminPage } from '../../scripts/build-admin-page.js';
 import { buildApiReference } from '../../scripts/build-api-reference.js';
 import { ADMIN_PAGE_HEADERS } from '../../src/admin-page/admin-page.serve.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;
 beforeAll(async () => {
-  await buildApiReference();
+  await Promise.all([buildApiReference(), buildAdminPage()]);
   app = await createTestApp();
 });
 afterAll(() => app?.stop());
@@ -64,5 +65,14 @@ describe('the API reference, as served', () => {
   it('is no route of the API: the OpenAPI document it renders does not list it', async () => {
     const document = (await app.api('GET', '/openapi.json')).body;
     expect(JSON.stringify(document)).not.toContain('cms-api-reference');
+  });
+
+  it('is linked from the history page’s bar', async () => {
+    const history = await app.site('GET', '/cms-admin/');
+    const link = /<nav class="bar-nav"[^>]*>\s*<a href="([^"]+)">API reference<\/a>/.exec(history.text)?.[1];
+    expect(link).toBeDefined();
+    const target = new URL(link!, `${app.siteUrl}/cms-admin/`);
+    expect(target.pathname).toBe('/cms-api-reference/');
+    expect((await app.site('GET', target.pathname)).status).toBe(200);
   });
 });
