@@ -11,7 +11,8 @@ export const projectRoot = (() => {
 
 /**
  * Moves each file of `staging` into `outDir`, one by one, so that a service serving the page
- * meanwhile never sends half a file; returns each file's size in bytes, by name.
+ * meanwhile never sends half a file, then removes what an earlier build left that this one did not
+ * write (a file the page no longer has is not served on); returns each file's size, by name.
  */
 export async function moveBuiltFiles(staging: string, outDir: string): Promise<Record<string, number>> {
   await mkdir(outDir, { recursive: true });
@@ -21,6 +22,9 @@ export async function moveBuiltFiles(staging: string, outDir: string): Promise<R
     await rename(join(staging, name), join(outDir, name));
   }
   await rm(staging, { recursive: true, force: true });
+  for (const name of await readdir(outDir)) {
+    if (!(name in sizes)) await rm(join(outDir, name), { recursive: true, force: true });
+  }
   return sizes;
 }
 
