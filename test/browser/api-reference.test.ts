@@ -62,7 +62,7 @@ describe.skipIf(!chromiumFound)('the API reference in Chromium', () => {
     await screenshot(page, 'api-reference');
   }, RENDERED_WITHIN_MS + 30_000);
 
-  it('opens GET /cms/v2/posts from its address, with its parameters, and logs no error', async () => {
+  it('opens GET /cms/v2/posts from its address, with its parameters, and tries it out without the session cookie, logging no error', async () => {
     // Swagger UI draws only the operations near the screen: a deep link brings one into view.
     const page = await openReference('#/default/getCmsV2Posts');
     const listPosts = page.locator('#operations-default-getCmsV2Posts.is-open');
@@ -70,8 +70,24 @@ describe.skipIf(!chromiumFound)('the API reference in Chromium', () => {
     expect(await listPosts.locator('.opblock-summary-path').getAttribute('data-path')).toBe('/cms/v2/posts');
     expect(await listPosts.locator('.opblock-summary-method').innerText()).toBe('GET');
     await screenshot(page, 'api-reference-posts');
+
+    // "Try it out" asks the service itself (its CSP allows the page's own origin), without the cookie.
+    const seed = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Tried from the reference', status: 'publish' } });
+    expect(seed.status).toBe(201);
+    const sent: { url: string; cookie?: string }[] = [];
+    page.on('request', async (request) => {
+      if (request.url().includes('/cms-json/cms/v2/posts')) sent.push({ url: request.url(), cookie: (await request.allHeaders()).cookie });
+    });
+    await page.context().addCookies([{ name: 'cms_session', value: 'not-sent', url: app.siteUrl }]);
+    await listPosts.getByRole('button', { name: 'Try it out' }).click();
+    await listPosts.getByRole('button', { name: 'Execute' }).click();
+    const answer = listPosts.locator('.live-responses-table tr.response .response-col_status');
+    await answer.waitFor({ timeout: RENDERED_WITHIN_MS });
+    expect(await answer.innerText()).toBe('200');
+    expect(await listPosts.locator('.live-responses-table .microlight').first().innerText()).toContain('Tried from the reference');
+    expect(sent).toEqual([{ url: expect.stringMatching(/\/cms-json\/cms\/v2\/posts\?/), cookie: undefined }]);
     expect(reports.get(page)!.errors).toEqual([]);
-  }, RENDERED_WITHIN_MS + 30_000);
+  }, RENDERED_WITHIN_MS + 60_000);
 
   it('broke no Content-Security-Policy rule, and loaded nothing from elsewhere, on any page', async () => {
     for (const page of pages) await page.waitForLoadState('networkidle');
