@@ -1,11 +1,6 @@
 import { type Router } from 'express';
 import { builtPageDir, builtPageRouter } from './admin-page.serve.js';
-
-/**
- * Where the API reference is served: beside `/cms-admin/`, outside the API's own prefix, so that
- * it is no route of the API and the OpenAPI document it renders does not list it.
- */
-export const API_REFERENCE_PATH = '/cms-api-reference';
+import { API_REFERENCE_PATH } from './api-reference.path.js';
 
 /** Where `npm run build` puts the reference: `dist/api-reference`. */
 export function apiReferenceDir(from?: string): string {
