@@ -1,16 +1,11 @@
 // Bundles the admin page (admin/) into dist/admin-page: one script, one style sheet, the HTML.
 //   npm run build (after tsc) runs it; the browser tests call buildAdminPage() before starting.
-import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { adminPageDir } from '../src/admin-page/admin-page.serve.js';
-
-const root = (() => {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // From scripts/ when run as TypeScript, from dist/scripts/ when compiled.
-  return here.endsWith(join('dist', 'scripts')) ? join(here, '..', '..') : join(here, '..');
-})();
+import { builtSummary, moveBuiltFiles, projectRoot as root } from './built-page.js';
 
 /**
  * Builds the page; returns each output file's size in bytes, by name. Files are written beside
@@ -34,18 +29,9 @@ export async function buildAdminPage(outDir = adminPageDir()): Promise<Record<st
     alias: { htmlparser2: join(root, 'node_modules', 'htmlparser2', 'dist', 'esm', 'Parser.js') },
   });
   await copyFile(join(source, 'index.html'), join(staging, 'index.html'));
-  await mkdir(outDir, { recursive: true });
-  const sizes: Record<string, number> = {};
-  for (const name of await readdir(staging)) {
-    sizes[name] = (await stat(join(staging, name))).size;
-    await rename(join(staging, name), join(outDir, name));
-  }
-  await rm(staging, { recursive: true, force: true });
-  return sizes;
+  return moveBuiltFiles(staging, outDir);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const sizes = await buildAdminPage();
-  const total = Object.values(sizes).reduce((sum, size) => sum + size, 0);
-  console.log(`admin page: ${Object.keys(sizes).join(', ')} (${(total / 1024).toFixed(1)} KB)`);
+  console.log(builtSummary('admin page', await buildAdminPage()));
 }

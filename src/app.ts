@@ -16,6 +16,7 @@ import { readSiteIdentity } from './resources/settings/index.js';
 import { mediaFileUrl } from './resources/media/index.js';
 import { isDatabaseUp } from './store/database/mongo.js';
 import { adminPageRouter } from './admin-page/admin-page.serve.js';
+import { apiReferenceRouter } from './admin-page/api-reference.serve.js';
 import { catchUpStream, projectionFaults } from './store/projections/projections.js';
 import { adminRoutes } from './admin/index.js';
 
@@ -63,6 +64,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
     siteRoutes: [
       adminRoutes(deps, { changes }),
       adminPageRouter(),
+      apiReferenceRouter(),
       ...resources.flatMap((resource) => (resource.siteRoutes ? [resource.siteRoutes(deps)] : [])),
     ],
     siteUrl: deps.siteUrl,

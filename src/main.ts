@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { reportEventLoopDelay } from './event-loop-report.js';
 import { ADMIN_PREFIX } from './admin/prefix.js';
+import { API_REFERENCE_PATH } from './admin-page/api-reference.path.js';
 import { createLogger, logsForPeople, type Logger } from './logger.js';
 import { type GeneratedAdministrator } from './resources/manifest.js';
 import { type ServiceOptions } from './service.js';
@@ -81,6 +82,7 @@ function welcome(siteUrl: string, administrator: GeneratedAdministrator | undefi
     'The service is running.',
     `  Site:        ${siteUrl}/`,
     `  API root:    ${siteUrl}/cms-json/`,
+    `  Reference:   ${siteUrl}${API_REFERENCE_PATH}/`,
     `  Admin page:  ${siteUrl}${ADMIN_PREFIX}/`,
   ];
   if (administrator) {

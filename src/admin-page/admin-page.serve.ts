@@ -21,17 +21,22 @@ export const ADMIN_PAGE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The folder `npm run build` bundles the page into (`dist/admin-page`), found from the project
- * root so that the service finds it whether it runs from `dist/` or from its TypeScript source.
+ * The folder `npm run build` writes a page into (`dist/<name>`), found from the project root so
+ * that the service finds it whether it runs from `dist/` or from its TypeScript source.
  */
-export function adminPageDir(from = dirname(fileURLToPath(import.meta.url))): string {
+export function builtPageDir(name: string, from = dirname(fileURLToPath(import.meta.url))): string {
   let dir = from;
   while (!existsSync(join(dir, 'package.json'))) {
     const up = dirname(dir);
-    if (up === dir) return join(from, 'admin-page');
+    if (up === dir) return join(from, name);
     dir = up;
   }
-  return join(dir, 'dist', 'admin-page');
+  return join(dir, 'dist', name);
+}
+
+/** Where `npm run build` bundles the history page: `dist/admin-page`. */
+export function adminPageDir(from?: string): string {
+  return builtPageDir('admin-page', from);
 }
 
 function withPageHeaders(res: Response): void {
@@ -39,27 +44,27 @@ function withPageHeaders(res: Response): void {
 }
 
 /**
- * `/cms-admin/`: the built page and its assets, with the page's security headers. No directory
- * listing; the HTML is revalidated on every load so a new build is picked up, while the bundle
- * names stay the same (they are small; `no-cache` costs one 304).
+ * A built page at `<path>/` and its assets, with the page's security headers. No directory
+ * listing; every file is revalidated on each load so a new build is picked up, while the file
+ * names stay the same (`no-cache` costs one 304).
  */
-export function adminPageRouter(dir = adminPageDir()): Router {
+export function builtPageRouter(path: string, dir: string, pageName: string): Router {
   const router = express.Router({ strict: true });
-  router.get(ADMIN_PATH, (req, res) => {
+  router.get(path, (req, res) => {
     const mark = req.originalUrl.indexOf('?');
-    res.redirect(301, `${ADMIN_PATH}/${mark < 0 ? '' : req.originalUrl.slice(mark)}`);
+    res.redirect(301, `${path}/${mark < 0 ? '' : req.originalUrl.slice(mark)}`);
   });
-  router.use(ADMIN_PATH, (req, res, next) => {
+  router.use(path, (req, res, next) => {
     withPageHeaders(res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     if (!existsSync(join(dir, 'index.html'))) {
-      res.status(503).type('text/plain').send('The admin page is not built: run `npm run build`.');
+      res.status(503).type('text/plain').send(`The ${pageName} is not built: run \`npm run build\`.`);
       return;
     }
     next();
   });
   router.use(
-    ADMIN_PATH,
+    path,
     express.static(dir, {
       index: 'index.html',
       redirect: false,
@@ -69,4 +74,9 @@ export function adminPageRouter(dir = adminPageDir()): Router {
     }),
   );
   return router;
+}
+
+/** `/cms-admin/`: the history page. */
+export function adminPageRouter(dir = adminPageDir()): Router {
+  return builtPageRouter(ADMIN_PATH, dir, 'admin page');
 }

@@ -97,6 +97,7 @@ describe('the service process', () => {
       const site = /Site: +(http:\/\/\S+)\/\n/.exec(text)?.[1];
       expect(site, text).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(text).toContain(`API root:    ${site}/cms-json/`);
+      expect(text).toContain(`Reference:   ${site}/cms-api-reference/`);
       expect(text).toContain(`Admin page:  ${site}/cms-admin/`);
       const password = /sign in as "admin" with the password\n +(\S+)\n/.exec(text)?.[1];
       expect(password, text).toMatch(/^[A-Za-z0-9]{20}$/);
