@@ -155,7 +155,9 @@ export function openApiDocument<D>(server: RestServer<D>, apiRoot: string): Json
   }
 
   const paths: Record<string, Json> = {};
+  const tags = new Set<string>();
   for (const operation of operations) {
+    tags.add(tagOf(operation.path, operation.route.namespace));
     (paths[operation.path] ??= {})[operation.method.toLowerCase()] = describeOperation(operation, operations, components);
   }
   return {
@@ -166,12 +168,19 @@ export function openApiDocument<D>(server: RestServer<D>, apiRoot: string): Json
     // out on purpose: it authenticates only with a nonce from a sign-in outside this document
     // (`/cms-admin/session`, not a REST route), which no client of this document can follow.
     security: [{}, { basic: [] }],
+    tags: [...tags].sort().map((name) => ({ name })),
     paths,
     components: {
       schemas: components.schemas,
       securitySchemes: { basic: { type: 'http', scheme: 'basic' } },
     },
   };
+}
+
+/** An operation's group: the resource its path names after the namespace (`posts` for `/cms/v2/posts/{id}/revisions`). */
+function tagOf(path: string, namespace: string | undefined): string {
+  const rest = namespace ? path.slice(namespace.length + 1) : path;
+  return /^\/([^/{]+)/.exec(rest)?.[1] ?? namespace ?? 'index';
 }
 
 function operationIdOf(method: string, path: string): string {
@@ -231,6 +240,7 @@ function describeOperation<D>(operation: Operation<D>, all: Operation<D>[], comp
   const streamed = spec.body === 'stream';
   const described: Json = {
     operationId: operation.operationId,
+    tags: [tagOf(operation.path, operation.route.namespace)],
     parameters: [
       ...parameters.map((p) => pathParameter(p, argOf(p.name))),
       ...(inQuery || streamed ? bodyArgs.map(([name, arg]) => queryParameter(name, arg)) : []),

@@ -214,6 +214,18 @@ describe('the OpenAPI document describes what the service sends', () => {
     expect(problems()).toEqual([]);
   });
 
+  it('groups each operation under the resource its path names, each group listed once', () => {
+    const tagged = Object.entries<Record<string, { tags: string[] }>>(document.paths).flatMap(([path, item]) => Object.values(item).map((operation) => [path, operation.tags] as const));
+    expect(tagged.filter(([, tags]) => tags?.length !== 1)).toEqual([]);
+    const tagOf = (path: string) => tagged.find(([p]) => p === path)![1][0];
+    expect(tagOf('/cms/v2/posts/{parent}/revisions/{id}')).toBe('posts');
+    expect(tagOf('/cms/v2/menu-items')).toBe('menu-items');
+    expect(tagOf('/batch/v1')).toBe('batch');
+    expect(tagOf('/cms/v2')).toBe('cms/v2');
+    const names = document.tags.map((tag: { name: string }) => tag.name);
+    expect(names).toEqual([...new Set(tagged.map(([, tags]) => tags[0]))].sort());
+  });
+
   it('takes exactly the parameters and body fields that the index lists for each endpoint', async () => {
     const index = (await app.api('GET', '/')).body;
     const mismatches: string[] = [];

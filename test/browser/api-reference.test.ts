@@ -52,20 +52,26 @@ describe.skipIf(!chromiumFound)('the API reference in Chromium', () => {
 
   it('renders the service’s own OpenAPI document: its title, and its operations in order', async () => {
     const document = (await app.api('GET', '/openapi.json')).body;
-    const [firstPath, firstPathItem] = Object.entries(document.paths as Record<string, Record<string, unknown>>)[0];
+    // Grouped by tag, in the document's order of tags; in each, in the order of the paths.
+    const firstTag = (document.tags as { name: string }[])[0].name;
+    const [firstPath, firstPathItem] = Object.entries(document.paths as Record<string, Record<string, { tags: string[] }>>).find(([, item]) =>
+      Object.values(item).some((operation) => operation.tags.includes(firstTag)),
+    )!;
     const page = await openReference();
     await page.locator('.opblock').first().waitFor({ timeout: RENDERED_WITHIN_MS });
     expect(await page.locator('.info .title').innerText()).toContain(document.info.title);
     expect(await page.locator('.opblock-summary-path').first().getAttribute('data-path')).toBe(firstPath);
-    expect(await page.locator('.opblock-summary-method').first().innerText()).toBe(Object.keys(firstPathItem)[0].toUpperCase());
+    const firstMethod = Object.entries(firstPathItem).find(([, operation]) => operation.tags.includes(firstTag))![0];
+    expect(await page.locator('.opblock-tag').first().getAttribute('data-tag')).toBe(firstTag);
+    expect(await page.locator('.opblock-summary-method').first().innerText()).toBe(firstMethod.toUpperCase());
     expect(reports.get(page)!.requested).toContain(`${app.siteUrl}/cms-json/openapi.json`);
     await screenshot(page, 'api-reference');
   }, RENDERED_WITHIN_MS + 30_000);
 
   it('opens GET /cms/v2/posts from its address, with its parameters, and tries it out without the session cookie, logging no error', async () => {
     // Swagger UI draws only the operations near the screen: a deep link brings one into view.
-    const page = await openReference('#/default/getCmsV2Posts');
-    const listPosts = page.locator('#operations-default-getCmsV2Posts.is-open');
+    const page = await openReference('#/posts/getCmsV2Posts');
+    const listPosts = page.locator('#operations-posts-getCmsV2Posts.is-open');
     await listPosts.locator('tr[data-param-name="per_page"]').waitFor({ timeout: RENDERED_WITHIN_MS });
     expect(await listPosts.locator('.opblock-summary-path').getAttribute('data-path')).toBe('/cms/v2/posts');
     expect(await listPosts.locator('.opblock-summary-method').innerText()).toBe('GET');
