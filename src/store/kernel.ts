@@ -29,7 +29,18 @@ export interface Versioned {
   readonly position?: number;
 }
 
-export interface HistoryType<S extends Versioned> {
+/** An item before a committed command (null: the command created it) and after it (null: it deleted the item). */
+export interface CommittedChange<S> {
+  readonly before: S | null;
+  readonly after: S | null;
+}
+
+/**
+ * A history type: what the kernel needs to run commands on its items. `D` is what its
+ * `afterCommit` needs of the dependencies (the kernel's own, unless the type asks for more): a
+ * command on the type is run with at least that.
+ */
+export interface HistoryType<S extends Versioned, D extends KernelDeps = KernelDeps> {
   readonly projection: Projection;
   /** The stream type recorded on the item's events (its post type slug). */
   streamTypeOf(state: S): string;
@@ -48,6 +59,15 @@ export interface HistoryType<S extends Versioned> {
   blank(field: string): unknown;
   /** The type's 404 (`rest_post_invalid_id` for posts). */
   readonly NotFound: new () => Error;
+  /**
+   * What follows each committed command on an item of the type (WordPress's `save_post`): run by
+   * the kernel once per command whose event was stored, in order, with the item before and after
+   * that event, once the read model holds it and before the command is answered. Never for a
+   * refused or failed command, nor one that decided nothing. It runs outside the item's queue (it
+   * may write other items). The write was made whatever it does: a failure it throws is logged,
+   * and the command is still answered as committed.
+   */
+  afterCommit?(deps: D, change: CommittedChange<S>): Promise<void>;
 }
 
 /** The options of a read that leaves `fields` out of the documents it answers. */
@@ -179,9 +199,9 @@ async function confirmProjected<S extends Versioned>(deps: KernelDeps, type: His
 }
 
 /** Appends the first event of a new stream (its `created` event) and projects it. */
-export async function createItem<S extends Versioned, D>(
-  deps: KernelDeps,
-  type: HistoryType<S>,
+export async function createItem<S extends Versioned, D, K extends KernelDeps>(
+  deps: K,
+  type: HistoryType<S, K>,
   streamType: string,
   id: number,
   actor: number,
@@ -194,7 +214,7 @@ export async function createItem<S extends Versioned, D>(
   // As the stored event leaves it: the event now has its place on the clock.
   const placed = type.fold(null, stored).state ?? folded;
   await projectRun(deps, type, [stored], null);
-  await afterCommit(deps, type, stored, placed);
+  await afterCommit(deps, type, stored, placed, [{ deps, change: { before: null, after: placed } }]);
   return placed!;
 }
 
@@ -212,9 +232,9 @@ export type Decide<S, D> = (state: S, earlier: readonly object[]) => Promise<Dec
  * appended in one insert (group commit): a hot item's writes then cost one round of the cycle
  * per batch rather than per command. Each is answered as it would have been alone.
  */
-export function runCommand<S extends Versioned, D>(
-  deps: KernelDeps,
-  type: HistoryType<S>,
+export function runCommand<S extends Versioned, D, K extends KernelDeps>(
+  deps: K,
+  type: HistoryType<S, K>,
   id: number,
   actor: number,
   decide: Decide<S, D>,
@@ -396,8 +416,15 @@ async function answerRound({ deps, type, id }: BatchItem, { steps, decided, eras
       // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
       await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq: stored.at(-1)!.seq, err: error }, 'erasing content failed; start-up finishes it'));
     }
+    // Each stored command's change, from the state it was decided on to the state its event left.
+    const changes: CommitHook[] = [];
+    for (const step of steps) {
+      if (!('event' in step) || step.event >= committed) continue;
+      const before = step.event === 0 ? base : decided[step.event - 1].folded;
+      changes[step.event] = { deps: step.command.deps, change: { before, after: decided[step.event].folded } };
+    }
     // Outside the item's queue: the next batch need not wait for these.
-    finished = afterCommit(deps, type, stored.at(-1)!, last);
+    finished = afterCommit(deps, type, stored.at(-1)!, last, changes);
   }
   const retry: QueuedCommand[] = [];
   for (const step of steps) {
@@ -486,11 +513,34 @@ function settle(step: Step, failure?: unknown): void {
   else if ('result' in step) step.command.resolve(step.result);
 }
 
+/** A committed command's change, and the dependencies it was run with, for the type's `afterCommit`. */
+interface CommitHook {
+  deps: KernelDeps;
+  change: CommittedChange<Versioned>;
+}
+
 /**
- * What follows a commit outside the item's queue: the read model confirmed, and this process's
- * list index given the item (other processes' indexes follow the event itself).
+ * What follows a commit outside the item's queue: the read model confirmed, this process's list
+ * index given the item (other processes' indexes follow the event itself), and the type's
+ * `afterCommit` run for each command committed, in order. Never fails: the writes were made.
  */
-async function afterCommit<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, state: Versioned | null): Promise<void> {
+async function afterCommit(
+  deps: KernelDeps,
+  // As the queue holds it: each change's `deps` are those its command was run with, which the
+  // type's `afterCommit` asked for (`runCommand`, `createItem`).
+  type: HistoryType<Versioned>,
+  event: StoredEvent,
+  state: Versioned | null,
+  changes: readonly CommitHook[],
+): Promise<void> {
   await confirmProjected(deps, type, event);
   type.projection.keptIndex?.wrote(deps.store.db, event.stream, state);
+  if (!type.afterCommit) return;
+  for (const { deps: commandDeps, change } of changes) {
+    try {
+      await type.afterCommit(commandDeps, change);
+    } catch (error) {
+      deps.logger.error({ stream: event.stream, err: error }, 'what follows a committed write failed; the write stands');
+    }
+  }
 }
