@@ -7,6 +7,8 @@ import {
   ConcurrencyError,
   type NewEvent,
   type StoredEvent,
+  type TypedEvent,
+  type TypedEventData,
 } from './change-log.js';
 import { isDatabaseUnavailable, mayWriteAgain, READ_BACK_PAUSE_MS } from './mongo.js';
 import { forgetErasure, oweErasure, settleErasure, type Erasure } from './erasure.js';
@@ -36,19 +38,23 @@ export interface CommittedChange<S> {
 }
 
 /**
- * A history type: what the kernel needs to run commands on its items. `D` is what its
- * `afterCommit` needs of the dependencies (the kernel's own, unless the type asks for more): a
- * command on the type is run with at least that.
+ * A history type: what the kernel needs to run commands on its items. `E` is the union of its
+ * events (`{ type: 'created'; data: PostCreated } | ...`), which its commands decide. `D` is what
+ * its `afterCommit` needs of the dependencies (the kernel's own, unless the type asks for more):
+ * a command on the type is run with at least that.
  */
-export interface HistoryType<S extends Versioned, D extends KernelDeps = KernelDeps> {
+export interface HistoryType<S extends Versioned, E extends TypedEventData = TypedEventData, D extends KernelDeps = KernelDeps> {
   readonly projection: Projection;
+  /** Whether an event read from the log is one of the type's: the one place its data is narrowed to `E`. */
+  isEvent(event: StoredEvent<object>): event is TypedEvent<E>;
   /** The stream type recorded on the item's events (its post type slug). */
   streamTypeOf(state: S): string;
   /** The item's read model, or null when there is none; without the fields named in `leftOut` where given. */
   load(db: Db, id: number, leftOut?: readonly string[]): Promise<S | null>;
   /**
    * The pure fold: the item after `event`, and every document the projection would write for it
-   * (to prove, before the append, that each can be stored).
+   * (to prove, before the append, that each can be stored). It is given events as the log holds
+   * them, and narrows them with `isEvent`.
    */
   fold(state: S | null, event: StoredEvent): { state: S | null; documents: object[] };
   /** The item's strong entity tag (its `ETag`). */
@@ -80,8 +86,8 @@ export interface KernelDeps {
   readonly logger: Logger;
 }
 
-/** What a command decides: its event, and what the event erases from the stream once committed. */
-export type Decision<D> = { type: string; data: D; erase?: Erasure } | null;
+/** What a command decides: one of its type's events (`E`), and what the event erases from the stream once committed. */
+export type Decision<E extends TypedEventData = TypedEventData> = (E & { erase?: Erasure }) | null;
 
 export interface CommandOptions<S> {
   /** The client's condition on the item's entity tag (`If-Match`); false: 412, nothing written. */
@@ -199,16 +205,16 @@ async function confirmProjected<S extends Versioned>(deps: KernelDeps, type: His
 }
 
 /** Appends the first event of a new stream (its `created` event) and projects it. */
-export async function createItem<S extends Versioned, D, K extends KernelDeps>(
+export async function createItem<S extends Versioned, E extends TypedEventData, K extends KernelDeps>(
   deps: K,
-  type: HistoryType<S, K>,
+  type: HistoryType<S, E, K>,
   streamType: string,
   id: number,
   actor: number,
-  decision: NonNullable<Decision<D>>,
+  decision: NonNullable<Decision<E>>,
 ): Promise<S> {
   const claim = currentWriteClaim();
-  const event: NewEvent<D> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data, ...(claim ? { claim } : {}) };
+  const event: NewEvent<E['data']> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data, ...(claim ? { claim } : {}) };
   const folded = prove(type, null, { ...event, seq: 1 } as StoredEvent).state;
   const stored = (await changeLog(deps.store.db).append(event, 0)) as StoredEvent;
   // As the stored event leaves it: the event now has its place on the clock.
@@ -219,7 +225,7 @@ export async function createItem<S extends Versioned, D, K extends KernelDeps>(
 }
 
 /** Decides a command's event from the item's state. */
-export type Decide<S, D> = (state: S, earlier: readonly object[]) => Promise<Decision<D>>;
+export type Decide<S, E extends TypedEventData = TypedEventData> = (state: S, earlier: readonly object[]) => Promise<Decision<E>>;
 
 /**
  * The command cycle: read the item, check the client's precondition, decide, prove the
@@ -232,12 +238,12 @@ export type Decide<S, D> = (state: S, earlier: readonly object[]) => Promise<Dec
  * appended in one insert (group commit): a hot item's writes then cost one round of the cycle
  * per batch rather than per command. Each is answered as it would have been alone.
  */
-export function runCommand<S extends Versioned, D, K extends KernelDeps>(
+export function runCommand<S extends Versioned, E extends TypedEventData, K extends KernelDeps>(
   deps: K,
-  type: HistoryType<S, K>,
+  type: HistoryType<S, E, K>,
   id: number,
   actor: number,
-  decide: Decide<S, D>,
+  decide: Decide<S, E>,
   options: CommandOptions<S> = {},
 ): Promise<CommandResult<S>> {
   return new Promise((resolve, reject) => {
@@ -257,7 +263,7 @@ interface QueuedCommand {
   type: HistoryType<Versioned>;
   id: number;
   actor: number;
-  decide: Decide<Versioned, unknown>;
+  decide: Decide<Versioned>;
   options: CommandOptions<Versioned>;
   /** The `Idempotency-Key` claim of the request that made the command, carried by its event. */
   claim?: string;

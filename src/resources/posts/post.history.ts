@@ -5,6 +5,7 @@ import { etagHeader } from '../../rest/conditional.js';
 import { type RestErrorClass } from '../../rest/errors.js';
 import { leavingOut, loadItem, type CommittedChange, type HistoryType } from '../../store/kernel.js';
 import { PostInvalidId } from '../post-errors.js';
+import { isPostEvent, type PostEvent } from './post.events.js';
 import { postsCollection, REVISIONED_FIELDS, type PostDoc } from './post.model.js';
 import { foldPost, POSTS_CONTROLLER_TYPES, postsProjection } from './post.projection.js';
 
@@ -12,8 +13,9 @@ import { foldPost, POSTS_CONTROLLER_TYPES, postsProjection } from './post.projec
 const CONTENT_FIELDS: readonly string[] = [...REVISIONED_FIELDS, 'password', 'meta'];
 
 /** The items of the posts controller (posts, pages) as the change-log kernel sees them. */
-export const postHistory: HistoryType<PostDoc, Deps> = Object.freeze({
+export const postHistory: HistoryType<PostDoc, PostEvent, Deps> = Object.freeze({
   projection: postsProjection,
+  isEvent: isPostEvent,
   streamTypeOf: (doc: PostDoc) => doc.type,
   load: (db: Db, id: number, leftOut?: readonly string[]) => postsCollection(db).findOne({ _id: id, type: { $in: [...POSTS_CONTROLLER_TYPES] } }, leavingOut(leftOut)),
   fold: foldPost,
