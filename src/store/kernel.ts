@@ -220,7 +220,7 @@ export async function createItem<S extends Versioned, E extends TypedEventData, 
   // As the stored event leaves it: the event now has its place on the clock.
   const placed = type.fold(null, stored).state ?? folded;
   await projectRun(deps, type, [stored], null);
-  await afterCommit(deps, type, stored, placed, [{ deps, change: { before: null, after: placed } }]);
+  await afterCommit(deps, type, stored, placed, [{ deps, change: { before: null, after: placed }, answer: () => {} }]);
   return placed!;
 }
 
@@ -414,7 +414,6 @@ async function answerRound({ deps, type, id }: BatchItem, { steps, decided, eras
   }
   if (erasure && committed < decided.length) await forgetErasure(db, erasure).catch(() => {});
 
-  let finished: Promise<void> = Promise.resolve();
   if (committed) {
     const last = decided[committed - 1].folded;
     await projectRun(deps, type, stored, base);
@@ -422,22 +421,23 @@ async function answerRound({ deps, type, id }: BatchItem, { steps, decided, eras
       // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
       await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq: stored.at(-1)!.seq, err: error }, 'erasing content failed; start-up finishes it'));
     }
-    // Each stored command's change, from the state it was decided on to the state its event left.
+    // Each stored command's change, from the state it was decided on to the state its event left,
+    // and its answer, given once what follows its commit is done.
     const changes: CommitHook[] = [];
     for (const step of steps) {
       if (!('event' in step) || step.event >= committed) continue;
+      const { folded, documents } = decided[step.event];
       const before = step.event === 0 ? base : decided[step.event - 1].folded;
-      changes[step.event] = { deps: step.command.deps, change: { before, after: decided[step.event].folded } };
+      const event = stored[step.event];
+      changes[step.event] = { deps: step.command.deps, change: { before, after: folded }, answer: () => step.command.resolve({ state: folded, event, documents }) };
     }
     // Outside the item's queue: the next batch need not wait for these.
-    finished = afterCommit(deps, type, stored.at(-1)!, last, changes);
+    void afterCommit(deps, type, stored.at(-1)!, last, changes);
   }
   const retry: QueuedCommand[] = [];
   for (const step of steps) {
-    if ('event' in step && step.event < committed) {
-      const { folded, documents } = decided[step.event];
-      void finished.then(() => step.command.resolve({ state: folded, event: stored[step.event], documents }));
-    } else if (!('event' in step) && step.after <= committed) settle(step);
+    if ('event' in step && step.event < committed) continue;
+    if (!('event' in step) && step.after <= committed) settle(step);
     else retry.push(step.command);
   }
   return retry;
@@ -519,16 +519,18 @@ function settle(step: Step, failure?: unknown): void {
   else if ('result' in step) step.command.resolve(step.result);
 }
 
-/** A committed command's change, and the dependencies it was run with, for the type's `afterCommit`. */
+/** A committed command's change and the dependencies it was run with, for the type's `afterCommit`, and its answer. */
 interface CommitHook {
   deps: KernelDeps;
   change: CommittedChange<Versioned>;
+  answer(): void;
 }
 
 /**
  * What follows a commit outside the item's queue: the read model confirmed, this process's list
  * index given the item (other processes' indexes follow the event itself), and the type's
- * `afterCommit` run for each command committed, in order. Never fails: the writes were made.
+ * `afterCommit` run for each command committed, in order, each command answered once its own has
+ * run. Never fails: the writes were made.
  */
 async function afterCommit(
   deps: KernelDeps,
@@ -541,12 +543,12 @@ async function afterCommit(
 ): Promise<void> {
   await confirmProjected(deps, type, event);
   type.projection.keptIndex?.wrote(deps.store.db, event.stream, state);
-  if (!type.afterCommit) return;
-  for (const { deps: commandDeps, change } of changes) {
+  for (const { deps: commandDeps, change, answer } of changes) {
     try {
-      await type.afterCommit(commandDeps, change);
+      await type.afterCommit?.(commandDeps, change);
     } catch (error) {
       deps.logger.error({ stream: event.stream, err: error }, 'what follows a committed write failed; the write stands');
     }
+    answer();
   }
 }
