@@ -142,4 +142,24 @@ describe('term counts', () => {
     await write('DELETE', `/posts/${scheduled.id}?force=true`);
     await expectCounts(0, 0, 0);
   });
+  it('are healed after a write whose hooks threw: the write is answered as made, and the failure logged', async () => {
+    const id = await createPost({ status: 'publish', categories: [category], tags: [tagA] });
+    await expectCounts(1, 1, 0);
+    const hooks = app.deps.hooks as { -readonly [K in keyof SiteHooks]: SiteHooks[K] };
+    const afterPostWrite = hooks.afterPostWrite;
+    hooks.afterPostWrite = async () => {
+      throw new Error('a hook that fails');
+    };
+    try {
+      const answer = await app.api('POST', `/cms/v2/posts/${id}`, { json: { status: 'draft' }, headers: app.admin });
+      expect(answer.status).toBe(200);
+      expect(answer.body.status).toBe('draft');
+    } finally {
+      hooks.afterPostWrite = afterPostWrite;
+    }
+    expect(app.logs.some((line) => line.msg === 'what follows a committed write failed; the write stands')).toBe(true);
+    expect(await healTermCounts(app.deps)).toBe(2);
+    await expectCounts(0, 0, 0);
+    await write('DELETE', `/posts/${id}?force=true`);
+  });
 });
