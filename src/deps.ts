@@ -3,6 +3,7 @@ import { type Config } from './config.js';
 import { type Logger } from './logger.js';
 import { type Store } from './store/database/mongo.js';
 import { type Sequences } from './store/coordination/sequences.js';
+import { type CommittedChange } from './store/history/kernel.js';
 import { type createAuthenticator } from './auth/authenticate.js';
 import { type Sessions } from './auth/sessions.js';
 import { type Themes } from './themes/themes.js';
@@ -39,11 +40,8 @@ export interface WrittenPost {
   readonly terms: Readonly<Record<string, readonly number[]>>;
 }
 
-/** An item before a committed write (null: the write created it) and after it (null: the write deleted it). */
-export interface CommittedWrite<Item> {
-  readonly before: Item | null;
-  readonly after: Item | null;
-}
+/** An item before a committed write (null: the write created it) and after it (null: the write deleted it): the kernel's change. */
+export type CommittedWrite<Item> = CommittedChange<Item>;
 
 /** A user's deletion, as those who hold the user's things are told of it. */
 export interface UserDeletion {
@@ -74,9 +72,10 @@ export interface SiteLookups {
  */
 export interface SiteHooks extends SiteLookups {
   /**
-   * After a post or page's write is committed, before it is answered (`save_post`,
-   * `transition_post_status`): term counts, menus that add pages. Each hook answers for its own
-   * failures, which never fail the write.
+   * After each committed command on a post or page, before it is answered (`save_post`,
+   * `transition_post_status`): term counts, menus that add pages. Run by the kernel (the posts'
+   * history type declares it as its `afterCommit`), never by a write path. Each hook answers for
+   * its own failures, which never fail the write.
    */
   afterPostWrite(deps: Deps, write: CommittedWrite<WrittenPost>): Promise<void>;
   /** Before a user's account is deleted (`delete_user`): their items given to another or deleted. A failure fails the deletion, which leaves the user. */

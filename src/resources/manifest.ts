@@ -27,7 +27,7 @@ export interface ResourceManifest {
 
 /** A resource's part of `SiteHooks`. */
 export interface ResourceHooks {
-  /** Follows a committed write of a post or page; it must catch its own failures (they are the writer's success). */
+  /** Follows each committed command on a post or page (run by the kernel); it must catch its own failures (they are the writer's success). */
   readonly afterPostWrite?: (deps: Deps, write: CommittedWrite<WrittenPost>) => Promise<void>;
   /** Hands over or deletes what the user holds, before the account goes. */
   readonly beforeUserDelete?: (deps: Deps, deletion: UserDeletion) => Promise<void>;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { type SiteHooks } from '../../src/deps.js';
 import { resources } from '../../src/resources/index.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
 import { postsCollection, revisionsCollection } from '../../src/resources/posts/post.model.js';
@@ -38,6 +39,33 @@ const markerOf = (event: EventRow) => {
 };
 
 describe('writes to one post in bursts, through two processes', () => {
+  it('follows each committed update with the after-write hooks once, with the post just before and after its event, also when they went in together, and a refused one not at all', async () => {
+    const { app } = services;
+    const created = await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Followed', status: 'publish' } });
+    const post = created.body.id as number;
+    const hooks = app.deps.hooks as { -readonly [K in keyof SiteHooks]: SiteHooks[K] };
+    const afterPostWrite = hooks.afterPostWrite;
+    const seen: { before: number | undefined; after: number | undefined }[] = [];
+    hooks.afterPostWrite = async (deps, write) => {
+      const version = (item: unknown) => (item as { version?: number } | null)?.version;
+      if ((write.after ?? write.before)?._id === post) seen.push({ before: version(write.before), after: version(write.after) });
+      await afterPostWrite(deps, write);
+    };
+    try {
+      const answers = await Promise.all(Array.from({ length: 16 }, (_, n) => send(app.siteUrl, `/posts/${post}`, app.admin, { title: `Followed ${n}` })));
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+      // Refused: nothing committed, nothing followed.
+      const stale = await send(app.siteUrl, `/posts/${post}`, { ...app.admin, 'If-Match': '"1"' }, { title: 'Refused' });
+      expect(stale.status).toBe(412);
+    } finally {
+      hooks.afterPostWrite = afterPostWrite;
+    }
+    const updates = (await eventsOf(post)).filter((event) => event.type === 'updated').map((event) => event.seq);
+    expect(updates).toHaveLength(16);
+    // Once per event, each from the version before it: a batch is followed command by command.
+    expect(seen.sort((a, b) => a.after! - b.after!)).toEqual(updates.map((seq) => ({ before: seq - 1, after: seq })));
+  });
+
   it('answers each autosave and update as the log holds it: every 2xx once and in order, no error written', async () => {
     const { app, other } = services;
     const sites = [app.siteUrl, other.siteUrl];

@@ -4,7 +4,7 @@ import { formatRestDate } from '../../lib/site-dates.js';
 import { type StoredEvent } from '../../store/log/change-log.js';
 import { type Versioned } from '../../store/history/kernel.js';
 import { type TimelineEntry } from '../history/index.js';
-import { type LockEventData } from '../locks/index.js';
+import { type LockEventData, type LockEventFields } from '../locks/index.js';
 import { type ChangeSource } from '../manifest.js';
 
 /** The item a lock event names, as a page reads it once for all its lock events. */
@@ -48,8 +48,8 @@ export function lockChanges(db: Db, user: Principal, query: LockChangesQuery) {
   };
 
   /** The change of a lock event, with the look of its item; undefined when the caller does not see it or filtered it out. */
-  return async (event: StoredEvent): Promise<{ change: LockChangeJson; look: LockedItemLook } | undefined> => {
-    const data = event.data as unknown as LockEventData;
+  return async (event: StoredEvent & LockEventFields): Promise<{ change: LockChangeJson; look: LockedItemLook } | undefined> => {
+    const { data } = event;
     const type = `lock.${event.type}`;
     if (query.types && !query.types.includes(data.item_type)) return undefined;
     if (query.subtypes && !query.subtypes.includes(type)) return undefined;

@@ -339,7 +339,7 @@ function statesOf(page: PageRead, look: ItemLook, stream: number): Promise<ItemS
 }
 
 /** A lock event as the caller sees it (`lockChanges`), with its item when `include=item` asks. */
-async function considerLock(page: PageRead, lockChange: ReturnType<typeof lockChanges>, event: StoredEvent): Promise<ChangeJson | undefined> {
+async function considerLock(page: PageRead, lockChange: ReturnType<typeof lockChanges>, event: Parameters<ReturnType<typeof lockChanges>>[0]): Promise<ChangeJson | undefined> {
   const { db } = page.deps.store;
   const seen = await lockChange(event);
   if (!seen) return undefined;

@@ -3,7 +3,7 @@ import { lockIndexes } from './lock.model.js';
 
 export { lockRoutes, lockKey, type LockAccess } from './lock.routes.js';
 export { answerCarriesLock, currentLock, currentLocks, otherHolder, type LockRef } from './lock.commands.js';
-export { isLockEvent, LOCK_CHANGE_TYPES, LOCK_STREAM_TYPE, lockStream, type LockEvent, type LockEventData } from './lock.events.js';
+export { isLockEvent, LOCK_CHANGE_TYPES, LOCK_STREAM_TYPE, lockStream, type LockEvent, type LockEventData, type LockEventFields } from './lock.events.js';
 export { lockField } from './lock.schema.js';
 export { lockFields } from './lock.serializer.js';
 export { type LockDoc } from './lock.model.js';

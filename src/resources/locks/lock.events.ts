@@ -42,4 +42,15 @@ export type LockEvent = StoredEvent<LockEventData>;
 /** The stream of an item's lock events. */
 export const lockStream = (itemId: number) => -itemId;
 
-export const isLockEvent = (event: Pick<StoredEvent, 'stream' | 'streamType'>): boolean => event.stream < 0 && event.streamType === LOCK_STREAM_TYPE;
+/** What a lock event is, beside its place in the log: its type and its data. */
+export interface LockEventFields {
+  type: LockEventType;
+  data: LockEventData;
+}
+
+/**
+ * Whether an event read from the log is a lock event: the one narrowing of its data. A lock's
+ * stream (`lockStream`) holds only the events `lock.commands.ts` appends, each with its `LockEventData`.
+ */
+export const isLockEvent = <T extends Pick<StoredEvent, 'stream' | 'streamType'>>(event: T): event is T & LockEventFields =>
+  event.stream < 0 && event.streamType === LOCK_STREAM_TYPE;

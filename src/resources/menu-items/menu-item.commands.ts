@@ -5,7 +5,7 @@ import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, loadItem, runCommand, type Decision } from '../../store/history/kernel.js';
 import { lockKey, otherHolder, type LockRef } from '../locks/index.js';
 import { siteNow, autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/index.js';
-import { type MenuItemAutosaved, type MenuItemCreated, type MenuItemDeleted, type MenuItemRevisionDeleted, type MenuItemUpdated } from './menu-item.events.js';
+import { type MenuItemCreated, type MenuItemDeleted, type MenuItemEvent, type MenuItemUpdated } from './menu-item.events.js';
 import { menuItemHistory } from './menu-item.history.js';
 import { admitRestoredMenuItem } from './menu-item.input.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
@@ -49,7 +49,7 @@ async function changesOf(deps: Deps, doc: MenuItemDoc, wanted: Partial<MenuItemF
  * Runs the kernel's command cycle on a menu item, with the client's `If-Match`; `current` is the
  * item as the request read it, which the command then need not read again.
  */
-function commit<D>(deps: Deps, id: number, actor: number, decide: (doc: MenuItemDoc) => Promise<Decision<D>>, ifMatch?: IfMatch, current?: MenuItemDoc) {
+function commit(deps: Deps, id: number, actor: number, decide: (doc: MenuItemDoc) => Promise<Decision<MenuItemEvent>>, ifMatch?: IfMatch, current?: MenuItemDoc) {
   return runCommand(deps, menuItemHistory, id, actor, decide, {
     ...(ifMatch ? { precondition: (etag: string) => ifMatchPasses(ifMatch, etag) } : {}),
     ...(current ? { current } : {}),
@@ -79,7 +79,7 @@ export async function updateMenuItem(
   actor: number,
   options: MenuItemUpdateOptions = {},
 ): Promise<MenuItemDoc> {
-  const { state } = await commit<MenuItemUpdated>(
+  const { state } = await commit(
     deps,
     id,
     actor,
@@ -128,7 +128,7 @@ export async function autosaveMenuItem(deps: Deps, item: MenuItemDoc, previous: 
   const revisions = revisionsCollection(deps.store.db);
   const id = item._id;
   let autosaveId = 0;
-  const { state, event, documents } = await commit<MenuItemUpdated | MenuItemAutosaved>(deps, id, actor, async (doc) => {
+  const { state, event, documents } = await commit(deps, id, actor, async (doc) => {
     autosaveId = 0;
     // Into the author's own draft, as a post's, unless another user holds its edit lock (took it over).
     if (doc.status === 'draft' && doc.author === actor && (await otherHolder(deps, { key: lockKey('nav_menu_item', id), id }, actor)) === undefined) {
@@ -161,7 +161,7 @@ const ERASABLE: readonly (keyof MenuItemFields)[] = ['title', 'url', 'descriptio
 export async function deleteMenuItemRevision(deps: Deps, item: MenuItemDoc, revision: RevisionDoc, actor: number): Promise<void> {
   const revisions = revisionsCollection(deps.store.db);
   const id = item._id;
-  await commit<MenuItemRevisionDeleted>(deps, id, actor, async (doc) => {
+  await commit(deps, id, actor, async (doc) => {
     const gone: Partial<Record<keyof MenuItemFields, unknown[]>> = {};
     for (const field of ERASABLE) {
       const value = revision.item?.[field];

@@ -1,3 +1,4 @@
+import { eventsOfTypes, type TypedEvent } from '../../store/log/change-log.js';
 import { type MenuItemFields } from './menu-item.model.js';
 
 /** The change log's event types for menu items (DESIGN.md, "The change log"). */
@@ -45,3 +46,17 @@ export interface MenuItemAutosaved {
 export interface MenuItemRevisionDeleted {
   revisionId: number;
 }
+
+/** A menu item's events, as its commands decide them and the log stores them (the type strings of `MENU_ITEM_EVENT_TYPES`). */
+export type MenuItemEvent =
+  | { type: 'created'; data: MenuItemCreated }
+  | { type: 'updated' | 'restored'; data: MenuItemUpdated }
+  | { type: 'autosaved'; data: MenuItemAutosaved }
+  | { type: 'revision_deleted'; data: MenuItemRevisionDeleted }
+  | { type: 'deleted'; data: MenuItemDeleted };
+
+/** A menu item's event as read from the log. */
+export type StoredMenuItemEvent = TypedEvent<MenuItemEvent>;
+
+/** Whether an event read from the log is one of a menu item's: the one narrowing of its data. */
+export const isMenuItemEvent = eventsOfTypes<MenuItemEvent>(MENU_ITEM_EVENT_TYPES);

@@ -3,14 +3,7 @@ import { atPosition } from '../../store/history/as-of.js';
 import { documentFold, documentProjection, type DocumentEffects } from '../../store/projections/document-projection.js';
 import { keptIndex } from '../../store/projections/kept-index.js';
 import { revisionsCollection, storedRevision, type RevisionDoc } from '../posts/index.js';
-import {
-  MENU_ITEM_EVENT_TYPES,
-  type MenuItemAutosaved,
-  type MenuItemCreated,
-  type MenuItemRevisionDeleted,
-  type MenuItemUpdated,
-  type SavedAt,
-} from './menu-item.events.js';
+import { isMenuItemEvent, MENU_ITEM_EVENT_TYPES, type SavedAt, type StoredMenuItemEvent } from './menu-item.events.js';
 import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 
 export const MENU_ITEM_STREAM_TYPE = 'nav_menu_item';
@@ -63,14 +56,21 @@ export function evolveMenuItem(doc: MenuItemDoc | null, event: StoredEvent): Men
 
 function effectsOf(doc: MenuItemDoc | null, event: StoredEvent): MenuItemEffects {
   const effects: MenuItemEffects = { item: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
+  if (isMenuItemEvent(event)) return effectsOfEvent(doc, event, effects);
+  // An event of another type only moves the item's version.
+  if (doc) effects.item = { ...doc, version: event.seq };
+  return effects;
+}
+
+function effectsOfEvent(doc: MenuItemDoc | null, event: StoredMenuItemEvent, effects: MenuItemEffects): MenuItemEffects {
   switch (event.type) {
     case 'created':
-      effects.item = { _id: event.stream, ...(event.data as unknown as MenuItemCreated).fields, version: event.seq, revisionCount: 0 };
+      effects.item = { _id: event.stream, ...event.data.fields, version: event.seq, revisionCount: 0 };
       return effects;
     case 'updated':
     case 'restored': {
       if (!doc) return effects;
-      const { changes, revisionId, savedAt } = event.data as unknown as MenuItemUpdated;
+      const { changes, revisionId, savedAt } = event.data;
       const next: MenuItemDoc = { ...doc, ...changes, version: event.seq };
       if (revisionId !== undefined && savedAt) {
         next.revisionCount++;
@@ -81,13 +81,13 @@ function effectsOf(doc: MenuItemDoc | null, event: StoredEvent): MenuItemEffects
     }
     case 'autosaved': {
       if (!doc) return effects;
-      const { autosaveId, isNew, fields, savedAt } = event.data as unknown as MenuItemAutosaved;
+      const { autosaveId, isNew, fields, savedAt } = event.data;
       effects.item = { ...doc, revisionCount: doc.revisionCount + (isNew ? 1 : 0), version: event.seq };
       effects.upsertRevisions.push(revisionRow(doc._id, autosaveId, 'autosave', event.actor, fields, savedAt, event.seq));
       return effects;
     }
     case 'revision_deleted': {
-      effects.deleteRevisions.push((event.data as unknown as MenuItemRevisionDeleted).revisionId);
+      effects.deleteRevisions.push(event.data.revisionId);
       if (doc) effects.item = { ...doc, revisionCount: Math.max(0, doc.revisionCount - 1), version: event.seq };
       return effects;
     }
@@ -96,8 +96,6 @@ function effectsOf(doc: MenuItemDoc | null, event: StoredEvent): MenuItemEffects
       effects.deleteAllRevisions = true;
       return effects;
   }
-  if (doc) effects.item = { ...doc, version: event.seq };
-  return effects;
 }
 
 export const foldMenuItem = documentFold(evolveMenuItem);

@@ -2,7 +2,6 @@ import { type Deps } from '../../deps.js';
 import { deletePost, siteChanges, updatePost } from './post.commands.js';
 import { postHistory } from './post.history.js';
 import { postsCollection } from './post.model.js';
-import { afterPostWrite } from './post.side-effects.js';
 
 /**
  * A deleted user's items (WordPress's `wp_delete_user`), through the commands so that the log
@@ -23,7 +22,6 @@ export async function handOverPostsOf(deps: Deps, author: number, reassignTo: nu
         await updatePost(deps, doc._id, siteChanges({ author: reassignTo }), actor, { revisions: false, keepModified: true });
       } else {
         await deletePost(deps, doc._id, actor);
-        await afterPostWrite(deps, doc, null);
       }
       count++;
     } catch (error) {

@@ -5,7 +5,7 @@ import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
 import { createItem, runCommand, type Decide } from '../../store/history/kernel.js';
 import { otherHolder, type LockRef } from '../locks/index.js';
 import { siteTimezone } from '../settings/index.js';
-import { type PostAutosaved, type PostChanged, type PostEventData } from './post.events.js';
+import { type PostAutosaved, type PostChanged, type PostEvent } from './post.events.js';
 import { postHistory } from './post.history.js';
 import {
   autosaveOf,
@@ -32,7 +32,7 @@ export async function siteNow(deps: Pick<Deps, 'store' | 'clock'>): Promise<{ lo
  * Runs the kernel's command cycle on a post or page: the decisions below are all this file adds.
  * Commands of one `batch` key may be appended together (see `runCommand`).
  */
-function commit(deps: Deps, id: number, actor: number, decide: Decide<PostDoc, PostEventData>, ifMatch?: IfMatch, current?: PostDoc, batch?: string) {
+function commit(deps: Deps, id: number, actor: number, decide: Decide<PostDoc, PostEvent>, ifMatch?: IfMatch, current?: PostDoc, batch?: string) {
   return runCommand(deps, postHistory, id, actor, decide, {
     ...(ifMatch ? { precondition: (etag: string) => ifMatchPasses(ifMatch, etag) } : {}),
     ...(current ? { current } : {}),

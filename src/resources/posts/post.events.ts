@@ -1,4 +1,4 @@
-import { type StoredEvent } from '../../store/log/change-log.js';
+import { eventsOfTypes, type TypedEvent } from '../../store/log/change-log.js';
 import { type PostFields, type RevisionedField } from './post.model.js';
 
 /** The change log's event types for post-like items (DESIGN.md, "The change log"). */
@@ -64,5 +64,23 @@ export interface RevisionDeleted {
   revisionId: number;
 }
 
-export type PostEventData = PostCreated | PostChanged | PostAutosaved | RevisionDeleted | Record<string, never>;
-export type PostEvent = StoredEvent<PostEventData>;
+/** A force delete: its content is erased from the log, and nothing else is said. */
+export type PostDeleted = Record<string, never>;
+
+/** A post or page's events, as its commands decide them and the log stores them (the type strings of `POST_EVENT_TYPES`). */
+export type PostEvent =
+  | { type: 'created'; data: PostCreated }
+  | PostChangedEvent
+  | PostAutosavedEvent
+  | RevisionDeletedEvent
+  | { type: 'deleted'; data: PostDeleted };
+
+export type PostChangedEvent = { type: 'updated' | 'trashed' | 'untrashed' | 'restored'; data: PostChanged };
+export type PostAutosavedEvent = { type: 'autosaved'; data: PostAutosaved };
+export type RevisionDeletedEvent = { type: 'revision_deleted'; data: RevisionDeleted };
+
+/** A post or page's event as read from the log. */
+export type StoredPostEvent = TypedEvent<PostEvent>;
+
+/** Whether an event read from the log is one of a post or page's: the one narrowing of its data. */
+export const isPostEvent = eventsOfTypes<PostEvent>(POST_EVENT_TYPES);

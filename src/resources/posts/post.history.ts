@@ -3,8 +3,9 @@ import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { etagHeader } from '../../rest/conditional.js';
 import { type RestErrorClass } from '../../rest/errors.js';
-import { leavingOut, loadItem, type HistoryType } from '../../store/history/kernel.js';
+import { leavingOut, loadItem, type CommittedChange, type HistoryType } from '../../store/history/kernel.js';
 import { PostInvalidId } from '../post-errors.js';
+import { isPostEvent, type PostEvent } from './post.events.js';
 import { postsCollection, REVISIONED_FIELDS, type PostDoc } from './post.model.js';
 import { foldPost, POSTS_CONTROLLER_TYPES, postsProjection } from './post.projection.js';
 
@@ -12,8 +13,9 @@ import { foldPost, POSTS_CONTROLLER_TYPES, postsProjection } from './post.projec
 const CONTENT_FIELDS: readonly string[] = [...REVISIONED_FIELDS, 'password', 'meta'];
 
 /** The items of the posts controller (posts, pages) as the change-log kernel sees them. */
-export const postHistory: HistoryType<PostDoc> = Object.freeze({
+export const postHistory: HistoryType<PostDoc, PostEvent, Deps> = Object.freeze({
   projection: postsProjection,
+  isEvent: isPostEvent,
   streamTypeOf: (doc: PostDoc) => doc.type,
   load: (db: Db, id: number, leftOut?: readonly string[]) => postsCollection(db).findOne({ _id: id, type: { $in: [...POSTS_CONTROLLER_TYPES] } }, leavingOut(leftOut)),
   fold: foldPost,
@@ -22,6 +24,9 @@ export const postHistory: HistoryType<PostDoc> = Object.freeze({
   contentFields: CONTENT_FIELDS,
   blank: (field: string) => (field === 'meta' ? {} : ''),
   NotFound: PostInvalidId,
+  // What other resources do after each committed write of an item (`save_post`): term counts, menus
+  // that add pages. Run by the kernel, so that no write path has to remember it.
+  afterCommit: (deps: Deps, change: CommittedChange<PostDoc>) => deps.hooks.afterPostWrite(deps, change),
 });
 
 /**

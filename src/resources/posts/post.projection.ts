@@ -4,7 +4,8 @@ import { documentFold, documentProjection, type DocumentEffects } from '../../st
 import { keptIndex } from '../../store/projections/kept-index.js';
 import { FULL_SCAN_COMMENT } from '../../store/queries/query-shapes.js';
 import { type StoredEvent } from '../../store/log/change-log.js';
-import { POST_EVENT_TYPES, type PostAutosaved, type PostChanged, type PostCreated, type RevisionDeleted } from './post.events.js';
+import { type TypedEvent } from '../../store/log/change-log.js';
+import { isPostEvent, POST_EVENT_TYPES, type PostAutosavedEvent, type PostChangedEvent, type RevisionDeletedEvent, type StoredPostEvent } from './post.events.js';
 import {
   autosaveKey,
   fieldsOf,
@@ -33,9 +34,14 @@ export type PostEffects = DocumentEffects<PostDoc, RevisionDoc>;
  */
 export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects {
   const effects: PostEffects = { item: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
+  // An event of another type changes nothing.
+  return isPostEvent(event) ? effectsOf(doc, event, effects) : effects;
+}
+
+function effectsOf(doc: PostDoc | null, event: StoredPostEvent, effects: PostEffects): PostEffects {
   switch (event.type) {
     case 'created': {
-      const { fields } = event.data as unknown as PostCreated;
+      const { fields } = event.data;
       effects.item = atPosition(toPostDoc(event.stream, fields, { version: event.seq, changeSeq: event.seq, ...NEW_LOG_STATE }), event, true);
       return effects;
     }
@@ -53,17 +59,16 @@ export function evolvePost(doc: PostDoc | null, event: StoredEvent): PostEffects
       effects.deleteAllRevisions = true;
       return effects;
   }
-  return effects;
 }
 
 /** The item as `event` leaves it: at the event's version and position, and at its change when it `changed` what is served. */
-function stamped(next: PostDoc, event: StoredEvent, changed: boolean): PostDoc {
+function stamped(next: PostDoc, event: Pick<StoredEvent, 'seq' | 'position'>, changed: boolean): PostDoc {
   return atPosition({ ...next, version: event.seq, changeSeq: changed ? event.seq : next.changeSeq }, event);
 }
 
 /** An update, trash, untrash or restore: the fields changed, and a revision of them when the event saved one. */
-function applyPostChanged(doc: PostDoc, event: StoredEvent, effects: PostEffects): PostEffects {
-  const { changes, revisionId } = event.data as unknown as PostChanged;
+function applyPostChanged(doc: PostDoc, event: TypedEvent<PostChangedEvent>, effects: PostEffects): PostEffects {
+  const { changes, revisionId } = event.data;
   const fields = { ...fieldsOf(doc), ...changes };
   let next = stamped(toPostDoc(doc._id, fields, logStateOf(doc)), event, true);
   if (revisionId !== undefined) {
@@ -96,8 +101,8 @@ function applyPostChanged(doc: PostDoc, event: StoredEvent, effects: PostEffects
 }
 
 /** An autosave: saved in place over a draft, or as the item's autosave row. */
-function applyPostAutosaved(doc: PostDoc, event: StoredEvent, effects: PostEffects): PostEffects {
-  const data = event.data as unknown as PostAutosaved;
+function applyPostAutosaved(doc: PostDoc, event: TypedEvent<PostAutosavedEvent>, effects: PostEffects): PostEffects {
+  const { data } = event;
   if (data.inPlace) {
     effects.item = stamped(toPostDoc(doc._id, { ...fieldsOf(doc), ...data.changes }, logStateOf(doc)), event, true);
     return effects;
@@ -120,8 +125,8 @@ function applyPostAutosaved(doc: PostDoc, event: StoredEvent, effects: PostEffec
 }
 
 /** A revision deleted: its row goes, and the item no longer counts it (nor names it as its head or latest). */
-function applyRevisionDeleted(doc: PostDoc | null, event: StoredEvent, effects: PostEffects): PostEffects {
-  const { revisionId } = event.data as unknown as RevisionDeleted;
+function applyRevisionDeleted(doc: PostDoc | null, event: TypedEvent<RevisionDeletedEvent>, effects: PostEffects): PostEffects {
+  const { revisionId } = event.data;
   effects.deleteRevisions.push(revisionId);
   if (doc) {
     effects.item = stamped(

@@ -13,7 +13,6 @@ import { REVISIONED_FIELDS, type PostDoc, type RevisionDoc, type RevisionedField
 import { canDeletePost, canEditPost } from './post.permissions.js';
 import { postTypeSchema, postWriteArgs } from './post.schema.js';
 import { permalink, prepareOne } from './post.serializer.js';
-import { afterPostWrite } from './post.side-effects.js';
 
 /** An item as its own autosave (the author's draft saved in place): its id, parent and dates. */
 export function itemAsRevisionRecord(doc: PostDoc): RevisionRecord {
@@ -67,7 +66,6 @@ export function postAutosaves(type: PostTypeDef): AutosavingType<PostDoc> {
       const changes = await changesFromRequest(req, deps, type, item);
       const result = await autosavePost(deps, item._id, changes, req.user.id, { current: item, lock: { key: lockKey(type.slug, item._id), id: item._id } });
       if (!result.inPlace) return { record: revisionRecord(result.autosave, deps.siteUrl), inPlace: false };
-      await afterPostWrite(deps, item, result.doc);
       return { record: itemAsRevisionRecord(result.doc), inPlace: true };
     },
   };

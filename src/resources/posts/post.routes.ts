@@ -22,7 +22,7 @@ import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 import { postListQuery, PostInvalidPage } from './post.queries.js';
 import { postListArgs, postTypeSchema, postWriteArgs } from './post.schema.js';
 import { permalink, prepareMany, prepareOne } from './post.serializer.js';
-import { publishDuePosts, afterPostWrite } from './post.side-effects.js';
+import { publishDuePosts } from './post.side-effects.js';
 import { savesOf } from '../../registry/saved-fields.js';
 import { AS_OF_ARGS, asksAsOf } from '../../rest/as-of.js';
 import { canListPast, canReadPast, getPostAt, listPostsAt, restorePostAt } from './post.as-of.js';
@@ -118,7 +118,6 @@ const createItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) =
   if (req.params.id !== undefined) throw new PostExists();
   const id = await deps.ids.next('content');
   const doc = await createPost(deps, id, await newPostFields(req, deps, type, id), req.user.id);
-  await afterPostWrite(deps, null, doc);
   req.context = 'edit';
   return new RestResponse(await prepareOne(doc, req, deps, type), 201, { Location: req.url(`/${type.rest_namespace}/${type.rest_base}/${id}`), ...postEtag(doc) });
 };
@@ -155,7 +154,6 @@ const updateItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) =
     current,
     lock: { key: lockKey(type.slug, current._id), id: current._id },
   });
-  await afterPostWrite(deps, current, doc);
   req.context = 'edit';
   return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
 };
@@ -176,21 +174,17 @@ const trashOrDeleteItem = (type: PostTypeDef) => async (req: RestRequest, deps: 
     const previous = await prepareOne(current, req, deps, type);
     delete previous._links;
     await deletePost(deps, current._id, req.user.id, { ifMatch, current });
-    await afterPostWrite(deps, current, null);
     return { deleted: true, previous };
   }
   if (current.status === 'trash') throw new AlreadyTrashed();
   const doc = await trashPost(deps, current._id, req.user.id, { ifMatch, revisions: Boolean(type.supports.revisions), current });
-  await afterPostWrite(deps, current, doc);
   return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
 };
 
 /** Restores the route's item as it was at a past time. */
 const restoreItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
   const current = await routeItem(req, deps, type);
-  const { doc, response } = await restorePostAt(req, deps, type, current);
-  await afterPostWrite(deps, current, doc);
-  return response;
+  return (await restorePostAt(req, deps, type, current)).response;
 };
 
 /**

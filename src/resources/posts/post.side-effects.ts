@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { formatRestDate } from '../../lib/site-dates.js';
 import { siteChanges } from '../../store/coordination/site-changes.js';
 import { publishScheduledPost } from './post.commands.js';
-import { postsCollection, type PostDoc } from './post.model.js';
+import { postsCollection } from './post.model.js';
 
 /** How often a process looks for scheduled items that are due: a scheduled item is published within this long of its time. */
 const DUE_CHECK_INTERVAL_MS = 1000;
@@ -23,7 +23,7 @@ export async function publishDuePosts(deps: Deps): Promise<number> {
 
 /**
  * Publishes every scheduled item whose time has come, each through its command
- * (`publishScheduledPost`) and the hooks that follow a write, and tells the other processes (their
+ * (`publishScheduledPost`, which the kernel follows with the hooks of a write), and tells the other processes (their
  * kept answers showed the items as scheduled). An item another process published first is left
  * as it is. How many items were due (a reader that read one of them before reads it again).
  */
@@ -32,20 +32,8 @@ export async function publishDue(deps: Deps): Promise<number> {
   const due = await postsCollection(deps.store.db).find({ status: 'future', dateGmt: { $lte: now } }, { projection: { _id: 1, author: 1 } }).toArray();
   let published = 0;
   for (const doc of due) {
-    const after = await publishScheduledPost(deps, doc._id, doc.author);
-    if (!after) continue;
-    published++;
-    await afterPostWrite(deps, { ...after, status: 'future' }, after);
+    if (await publishScheduledPost(deps, doc._id, doc.author)) published++;
   }
   if (published > 0) await siteChanges(deps.store.db).changed('content');
   return due.length;
-}
-
-/**
- * What follows a write of an item, after its event was appended and before it is answered: the
- * hooks other resources declare (term counts, a top-level page published for the first time
- * joining the menus that add pages), none of which fails the write.
- */
-export function afterPostWrite(deps: Deps, before: PostDoc | null, after: PostDoc | null): Promise<void> {
-  return deps.hooks.afterPostWrite(deps, { before, after });
 }

@@ -15,7 +15,6 @@ import { findPostOfType } from './post.history.js';
 import { changesFromRequest, type Writer } from './post.input.js';
 import { type PostDoc } from './post.model.js';
 import { canEditPost } from './post.permissions.js';
-import { afterPostWrite } from './post.side-effects.js';
 import { carriedFields, pendingChanges, scheduledChangesCollection, type ScheduledChangeDoc } from './scheduled-change.model.js';
 
 
@@ -91,7 +90,6 @@ async function applyScheduledChange(deps: Deps, change: ScheduledChangeDoc): Pro
     await finish({ state: 'failed', failure: error.code });
     return false;
   }
-  await afterPostWrite(deps, before, after);
   await finish({ state: 'applied', appliedPosition: after.position ?? null, appliedSeq: after.version });
   return true;
 }

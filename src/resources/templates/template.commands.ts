@@ -11,7 +11,7 @@ import { siteTimezone } from '../settings/index.js';
 import { InvalidAuthor } from '../post-errors.js';
 import { userExists } from '../users/index.js';
 import { autosaveOf, revisionsCollection, type RevisionDoc } from '../revisions/index.js';
-import { type TemplateAutosaved, type TemplateChanged, type TemplateCreated, type TemplateRevisionDeleted } from './template.events.js';
+import { type TemplateChanged, type TemplateCreated, type TemplateEvent } from './template.events.js';
 import { loadTemplate, templateHistory } from './template.history.js';
 import { claimTemplateKey, releaseTemplateKey, templateKey } from './template.keys.js';
 import { TEMPLATE_REVISIONED_FIELDS, templateFingerprint, type TemplateDoc, type TemplateFields } from './template.model.js';
@@ -55,7 +55,7 @@ async function siteNow(deps: Deps): Promise<{ local: string; gmt: string }> {
 }
 
 /** Runs the kernel's command cycle on a template, with the client's `If-Match` when it sent one. */
-function commit<D>(deps: Deps, doc: TemplateDoc, actor: number, decide: (state: TemplateDoc) => Promise<Decision<D>>, ifMatch?: IfMatch) {
+function commit(deps: Deps, doc: TemplateDoc, actor: number, decide: (state: TemplateDoc) => Promise<Decision<TemplateEvent>>, ifMatch?: IfMatch) {
   return runCommand(deps, templateHistory, doc._id, actor, decide, { current: doc, ...(ifMatch ? { precondition: (etag: string) => ifMatchPasses(ifMatch, etag) } : {}) });
 }
 
@@ -162,7 +162,7 @@ export async function updateTemplate(deps: Deps, current: TemplateView, input: T
  * (the first update always; later ones when the title, content or description differ from the
  * newest revision).
  */
-async function changedEvent(deps: Deps, state: TemplateDoc, changes: Partial<TemplateFields>, type: 'updated' | 'restored', fromRevision?: number, locked?: { lock: LockRef; actor: number }): Promise<Decision<TemplateChanged>> {
+async function changedEvent(deps: Deps, state: TemplateDoc, changes: Partial<TemplateFields>, type: 'updated' | 'restored', fromRevision?: number, locked?: { lock: LockRef; actor: number }): Promise<Decision<TemplateEvent>> {
   const changed: Partial<TemplateFields> = Object.fromEntries(Object.entries(changes).filter(([field, value]) => state[field as keyof TemplateFields] !== value));
   changed.modified = deps.clock();
   const next = { ...state, ...changed };
@@ -187,7 +187,7 @@ async function applyChanges(deps: Deps, doc: TemplateDoc, changes: Partial<Templ
 }
 
 export async function trashTemplate(deps: Deps, doc: TemplateDoc, actor: number, ifMatch?: IfMatch): Promise<TemplateDoc> {
-  const { state } = await commit<TemplateChanged>(
+  const { state } = await commit(
     deps,
     doc,
     actor,
@@ -216,7 +216,7 @@ export type TemplateText = Pick<TemplateFields, (typeof TEMPLATE_REVISIONED_FIEL
  */
 export async function autosaveTemplate(deps: Deps, doc: TemplateDoc, input: TemplateInput, actor: number): Promise<RevisionDoc> {
   let autosaveId = 0;
-  const { event, documents } = await commit<TemplateAutosaved>(deps, doc, actor, async (state) => {
+  const { event, documents } = await commit(deps, doc, actor, async (state) => {
     const fields: TemplateText = {
       title: rawOf(input.title) ?? state.title,
       content: rawOf(input.content) ?? state.content,
@@ -244,7 +244,7 @@ export async function restoreTemplateRevision(deps: Deps, doc: TemplateDoc, revi
 /** Deletes a revision or autosave and erases from the log the words only it held. */
 export async function deleteTemplateRevision(deps: Deps, doc: TemplateDoc, revision: RevisionDoc, actor: number): Promise<void> {
   const revisions = revisionsCollection(deps.store.db);
-  await commit<TemplateRevisionDeleted>(deps, doc, actor, async (state) => {
+  await commit(deps, doc, actor, async (state) => {
     const gone: Record<string, unknown[]> = {};
     const held: [field: keyof TemplateText, row: 'title' | 'content' | 'excerpt'][] = [['title', 'title'], ['content', 'content'], ['description', 'excerpt']];
     for (const [field, row] of held) {

@@ -1,3 +1,4 @@
+import { eventsOfTypes, type TypedEvent } from '../../store/log/change-log.js';
 import { type TemplateFields } from './template.model.js';
 
 /** The change log's event types for templates and template parts (DESIGN.md, "The change log"). */
@@ -44,3 +45,20 @@ export interface TemplateAutosaved {
 export interface TemplateRevisionDeleted {
   revisionId: number;
 }
+
+/** A force delete: its content is erased from the log, and nothing else is said. */
+export type TemplateDeleted = Record<string, never>;
+
+/** A template's events, as its commands decide them and the log stores them (the type strings of `TEMPLATE_EVENT_TYPES`). */
+export type TemplateEvent =
+  | { type: 'created'; data: TemplateCreated }
+  | { type: 'updated' | 'trashed' | 'restored'; data: TemplateChanged }
+  | { type: 'autosaved'; data: TemplateAutosaved }
+  | { type: 'revision_deleted'; data: TemplateRevisionDeleted }
+  | { type: 'deleted'; data: TemplateDeleted };
+
+/** A template's event as read from the log. */
+export type StoredTemplateEvent = TypedEvent<TemplateEvent>;
+
+/** Whether an event read from the log is one of a template's: the one narrowing of its data. */
+export const isTemplateEvent = eventsOfTypes<TemplateEvent>(TEMPLATE_EVENT_TYPES);

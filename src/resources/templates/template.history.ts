@@ -5,15 +5,16 @@ import { leavingOut, loadItem, type HistoryType } from '../../store/history/kern
 import { catchUpStream, oncePerDatabase } from '../../store/projections/projections.js';
 import { FULL_SCAN_COMMENT } from '../../store/queries/query-shapes.js';
 import { isDuplicateKey } from '../../store/database/mongo.js';
-import { type TemplateCreated } from './template.events.js';
+import { isTemplateEvent, type TemplateCreated, type TemplateEvent } from './template.events.js';
 import { claimTemplateKey, templateKey } from './template.keys.js';
 import { TEMPLATE_CONTENT_FIELDS, templateFields, templatesCollection, type TemplateDoc } from './template.model.js';
 import { TemplateNotFound } from './template.permissions.js';
 import { foldTemplate, templatesProjection } from './template.projection.js';
 
 /** Templates and template parts as the change-log kernel sees them: the same command cycle as posts. */
-export const templateHistory: HistoryType<TemplateDoc> = Object.freeze({
+export const templateHistory: HistoryType<TemplateDoc, TemplateEvent> = Object.freeze({
   projection: templatesProjection,
+  isEvent: isTemplateEvent,
   streamTypeOf: (doc: TemplateDoc) => doc.type,
   load: (db: Db, id: number, leftOut?: readonly string[]) => templatesCollection(db).findOne({ _id: id }, leavingOut(leftOut)),
   fold: foldTemplate,

@@ -3,7 +3,7 @@ import { atPosition } from '../../store/history/as-of.js';
 import { FULL_SCAN_COMMENT } from '../../store/queries/query-shapes.js';
 import { documentFold, documentProjection, type DocumentEffects } from '../../store/projections/document-projection.js';
 import { revisionsCollection, storedRevision, type RevisionDoc } from '../revisions/index.js';
-import { TEMPLATE_EVENT_TYPES, type SavedAt, type TemplateAutosaved, type TemplateChanged, type TemplateCreated, type TemplateRevisionDeleted } from './template.events.js';
+import { isTemplateEvent, TEMPLATE_EVENT_TYPES, type SavedAt, type StoredTemplateEvent } from './template.events.js';
 import { templateFingerprint, templateFields, templatesCollection, type TemplateDoc, type TemplateFields } from './template.model.js';
 
 /** The stream types of templates' events: their post types. */
@@ -42,9 +42,16 @@ export function evolveTemplate(doc: TemplateDoc | null, event: StoredEvent): Tem
 
 function effectsOf(doc: TemplateDoc | null, event: StoredEvent): TemplateEffects {
   const effects: TemplateEffects = { item: doc, upsertRevisions: [], deleteRevisions: [], deleteAllRevisions: false };
+  if (isTemplateEvent(event)) return effectsOfEvent(doc, event, effects);
+  // An event of another type only moves the template's version.
+  if (doc) effects.item = { ...doc, version: event.seq };
+  return effects;
+}
+
+function effectsOfEvent(doc: TemplateDoc | null, event: StoredTemplateEvent, effects: TemplateEffects): TemplateEffects {
   switch (event.type) {
     case 'created': {
-      const { fields } = event.data as unknown as TemplateCreated;
+      const { fields } = event.data;
       effects.item = { _id: event.stream, ...templateFields(fields), version: event.seq, revisionCount: 0, headRevision: null, headFingerprint: null };
       return effects;
     }
@@ -52,7 +59,7 @@ function effectsOf(doc: TemplateDoc | null, event: StoredEvent): TemplateEffects
     case 'trashed':
     case 'restored': {
       if (!doc) return effects;
-      const { changes, unset, revisionId, savedAt } = event.data as unknown as TemplateChanged;
+      const { changes, unset, revisionId, savedAt } = event.data;
       const next: TemplateDoc = { ...doc, ...changes, version: event.seq };
       for (const field of unset ?? []) delete next[field];
       if (revisionId !== undefined && savedAt) {
@@ -66,13 +73,13 @@ function effectsOf(doc: TemplateDoc | null, event: StoredEvent): TemplateEffects
     }
     case 'autosaved': {
       if (!doc) return effects;
-      const { autosaveId, isNew, fields, savedAt } = event.data as unknown as TemplateAutosaved;
+      const { autosaveId, isNew, fields, savedAt } = event.data;
       effects.item = { ...doc, revisionCount: doc.revisionCount + (isNew ? 1 : 0), version: event.seq };
       effects.upsertRevisions.push(revisionRow(doc._id, autosaveId, 'autosave', event.actor, fields, savedAt, event.seq));
       return effects;
     }
     case 'revision_deleted': {
-      const { revisionId } = event.data as unknown as TemplateRevisionDeleted;
+      const { revisionId } = event.data;
       effects.deleteRevisions.push(revisionId);
       if (doc) {
         // Without its newest revision, the next update makes one whatever it changes.
@@ -86,8 +93,6 @@ function effectsOf(doc: TemplateDoc | null, event: StoredEvent): TemplateEffects
       effects.deleteAllRevisions = true;
       return effects;
   }
-  if (doc) effects.item = { ...doc, version: event.seq };
-  return effects;
 }
 
 /** The template after `event` and every document its projection writes: what the kernel checks before an append. */

@@ -1,7 +1,7 @@
 import { findPostType } from '../../registry/post-types.js';
 import { type StoredEvent } from '../../store/log/change-log.js';
 import { scheduledChangeOf } from '../history/index.js';
-import { isLockEvent, type LockEventData } from '../locks/index.js';
+import { isLockEvent } from '../locks/index.js';
 
 /** The webhook event type of a change-log event: the item's type and what happened, `post.updated`. */
 export const webhookEventType = (event: Pick<StoredEvent, 'streamType' | 'type'>) => `${event.streamType ?? 'post'}.${event.type}`;
@@ -22,7 +22,7 @@ export function filterMatches(filter: readonly string[], type: string): boolean 
 export function eventPayload(event: StoredEvent, siteUrl: string): string {
   const { id, type, version } = eventItem(event);
   const restBase = findPostType(type)?.rest_base;
-  const lock = isLockEvent(event) ? (event.data as unknown as LockEventData) : undefined;
+  const lock = isLockEvent(event) ? event.data : undefined;
   const scheduled = lock ? undefined : scheduledChangeOf(event);
   return JSON.stringify({
     type: webhookEventType(event),
@@ -42,8 +42,7 @@ export function eventPayload(event: StoredEvent, siteUrl: string): string {
 /** The item an event is about, and its version after it: its stream, or, for a lock event (a stream of its own), the item it names. */
 export function eventItem(event: StoredEvent): { id: number; type: string; version: number } {
   if (isLockEvent(event)) {
-    const data = event.data as unknown as LockEventData;
-    return { id: data.item, type: data.item_type, version: event.seq };
+    return { id: event.data.item, type: event.data.item_type, version: event.seq };
   }
   return { id: event.stream, type: event.streamType ?? 'post', version: event.seq };
 }

@@ -7,6 +7,8 @@ import {
   ConcurrencyError,
   type NewEvent,
   type StoredEvent,
+  type TypedEvent,
+  type TypedEventData,
 } from '../log/change-log.js';
 import { isDatabaseUnavailable, mayWriteAgain, READ_BACK_PAUSE_MS } from '../database/mongo.js';
 import { forgetErasure, oweErasure, settleErasure, type Erasure } from '../log/erasure.js';
@@ -29,15 +31,30 @@ export interface Versioned {
   readonly position?: number;
 }
 
-export interface HistoryType<S extends Versioned> {
+/** An item before a committed command (null: the command created it) and after it (null: it deleted the item). */
+export interface CommittedChange<S> {
+  readonly before: S | null;
+  readonly after: S | null;
+}
+
+/**
+ * A history type: what the kernel needs to run commands on its items. `E` is the union of its
+ * events (`{ type: 'created'; data: PostCreated } | ...`), which its commands decide. `D` is what
+ * its `afterCommit` needs of the dependencies (the kernel's own, unless the type asks for more):
+ * a command on the type is run with at least that.
+ */
+export interface HistoryType<S extends Versioned, E extends TypedEventData = TypedEventData, D extends KernelDeps = KernelDeps> {
   readonly projection: Projection;
+  /** Whether an event read from the log is one of the type's: the one place its data is narrowed to `E`. */
+  isEvent(event: StoredEvent<object>): event is TypedEvent<E>;
   /** The stream type recorded on the item's events (its post type slug). */
   streamTypeOf(state: S): string;
   /** The item's read model, or null when there is none; without the fields named in `leftOut` where given. */
   load(db: Db, id: number, leftOut?: readonly string[]): Promise<S | null>;
   /**
    * The pure fold: the item after `event`, and every document the projection would write for it
-   * (to prove, before the append, that each can be stored).
+   * (to prove, before the append, that each can be stored). It is given events as the log holds
+   * them, and narrows them with `isEvent`.
    */
   fold(state: S | null, event: StoredEvent): { state: S | null; documents: object[] };
   /** The item's strong entity tag (its `ETag`). */
@@ -48,6 +65,15 @@ export interface HistoryType<S extends Versioned> {
   blank(field: string): unknown;
   /** The type's 404 (`rest_post_invalid_id` for posts). */
   readonly NotFound: new () => Error;
+  /**
+   * What follows each committed command on an item of the type (WordPress's `save_post`): run by
+   * the kernel once per command whose event was stored, in order, with the item before and after
+   * that event, once the read model holds it and before the command is answered. Never for a
+   * refused or failed command, nor one that decided nothing. It runs outside the item's queue (it
+   * may write other items). The write was made whatever it does: a failure it throws is logged,
+   * and the command is still answered as committed.
+   */
+  afterCommit?(deps: D, change: CommittedChange<S>): Promise<void>;
 }
 
 /** The options of a read that leaves `fields` out of the documents it answers. */
@@ -60,8 +86,8 @@ export interface KernelDeps {
   readonly logger: Logger;
 }
 
-/** What a command decides: its event, and what the event erases from the stream once committed. */
-export type Decision<D> = { type: string; data: D; erase?: Erasure } | null;
+/** What a command decides: one of its type's events (`E`), and what the event erases from the stream once committed. */
+export type Decision<E extends TypedEventData = TypedEventData> = (E & { erase?: Erasure }) | null;
 
 export interface CommandOptions<S> {
   /** The client's condition on the item's entity tag (`If-Match`); false: 412, nothing written. */
@@ -179,27 +205,27 @@ async function confirmProjected<S extends Versioned>(deps: KernelDeps, type: His
 }
 
 /** Appends the first event of a new stream (its `created` event) and projects it. */
-export async function createItem<S extends Versioned, D>(
-  deps: KernelDeps,
-  type: HistoryType<S>,
+export async function createItem<S extends Versioned, E extends TypedEventData, K extends KernelDeps>(
+  deps: K,
+  type: HistoryType<S, E, K>,
   streamType: string,
   id: number,
   actor: number,
-  decision: NonNullable<Decision<D>>,
+  decision: NonNullable<Decision<E>>,
 ): Promise<S> {
   const claim = currentWriteClaim();
-  const event: NewEvent<D> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data, ...(claim ? { claim } : {}) };
+  const event: NewEvent<E['data']> = { stream: id, streamType, type: decision.type, at: deps.clock(), actor, data: decision.data, ...(claim ? { claim } : {}) };
   const folded = prove(type, null, { ...event, seq: 1 } as StoredEvent).state;
   const stored = (await changeLog(deps.store.db).append(event, 0)) as StoredEvent;
   // As the stored event leaves it: the event now has its place on the clock.
   const placed = type.fold(null, stored).state ?? folded;
   await projectRun(deps, type, [stored], null);
-  await afterCommit(deps, type, stored, placed);
+  await afterCommit(deps, type, stored, placed, [{ deps, change: { before: null, after: placed }, answer: () => {} }]);
   return placed!;
 }
 
 /** Decides a command's event from the item's state. */
-export type Decide<S, D> = (state: S, earlier: readonly object[]) => Promise<Decision<D>>;
+export type Decide<S, E extends TypedEventData = TypedEventData> = (state: S, earlier: readonly object[]) => Promise<Decision<E>>;
 
 /**
  * The command cycle: read the item, check the client's precondition, decide, prove the
@@ -212,12 +238,12 @@ export type Decide<S, D> = (state: S, earlier: readonly object[]) => Promise<Dec
  * appended in one insert (group commit): a hot item's writes then cost one round of the cycle
  * per batch rather than per command. Each is answered as it would have been alone.
  */
-export function runCommand<S extends Versioned, D>(
-  deps: KernelDeps,
-  type: HistoryType<S>,
+export function runCommand<S extends Versioned, E extends TypedEventData, K extends KernelDeps>(
+  deps: K,
+  type: HistoryType<S, E, K>,
   id: number,
   actor: number,
-  decide: Decide<S, D>,
+  decide: Decide<S, E>,
   options: CommandOptions<S> = {},
 ): Promise<CommandResult<S>> {
   return new Promise((resolve, reject) => {
@@ -237,7 +263,7 @@ interface QueuedCommand {
   type: HistoryType<Versioned>;
   id: number;
   actor: number;
-  decide: Decide<Versioned, unknown>;
+  decide: Decide<Versioned>;
   options: CommandOptions<Versioned>;
   /** The `Idempotency-Key` claim of the request that made the command, carried by its event. */
   claim?: string;
@@ -388,7 +414,6 @@ async function answerRound({ deps, type, id }: BatchItem, { steps, decided, eras
   }
   if (erasure && committed < decided.length) await forgetErasure(db, erasure).catch(() => {});
 
-  let finished: Promise<void> = Promise.resolve();
   if (committed) {
     const last = decided[committed - 1].folded;
     await projectRun(deps, type, stored, base);
@@ -396,15 +421,23 @@ async function answerRound({ deps, type, id }: BatchItem, { steps, decided, eras
       // Committed: the answer is a success whatever happens here; what is left is finished at start-up.
       await settleErasure(db, erasure).catch((error: unknown) => deps.logger.error({ stream: id, seq: stored.at(-1)!.seq, err: error }, 'erasing content failed; start-up finishes it'));
     }
+    // Each stored command's change, from the state it was decided on to the state its event left,
+    // and its answer, given once what follows its commit is done.
+    const changes: CommitHook[] = [];
+    for (const step of steps) {
+      if (!('event' in step) || step.event >= committed) continue;
+      const { folded, documents } = decided[step.event];
+      const before = step.event === 0 ? base : decided[step.event - 1].folded;
+      const event = stored[step.event];
+      changes[step.event] = { deps: step.command.deps, change: { before, after: folded }, answer: () => step.command.resolve({ state: folded, event, documents }) };
+    }
     // Outside the item's queue: the next batch need not wait for these.
-    finished = afterCommit(deps, type, stored.at(-1)!, last);
+    void afterCommit(deps, type, stored.at(-1)!, last, changes);
   }
   const retry: QueuedCommand[] = [];
   for (const step of steps) {
-    if ('event' in step && step.event < committed) {
-      const { folded, documents } = decided[step.event];
-      void finished.then(() => step.command.resolve({ state: folded, event: stored[step.event], documents }));
-    } else if (!('event' in step) && step.after <= committed) settle(step);
+    if ('event' in step && step.event < committed) continue;
+    if (!('event' in step) && step.after <= committed) settle(step);
     else retry.push(step.command);
   }
   return retry;
@@ -486,11 +519,36 @@ function settle(step: Step, failure?: unknown): void {
   else if ('result' in step) step.command.resolve(step.result);
 }
 
+/** A committed command's change and the dependencies it was run with, for the type's `afterCommit`, and its answer. */
+interface CommitHook {
+  deps: KernelDeps;
+  change: CommittedChange<Versioned>;
+  answer(): void;
+}
+
 /**
- * What follows a commit outside the item's queue: the read model confirmed, and this process's
- * list index given the item (other processes' indexes follow the event itself).
+ * What follows a commit outside the item's queue: the read model confirmed, this process's list
+ * index given the item (other processes' indexes follow the event itself), and the type's
+ * `afterCommit` run for each command committed, in order, each command answered once its own has
+ * run. Never fails: the writes were made.
  */
-async function afterCommit<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, event: StoredEvent, state: Versioned | null): Promise<void> {
+async function afterCommit(
+  deps: KernelDeps,
+  // As the queue holds it: each change's `deps` are those its command was run with, which the
+  // type's `afterCommit` asked for (`runCommand`, `createItem`).
+  type: HistoryType<Versioned>,
+  event: StoredEvent,
+  state: Versioned | null,
+  changes: readonly CommitHook[],
+): Promise<void> {
   await confirmProjected(deps, type, event);
   type.projection.keptIndex?.wrote(deps.store.db, event.stream, state);
+  for (const { deps: commandDeps, change, answer } of changes) {
+    try {
+      await type.afterCommit?.(commandDeps, change);
+    } catch (error) {
+      deps.logger.error({ stream: event.stream, err: error }, 'what follows a committed write failed; the write stands');
+    }
+    answer();
+  }
 }

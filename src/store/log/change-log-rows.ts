@@ -56,6 +56,28 @@ export interface StoredEvent<D = Record<string, unknown>> {
   claim?: string;
 }
 
+/** One of a history type's events as its commands decide it: the type string stored, and the data that type carries. */
+export interface TypedEventData {
+  readonly type: string;
+  readonly data: object;
+}
+
+/**
+ * A stored event of a history type whose events are the union `E` (`{ type: 'created'; data:
+ * PostCreated } | ...`): its data narrowed by `switch (event.type)`.
+ */
+export type TypedEvent<E extends TypedEventData> = E extends TypedEventData ? Omit<StoredEvent, 'type' | 'data'> & E : never;
+
+/**
+ * The one narrowing of events read from the log (`StoredEvent`, data as parsed JSON) to a history
+ * type's union, by the type strings its commands store: each type's data is what the command that
+ * stored it decided, typed by `Decision`, so the type string says the shape.
+ */
+export function eventsOfTypes<E extends TypedEventData>(types: readonly E['type'][]): (event: StoredEvent<object>) => event is TypedEvent<E> {
+  const known: readonly string[] = types;
+  return (event): event is TypedEvent<E> => known.includes(event.type);
+}
+
 /** An event as its row stores it: the data as a JSON string, and the blocks it is read by. */
 export interface EventRow extends Omit<StoredEvent, 'data'> {
   data: string;

@@ -10,7 +10,7 @@ import { FULL_SCAN_COMMENT } from '../queries/query-shapes.js';
 // The change log's parts, by concern; callers import them all from here.
 export { assertStorable, ConcurrencyError, DocumentTooLargeError, MAX_DOCUMENT_BYTES, NonFiniteNumberError } from './change-log-appends.js';
 export { GAP_WAIT_MS } from './change-log-reads.js';
-export { atPosition, EVENT_BLOCK, EVENT_READ_BATCH, eventBlock, type NewEvent, POSITION_BLOCK, type StoredEvent, VOID_EVENT } from './change-log-rows.js';
+export { atPosition, EVENT_BLOCK, EVENT_READ_BATCH, eventBlock, eventsOfTypes, type NewEvent, POSITION_BLOCK, type StoredEvent, type TypedEvent, type TypedEventData, VOID_EVENT } from './change-log-rows.js';
 export { type ChangeLogOptions, countEvents, keepLatest, type LastEvent, type ScanOptions } from './change-log-scans.js';
 export { type ReadOptions } from './change-log-streams.js';
 
