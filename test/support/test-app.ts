@@ -155,6 +155,20 @@ export function testAppForFile(options: TestAppOptions = {}): TestApp {
   return later('the test app', () => app);
 }
 
+/** A user `asRole` made: its id, name, password and the headers to act as it. */
+export type Actor = Awaited<ReturnType<TestApp['asRole']>>;
+
+/** Users of the enclosing `describe` (or file), one per role named, made before its tests. */
+export function usersFor<R extends RoleName>(app: TestApp, roles: readonly R[]): Record<R, Actor> {
+  let users: Record<R, Actor> | undefined;
+  beforeAll(async () => {
+    const made = {} as Record<R, Actor>;
+    for (const role of roles) made[role] = await app.asRole(role);
+    users = made;
+  });
+  return later('the users', () => users);
+}
+
 /** Starts the real service on an ephemeral port, with a database of its own on the run's server. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const databaseUri = options.databaseUri ?? inject('mongodbUri');
