@@ -3,8 +3,8 @@ import { changeLog } from '../../src/store/change-log.js';
 import { storedRevision, type RevisionDoc } from '../../src/resources/posts/post.model.js';
 import { AUTOSAVE_KEYS_CHECKPOINT, backfillAutosaveKeys, backfillRevisionBlocks, REVISION_BLOCKS_CHECKPOINT } from '../../src/resources/posts/post.projection.js';
 import { createItem, updateItem } from '../support/http-posts.js';
-import { REVISIONED_CONTENTS, revisionedPostFor, staffFor, type Staff } from '../support/revisioned-post.js';
-import { testAppForFile } from '../support/test-app.js';
+import { REVISIONED_CONTENTS, revisionedPostFor, type Staff } from '../support/revisioned-post.js';
+import { testAppForFile, usersFor } from '../support/test-app.js';
 
 // Each describe makes the users and posts it reads (test/support/revisioned-post.ts): none
 // depends on another having run first.
@@ -310,7 +310,7 @@ describe('GET /posts/<parent>/revisions/<id>', () => {
 });
 
 describe('DELETE /posts/<parent>/revisions/<id>', () => {
-  const given = staffFor(app);
+  const given = usersFor(app, ['editor', 'author', 'contributor']);
 
   async function postWithRevisions(headers: Record<string, string>, status = 'publish') {
     const post = await createItem(app, { title: 'To prune', content: 'kept words', status }, { headers });
@@ -532,7 +532,7 @@ describe('GET /posts/<parent>/revisions/<id>/diff', () => {
 });
 
 describe('a post with 10,000 revisions', () => {
-  const given = staffFor(app);
+  const given = usersFor(app, ['editor', 'author', 'contributor']);
   const revisions = revisionsAs(given);
 
   it('pages, counts and sorts them from the index', async () => {
@@ -585,7 +585,7 @@ describe('a post with 10,000 revisions', () => {
 });
 
 describe('revision rows stored before rows kept their block of the log', () => {
-  const given = staffFor(app);
+  const given = usersFor(app, ['editor', 'author', 'contributor']);
   const revisions = revisionsAs(given);
 
   it('are given it once, at the next start, and listed as before', async () => {
@@ -605,7 +605,7 @@ describe('revision rows stored before rows kept their block of the log', () => {
 });
 
 describe('autosave rows stored before autosaves kept their key', () => {
-  const given = staffFor(app);
+  const given = usersFor(app, ['editor', 'author', 'contributor']);
 
   it("are given it once, at the next start, and the user's next autosave saves over them", async () => {
     const post = await createItem(app, { title: 'Autosaved before keys', content: REVISIONED_CONTENTS[0], status: 'publish' }, { headers: given.editor.headers });

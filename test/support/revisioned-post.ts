@@ -2,11 +2,9 @@
 // posts), so that no test depends on another describe having run first.
 import { beforeAll } from 'vitest';
 import { createItem, updateItem } from './http-posts.js';
-import { later, type TestApp } from './test-app.js';
+import { later, type Actor, type TestApp } from './test-app.js';
 
-export type Actor = Awaited<ReturnType<TestApp['asRole']>>;
-
-/** An editor, an author and a contributor of their own. */
+/** An editor, an author and a contributor of their own (as `usersFor(app, ['editor', 'author', 'contributor'])` makes them). */
 export interface Staff {
   editor: Actor;
   author: Actor;
@@ -29,12 +27,8 @@ export interface RevisionedPost extends Staff {
   r3: number;
 }
 
-export async function createStaff(app: TestApp): Promise<Staff> {
-  return { editor: await app.asRole('editor'), author: await app.asRole('author'), contributor: await app.asRole('contributor') };
-}
-
 export async function createRevisionedPost(app: TestApp): Promise<RevisionedPost> {
-  const staff = await createStaff(app);
+  const staff: Staff = { editor: await app.asRole('editor'), author: await app.asRole('author'), contributor: await app.asRole('contributor') };
   const asEditor = { headers: staff.editor.headers };
   const postId = (await createItem(app, { title: 'Revisioned', content: 'This content is great.', status: 'publish' }, asEditor)).id;
   for (const content of REVISIONED_CONTENTS) await updateItem(app, postId, { content }, asEditor);
@@ -43,15 +37,6 @@ export async function createRevisionedPost(app: TestApp): Promise<RevisionedPost
   const list = await app.api('GET', `/cms/v2/posts/${postId}/revisions`, { headers: staff.editor.headers });
   const [r3, r2, r1] = list.body.map((revision: { id: number }) => revision.id);
   return { ...staff, postId, pageId, r1, r2, r3 };
-}
-
-/** Staff of the enclosing `describe`, made before its tests. */
-export function staffFor(app: TestApp): Staff {
-  let staff: Staff | undefined;
-  beforeAll(async () => {
-    staff = await createStaff(app);
-  });
-  return later('the staff', () => staff);
 }
 
 /** A revisioned post (and page) of the enclosing `describe`, made before its tests. */
