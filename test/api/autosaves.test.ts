@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { changeLog } from '../../src/store/change-log.js';
+import { createItem } from '../support/http-posts.js';
 import { testAppForFile, usersFor } from '../support/test-app.js';
 
 
 const app = testAppForFile();
 const users = usersFor(app, ['editor', 'author', 'contributor']);
-
-async function create(headers: Record<string, string>, json: Record<string, unknown>, base = 'posts') {
-  const response = await app.api('POST', `/cms/v2/${base}`, { headers, json });
-  expect(response.status).toBe(201);
-  return response.body;
-}
 
 const autosave = (id: number, headers: Record<string, string>, json: Record<string, unknown>, base = 'posts') =>
   app.api('POST', `/cms/v2/${base}/${id}/autosaves`, { headers, json });
@@ -37,7 +32,7 @@ describe('autosave routes', () => {
     ]) {
       expect(Object.keys(index.body.routes)).toContain(route);
     }
-    const post = await create(users.author.headers, { title: 'Options' });
+    const post = await createItem(app, { title: 'Options' }, { headers: users.author.headers });
     const options = await app.api('OPTIONS', `/cms/v2/posts/${post.id}/autosaves`);
     expect(options.body.schema.title).toBe('post-revision');
     expect(Object.keys(options.body.schema.properties).sort()).toEqual(EDIT_FIELDS);
@@ -67,7 +62,7 @@ describe('autosave routes', () => {
 
 describe('POST /posts/<id>/autosaves', () => {
   it("saves the author's own draft in place: no revision, 200 with the post in the autosave shape", async () => {
-    const draft = await create(users.author.headers, { title: 'Draft', content: 'First words' });
+    const draft = await createItem(app, { title: 'Draft', content: 'First words' }, { headers: users.author.headers });
     const response = await autosave(draft.id, users.author.headers, { title: 'Draft, autosaved', content: 'Second words', excerpt: 'Short' });
     expect(response.status).toBe(200);
     expect(response.headers.get('location')).toBeNull();
@@ -98,7 +93,7 @@ describe('POST /posts/<id>/autosaves', () => {
   });
 
   it('keeps an autosave of a published post apart from the post, with the fields not sent left empty', async () => {
-    const published = await create(users.author.headers, { title: 'Live title', content: 'Live words', status: 'publish' });
+    const published = await createItem(app, { title: 'Live title', content: 'Live words', status: 'publish' }, { headers: users.author.headers });
     const response = await autosave(published.id, users.author.headers, { content: 'Unsaved words' });
     expect(response.status).toBe(200);
     const saved = response.body;
@@ -130,7 +125,7 @@ describe('POST /posts/<id>/autosaves', () => {
   });
 
   it("writes another user's autosave of a draft beside it, never into it", async () => {
-    const draft = await create(users.author.headers, { title: 'Mine', content: 'My words' });
+    const draft = await createItem(app, { title: 'Mine', content: 'My words' }, { headers: users.author.headers });
     const response = await autosave(draft.id, users.editor.headers, { title: 'Edited by the editor' });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ parent: draft.id, author: users.editor.id, slug: `${draft.id}-autosave-v1`, title: { raw: 'Edited by the editor' }, content: { raw: '' } });
@@ -139,7 +134,7 @@ describe('POST /posts/<id>/autosaves', () => {
   });
 
   it('keeps one autosave per user, updated in place with the fields sent, and writes nothing when nothing differs', async () => {
-    const published = await create(users.author.headers, { title: 'Steady', content: 'Stored words', status: 'publish' });
+    const published = await createItem(app, { title: 'Steady', content: 'Stored words', status: 'publish' }, { headers: users.author.headers });
     const first = await autosave(published.id, users.author.headers, { title: 'Working title', content: 'Draft one' });
     const second = await autosave(published.id, users.author.headers, { content: 'Draft two' });
     expect(second.body.id).toBe(first.body.id);
@@ -162,7 +157,7 @@ describe('POST /posts/<id>/autosaves', () => {
   });
 
   it('leaves autosaves out when deciding whether an update needs a revision', async () => {
-    const published = await create(users.author.headers, { title: 'Counted', content: 'Body', status: 'publish' });
+    const published = await createItem(app, { title: 'Counted', content: 'Body', status: 'publish' }, { headers: users.author.headers });
     const updated = await app.api('POST', `/cms/v2/posts/${published.id}`, { headers: users.author.headers, json: { content: 'Body two' } });
     expect(updated.body._links['version-history'][0].count).toBe(1);
     await autosave(published.id, users.author.headers, { content: 'Body three, unsaved' });
@@ -173,13 +168,13 @@ describe('POST /posts/<id>/autosaves', () => {
   });
 
   it('checks the update permission: 401 anonymous, 403 without edit_post, 404 for a missing post', async () => {
-    const post = await create(users.author.headers, { title: 'Guarded', status: 'publish' });
+    const post = await createItem(app, { title: 'Guarded', status: 'publish' }, { headers: users.author.headers });
     const message = 'Sorry, you are not allowed to edit this post.';
     expectError(await autosave(post.id, {}, { content: 'x' }), 401, 'rest_cannot_edit', message);
     expectError(await autosave(post.id, users.contributor.headers, { content: 'x' }), 403, 'rest_cannot_edit', message);
     expectError(await autosave(999999, users.editor.headers, { content: 'x' }), 404, 'rest_post_invalid_id', 'Invalid post ID.');
     expectError(await autosave(0, users.editor.headers, { content: 'x' }), 404, 'rest_post_invalid_id', 'Invalid item ID.');
-    const page = await create(users.editor.headers, { title: 'A page' }, 'pages');
+    const page = await createItem(app, { title: 'A page' }, { headers: users.editor.headers, type: 'page' });
     expectError(await autosave(page.id, users.editor.headers, { content: 'x' }), 404, 'rest_post_invalid_id', 'Invalid post ID.');
     expectError(
       await autosave(post.id, users.author.headers, { content: 'x', author: users.editor.id }),
@@ -190,7 +185,7 @@ describe('POST /posts/<id>/autosaves', () => {
   });
 
   it('validates its arguments before checking permissions', async () => {
-    const post = await create(users.author.headers, { title: 'Validated' });
+    const post = await createItem(app, { title: 'Validated' }, { headers: users.author.headers });
     const response = await autosave(post.id, {}, { status: 'bogus' });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('rest_invalid_param');
@@ -198,8 +193,8 @@ describe('POST /posts/<id>/autosaves', () => {
   });
 
   it('serves pages: preview links use page_id, and a page saved in place links to its parent page', async () => {
-    const parent = await create(users.editor.headers, { title: 'Parent page', status: 'publish' }, 'pages');
-    const child = await create(users.editor.headers, { title: 'Child draft', parent: parent.id }, 'pages');
+    const parent = await createItem(app, { title: 'Parent page', status: 'publish' }, { headers: users.editor.headers, type: 'page' });
+    const child = await createItem(app, { title: 'Child draft', parent: parent.id }, { headers: users.editor.headers, type: 'page' });
     const inPlace = await autosave(child.id, users.editor.headers, { content: 'Child words' }, 'pages');
     expect(inPlace.body).toMatchObject({ id: child.id, parent: parent.id, preview_link: `${app.siteUrl}/?page_id=${child.id}&preview=true` });
     expect(inPlace.body._links).toEqual({ parent: [{ href: `${app.apiRoot}/cms/v2/pages/${parent.id}` }] });
@@ -211,7 +206,7 @@ describe('POST /posts/<id>/autosaves', () => {
 
 describe('GET /posts/<id>/autosaves', () => {
   it("lists every user's autosave, newest first, without paging headers", async () => {
-    const post = await create(users.author.headers, { title: 'Shared', content: 'Shared words', status: 'publish' });
+    const post = await createItem(app, { title: 'Shared', content: 'Shared words', status: 'publish' }, { headers: users.author.headers });
     const mine = (await autosave(post.id, users.author.headers, { content: 'Author version' })).body;
     const theirs = (await autosave(post.id, users.editor.headers, { content: 'Editor version' })).body;
     const response = await app.api('GET', `/cms/v2/posts/${post.id}/autosaves`, { headers: users.author.headers });
@@ -242,7 +237,7 @@ describe('GET /posts/<id>/autosaves', () => {
   });
 
   it('loses an autosave deleted through the revisions route', async () => {
-    const post = await create(users.author.headers, { title: 'Pruned', content: 'Kept', status: 'publish' });
+    const post = await createItem(app, { title: 'Pruned', content: 'Kept', status: 'publish' }, { headers: users.author.headers });
     const saved = (await autosave(post.id, users.author.headers, { content: 'Thrown away' })).body;
     const deleted = await app.api('DELETE', `/cms/v2/posts/${post.id}/revisions/${saved.id}`, { headers: users.author.headers, query: { force: true } });
     expect(deleted.status).toBe(200);
@@ -255,15 +250,15 @@ describe('GET /posts/<id>/autosaves', () => {
   });
 
   it('answers [] for an item without autosaves', async () => {
-    const post = await create(users.author.headers, { title: 'Quiet' });
+    const post = await createItem(app, { title: 'Quiet' }, { headers: users.author.headers });
     const response = await app.api('GET', `/cms/v2/posts/${post.id}/autosaves`, { headers: users.author.headers });
     expect(response.status).toBe(200);
     expect(response.body).toEqual([]);
   });
 
   it('answers 404 for a missing parent or one of another type, then 401/403 without edit_post', async () => {
-    const post = await create(users.author.headers, { title: 'Private thoughts' });
-    const page = await create(users.editor.headers, { title: 'Page' }, 'pages');
+    const post = await createItem(app, { title: 'Private thoughts' }, { headers: users.author.headers });
+    const page = await createItem(app, { title: 'Page' }, { headers: users.editor.headers, type: 'page' });
     expectError(await app.api('GET', '/cms/v2/posts/999999/autosaves'), 404, 'rest_post_invalid_parent', 'Invalid post parent ID.');
     expectError(await app.api('GET', `/cms/v2/posts/${page.id}/autosaves`, { headers: users.editor.headers }), 404, 'rest_post_invalid_parent', 'Invalid post parent ID.');
     const message = 'Sorry, you are not allowed to view autosaves of this post.';
@@ -274,7 +269,7 @@ describe('GET /posts/<id>/autosaves', () => {
 
 describe('GET /posts/<parent>/autosaves/<id>', () => {
   it("returns the item's newest autosave, whatever id the URL names", async () => {
-    const post = await create(users.author.headers, { title: 'Single', content: 'Saved', status: 'publish' });
+    const post = await createItem(app, { title: 'Single', content: 'Saved', status: 'publish' }, { headers: users.author.headers });
     await autosave(post.id, users.author.headers, { content: 'Older autosave' });
     const newest = (await autosave(post.id, users.editor.headers, { content: 'Newest autosave' })).body;
     for (const id of [newest.id, 1, 999999]) {
@@ -288,7 +283,7 @@ describe('GET /posts/<parent>/autosaves/<id>', () => {
   });
 
   it('answers 404 rest_post_no_autosave when there is none', async () => {
-    const post = await create(users.author.headers, { title: 'Nothing yet', status: 'publish' });
+    const post = await createItem(app, { title: 'Nothing yet', status: 'publish' }, { headers: users.author.headers });
     expectError(
       await app.api('GET', `/cms/v2/posts/${post.id}/autosaves/1`, { headers: users.author.headers }),
       404,
@@ -298,7 +293,7 @@ describe('GET /posts/<parent>/autosaves/<id>', () => {
   });
 
   it("uses the revisions' read check", async () => {
-    const post = await create(users.author.headers, { title: 'Checked', status: 'publish' });
+    const post = await createItem(app, { title: 'Checked', status: 'publish' }, { headers: users.author.headers });
     await autosave(post.id, users.author.headers, { content: 'Saved aside' });
     const message = 'Sorry, you are not allowed to view revisions of this post.';
     expectError(await app.api('GET', `/cms/v2/posts/${post.id}/autosaves/1`), 401, 'rest_cannot_read', message);
