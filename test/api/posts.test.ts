@@ -129,6 +129,10 @@ describe('reading posts', () => {
 
   it('lists published posts newest first, drafts only to their editors', async () => {
     const mine = (await create(users.contributor.headers, { title: 'Contributor draft' })).body;
+    // A draft of another's and a published post, made here rather than left by other tests.
+    const theirs = (await create(users.author.headers, { title: 'Author draft' })).body;
+    expect(theirs.status).toBe('draft');
+    expect((await create(users.author.headers, { title: 'Listed', status: 'publish' })).status).toBe(201);
     const list = await app.api('GET', '/cms/v2/posts', { query: { per_page: 100 } });
     expect(list.status).toBe(200);
     expect(list.body.every((post: any) => post.status === undefined || post.status === 'publish')).toBe(true);
@@ -142,6 +146,7 @@ describe('reading posts', () => {
     expect(own.body.map((post: any) => post.id)).toEqual([mine.id]);
     const all = await app.api('GET', '/cms/v2/posts', { headers: users.editor.headers, query: { status: 'draft', per_page: 100 } });
     expect(all.body.length).toBeGreaterThan(1);
+    expect(all.body.map((post: any) => post.id)).toEqual(expect.arrayContaining([mine.id, theirs.id]));
     const past = await app.api('GET', '/cms/v2/posts', { query: { page: 1000 } });
     expect(past.status).toBe(400);
     expect(past.body.code).toBe('rest_post_invalid_page_number');
