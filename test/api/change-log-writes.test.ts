@@ -1,49 +1,39 @@
 // Writes through the change-log kernel are all or nothing: a write answered with an error left
 // nothing in the log, a write answered with success is in the log and in the projection.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/index.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
 import { postsCollection, revisionsCollection } from '../../src/resources/posts/post.model.js';
 import { changeLog } from '../../src/store/log/change-log.js';
 import { rebuildProjections } from '../../src/store/projections/projections.js';
-import { createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
+import { startServiceOn, testAppForFile, type TestApp } from '../support/test-app.js';
 
-let app: TestApp;
+// A test app, and so a database, of its own for each describe: FerretDB scans a collection for
+// most reads, and the 10 MB items of one group would slow every read of the next.
 
-/**
- * A database of its own for each group: FerretDB scans a collection for most reads, and the
- * 10 MB items of one group would slow every read of the next.
- */
-function ownApp(): void {
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-  afterAll(() => app?.stop());
-}
-
-const db = () => app.deps.store.db;
-const log = () => changeLog(db());
+const db = (app: TestApp) => app.deps.store.db;
+const log = (app: TestApp) => changeLog(db(app));
 const MB = 1024 * 1024;
 const text = (bytes: number, letter: string) => letter.repeat(bytes);
 
-async function createPost(headers: Record<string, string>, json: Record<string, unknown>): Promise<number> {
+async function createPost(app: TestApp, headers: Record<string, string>, json: Record<string, unknown>): Promise<number> {
   const created = await app.api('POST', '/cms/v2/posts', { headers, json });
   expect(created.status, created.text.slice(0, 300)).toBe(201);
   return created.body.id as number;
 }
 
 describe('a write the database could not store', () => {
-  ownApp();
+  const app = testAppForFile();
 
   it('is refused with 413 before anything is appended, leaving the post intact and writable (5 MB title, 5 MB content, then a 7 MB excerpt)', { timeout: 120_000 }, async () => {
     const contributor = await app.asRole('contributor');
-    const id = await createPost(contributor.headers, { title: text(5 * MB, 't'), content: text(5 * MB, 'c') });
-    const events = await log().countStream(id);
+    const id = await createPost(app, contributor.headers, { title: text(5 * MB, 't'), content: text(5 * MB, 'c') });
+    const events = await log(app).countStream(id);
 
     const update = await app.api('POST', `/cms/v2/posts/${id}`, { headers: contributor.headers, json: { excerpt: text(7 * MB, 'e') } });
     expect(update.status).toBe(413);
     expect(update.body).toMatchObject({ code: 'rest_item_too_large', data: { status: 413 } });
-    expect(await log().countStream(id)).toBe(events);
+    expect(await log(app).countStream(id)).toBe(events);
 
     const post = await app.api('GET', `/cms/v2/posts/${id}`, { headers: contributor.headers, query: { context: 'edit', _fields: 'excerpt,title' } });
     expect(post.status).toBe(200);
@@ -58,23 +48,23 @@ describe('a write the database could not store', () => {
   });
 
   it('refuses a number JSON cannot carry with 400, and stores nothing that would read back as null', async () => {
-    const before = await db().collection('events').countDocuments();
+    const before = await db(app).collection('events').countDocuments();
     const response = await app.api('POST', '/cms/v2/pages', {
       headers: app.admin,
       raw: { body: '{"title":"inf","menu_order":1e400}', contentType: 'application/json' },
     });
     expect(response.status).toBe(400);
     expect(response.body.data.status).toBe(400);
-    expect(await db().collection('events').countDocuments()).toBe(before);
-    expect(await postsCollection(db()).countDocuments({ title: 'inf' })).toBe(0);
+    expect(await db(app).collection('events').countDocuments()).toBe(before);
+    expect(await postsCollection(db(app)).countDocuments({ title: 'inf' })).toBe(0);
   });
 });
 
 describe('concurrent writers', () => {
-  ownApp();
+  const app = testAppForFile();
 
   it('eight clients updating two posts at once: no 5xx, every 2xx in the log and the projection, every error absent', { timeout: 180_000 }, async () => {
-    const ids = [await createPost(app.admin, { title: 'Contended A' }), await createPost(app.admin, { title: 'Contended B' })];
+    const ids = [await createPost(app, app.admin, { title: 'Contended A' }), await createPost(app, app.admin, { title: 'Contended B' })];
     const editors = await Promise.all(Array.from({ length: 8 }, () => app.asRole('editor')));
     const outcomes: { id: number; title: string; status: number }[] = [];
     await Promise.all(
@@ -90,33 +80,33 @@ describe('concurrent writers', () => {
 
     expect(outcomes.filter((outcome) => outcome.status >= 500)).toEqual([]);
     for (const id of ids) {
-      const events = await log().readStream<{ changes?: { title?: string } }>(id);
+      const events = await log(app).readStream<{ changes?: { title?: string } }>(id);
       const logged = new Set(events.map((event) => event.data.changes?.title));
       for (const outcome of outcomes.filter((candidate) => candidate.id === id)) {
         expect(logged.has(outcome.title), `${outcome.title} answered ${outcome.status}`).toBe(outcome.status < 300);
       }
-      const doc = (await postsCollection(db()).findOne({ _id: id }))!;
+      const doc = (await postsCollection(db(app)).findOne({ _id: id }))!;
       expect(doc.version).toBe(events.length);
       expect(doc.title).toBe(events.at(-1)!.data.changes!.title);
-      expect(doc.revisionCount).toBe(await revisionsCollection(db()).countDocuments({ parent: id }));
+      expect(doc.revisionCount).toBe(await revisionsCollection(db(app)).countDocuments({ parent: id }));
     }
-    const before = await postsCollection(db()).find({ _id: { $in: ids } }).sort({ _id: 1 }).toArray();
-    const revisions = await revisionsCollection(db()).find({ parent: { $in: ids } }).sort({ _id: 1 }).toArray();
-    await rebuildProjections(db(), log(), projectionsOf(resources));
-    expect(await postsCollection(db()).find({ _id: { $in: ids } }).sort({ _id: 1 }).toArray()).toEqual(before);
-    expect(await revisionsCollection(db()).find({ parent: { $in: ids } }).sort({ _id: 1 }).toArray()).toEqual(revisions);
+    const before = await postsCollection(db(app)).find({ _id: { $in: ids } }).sort({ _id: 1 }).toArray();
+    const revisions = await revisionsCollection(db(app)).find({ parent: { $in: ids } }).sort({ _id: 1 }).toArray();
+    await rebuildProjections(db(app), log(app), projectionsOf(resources));
+    expect(await postsCollection(db(app)).find({ _id: { $in: ids } }).sort({ _id: 1 }).toArray()).toEqual(before);
+    expect(await revisionsCollection(db(app)).find({ parent: { $in: ids } }).sort({ _id: 1 }).toArray()).toEqual(revisions);
   });
 });
 
 describe('a stream of the change log that cannot be projected', () => {
-  ownApp();
+  const app = testAppForFile();
 
   it('does not stop a restart: /readyz reports it, its item answers an error and takes no write, the rest is served', { timeout: 120_000 }, async () => {
-    const healthy = await createPost(app.admin, { title: 'Unaffected', status: 'publish' });
-    const broken = await createPost(app.admin, { title: text(5 * MB, 't'), content: text(5 * MB, 'c'), status: 'publish' });
+    const healthy = await createPost(app, app.admin, { title: 'Unaffected', status: 'publish' });
+    const broken = await createPost(app, app.admin, { title: text(5 * MB, 't'), content: text(5 * MB, 'c'), status: 'publish' });
     // An event stored before sizes were checked: its projection (17 MB) cannot be stored.
-    const version = await log().countStream(broken);
-    await log().append({ stream: broken, streamType: 'post', type: 'updated', at: new Date(), actor: 1, data: { changes: { excerpt: text(7 * MB, 'e') } } }, version);
+    const version = await log(app).countStream(broken);
+    await log(app).append({ stream: broken, streamType: 'post', type: 'updated', at: new Date(), actor: 1, data: { changes: { excerpt: text(7 * MB, 'e') } } }, version);
 
     const restarted = await startServiceOn(app.databaseName);
     try {
@@ -129,7 +119,7 @@ describe('a stream of the change log that cannot be projected', () => {
       expect(await item.json()).toMatchObject({ code: 'rest_item_unavailable', data: { status: 500 } });
       const write = await app.api('POST', `/cms/v2/posts/${broken}`, { headers: app.admin, json: { title: 'Fixed?' } });
       expect(write.body).toMatchObject({ code: 'rest_item_unavailable' });
-      expect(await log().countStream(broken)).toBe(version + 1);
+      expect(await log(app).countStream(broken)).toBe(version + 1);
 
       const other = await fetch(`${restarted.siteUrl}/cms-json/cms/v2/posts/${healthy}?_fields=id,title`);
       expect(other.status).toBe(200);

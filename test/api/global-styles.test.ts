@@ -1,32 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { testAppForFile, usersFor, type TestApp } from '../support/test-app.js';
 
-type Headers = Record<string, string>;
-
-let app: TestApp;
-let editor: Headers;
-let contributor: Headers;
-let subscriber: Headers;
-let route: string;
+// The user styles are one record per theme: the describes that read it share the file's site, and
+// the one that changes it has a site of its own, so no describe sees another's writes.
+const app = testAppForFile();
 
 const themeJson = JSON.parse(fs.readFileSync(path.resolve('themes/cornerstone/theme.json'), 'utf8'));
 
-beforeAll(async () => {
-  app = await createTestApp();
-  editor = (await app.asRole('editor')).headers;
-  contributor = (await app.asRole('contributor')).headers;
-  subscriber = (await app.asRole('subscriber')).headers;
+/** The route of the active theme's user styles, as the themes collection links it. */
+async function userStylesRoute(app: TestApp): Promise<string> {
   const themes = await app.api('GET', '/cms/v2/themes', { headers: app.admin, query: { status: ['active'] } });
-  route = themes.body[0]._links['wp:user-global-styles'][0].href.slice(app.apiRoot.length);
-});
-afterAll(async () => {
-  await app?.stop();
-});
+  return themes.body[0]._links['wp:user-global-styles'][0].href.slice(app.apiRoot.length);
+}
 
 describe('GET /global-styles/<id>', () => {
+  const users = usersFor(app, ['editor', 'contributor', 'subscriber']);
+
   it('answers the active theme’s user styles, empty at first', async () => {
+    const route = await userStylesRoute(app);
     const response = await app.api('GET', route, { headers: app.admin, query: { context: 'edit' } });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id: route.split('/').pop(), styles: {}, settings: {}, title: { raw: 'Custom Styles', rendered: 'Custom Styles' } });
@@ -34,14 +27,15 @@ describe('GET /global-styles/<id>', () => {
   });
 
   it('lets those who edit posts read, edit context only to theme managers', async () => {
-    const asContributor = await app.api('GET', route, { headers: contributor });
+    const route = await userStylesRoute(app);
+    const asContributor = await app.api('GET', route, { headers: users.contributor.headers });
     expect(asContributor.status).toBe(200);
     // WordPress's schema gives `title.raw` the contexts view, edit and embed.
     expect(asContributor.body.title).toEqual({ raw: 'Custom Styles', rendered: 'Custom Styles' });
-    const editContext = await app.api('GET', route, { headers: editor, query: { context: 'edit' } });
+    const editContext = await app.api('GET', route, { headers: users.editor.headers, query: { context: 'edit' } });
     expect(editContext.status).toBe(403);
     expect(editContext.body.code).toBe('rest_forbidden_context');
-    const asSubscriber = await app.api('GET', route, { headers: subscriber });
+    const asSubscriber = await app.api('GET', route, { headers: users.subscriber.headers });
     expect(asSubscriber.status).toBe(403);
     expect(asSubscriber.body.code).toBe('rest_cannot_view');
     const anonymous = await app.api('GET', route);
@@ -59,7 +53,12 @@ describe('GET /global-styles/<id>', () => {
 });
 
 describe('POST /global-styles/<id>', () => {
+  // Not the file's: these tests change the record the other describes read as it is at first.
+  const app = testAppForFile();
+  const users = usersFor(app, ['editor', 'contributor']);
+
   it('stores styles and settings as sent, keys with dots and dollars included, and replaces only what is sent', async () => {
+    const route = await userStylesRoute(app);
     const styles = {
       color: { background: '#000000' },
       blocks: { 'core/paragraph': { typography: { fontSize: '1rem' } }, 'acme.widgets/card': { color: { text: 'red' } } },
@@ -84,6 +83,7 @@ describe('POST /global-styles/<id>', () => {
   });
 
   it('keeps a __proto__ key as a key', async () => {
+    const route = await userStylesRoute(app);
     const body = '{"settings":{"custom":{"__proto__":{"polluted":true}}}}';
     const response = await app.api('POST', route, { headers: app.admin, raw: { body, contentType: 'application/json' } });
     expect(response.status).toBe(200);
@@ -92,6 +92,7 @@ describe('POST /global-styles/<id>', () => {
   });
 
   it('refuses what theme.json does not allow, and changes nothing', async () => {
+    const route = await userStylesRoute(app);
     const before = await app.api('GET', route, { headers: app.admin });
     const refusals: [unknown, string][] = [
       [{ styles: 'red' }, 'styles'],
@@ -113,7 +114,8 @@ describe('POST /global-styles/<id>', () => {
   });
 
   it('lets only theme managers write', async () => {
-    for (const [headers, status] of [[undefined, 401], [editor, 403], [contributor, 403]] as const) {
+    const route = await userStylesRoute(app);
+    for (const [headers, status] of [[undefined, 401], [users.editor.headers, 403], [users.contributor.headers, 403]] as const) {
       const response = await app.api('POST', route, { headers, json: { title: 'Mine' } });
       expect(response.status).toBe(status);
       expect(response.body.code).toBe('rest_cannot_edit');
@@ -125,6 +127,8 @@ describe('POST /global-styles/<id>', () => {
 });
 
 describe('the theme’s own styles', () => {
+  const users = usersFor(app, ['editor']);
+
   it('answers theme.json’s settings and styles for the active theme', async () => {
     const response = await app.api('GET', '/cms/v2/global-styles/themes/cornerstone', { headers: app.admin });
     expect(response.status).toBe(200);
@@ -149,7 +153,7 @@ describe('the theme’s own styles', () => {
       const anonymous = await app.api('GET', `/cms/v2/global-styles/themes/cornerstone${suffix}`);
       expect(anonymous.status).toBe(401);
       expect(anonymous.body.code).toBe('rest_cannot_manage_global_styles');
-      const asEditor = await app.api('GET', `/cms/v2/global-styles/themes/cornerstone${suffix}`, { headers: editor });
+      const asEditor = await app.api('GET', `/cms/v2/global-styles/themes/cornerstone${suffix}`, { headers: users.editor.headers });
       expect(asEditor.status).toBe(403);
     }
   });

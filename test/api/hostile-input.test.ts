@@ -5,12 +5,27 @@ import { MAX_LIST_ITEMS, MAX_SEARCH_LENGTH } from '../../src/rest/args.js';
 import { MAX_JSON_VALUES, MAX_PARAMS } from '../../src/rest/client-input.js';
 import { MAX_FIELDS, MAX_FIELDS_LENGTH } from '../../src/rest/fields.js';
 import { MAX_EMBED_RELATIONS } from '../../src/rest/links.js';
-import { splitRoutePattern } from '../../src/rest/route.js';
 import { MAX_DIFF_CHARS } from '../../src/lib/text-diff.js';
 import { MAX_PAGE_CHARS } from '../../src/resources/changes/changes.schema.js';
 import { MAX_DIFF_EDITS } from '../../src/resources/revisions/revision.diff.js';
 import { changeLog } from '../../src/store/log/change-log.js';
 import { currentServiceWork } from '../../src/store/queries/service-work.js';
+import {
+  basePairs,
+  baseValues,
+  eachLimited,
+  encodeKey,
+  encodePairs,
+  HOSTILE_BODIES,
+  HOSTILE_FIELDS,
+  HOSTILE_NAMES,
+  HOSTILE_VALUES,
+  isNumeric,
+  JSON_INFINITY,
+  prototypeKeys,
+  withQuery,
+} from '../support/hostile-payloads.js';
+import { hostileSite, pathFor, type Failures } from '../support/hostile-site.js';
 import { ADMIN_PASSWORD, createTestApp, type ApiResponse, type RequestOptions, type TestApp } from '../support/test-app.js';
 
 // Hostile names and values through every parameter and body field the discovery index lists: no
@@ -18,353 +33,13 @@ import { ADMIN_PASSWORD, createTestApp, type ApiResponse, type RequestOptions, t
 // characters, non-finite numbers and deep nesting are refused with a 400, and nothing is ever a 5xx.
 // The service runs in this process (createTestApp), so a polluted `Object.prototype` shows here too.
 
-interface ArgSpec {
-  type?: string | string[];
-  items?: { type?: string };
-  required?: boolean;
-}
-interface IndexEndpoint {
-  methods: string[];
-  allow_batch?: { v1?: boolean };
-  args: Record<string, ArgSpec>;
-}
-/** One endpoint of the index, with its path filled from the fixtures. */
-interface Target {
-  pattern: string;
-  path: string;
-  methods: string[];
-  args: Record<string, ArgSpec>;
-  headers: Record<string, string>;
-  batched: boolean;
-}
-interface Fixtures {
-  post: number;
-  page: number;
-  category: number;
-  tag: number;
-  menu: number;
-  menuItem: number;
-  user: number;
-  revision: Record<'posts' | 'pages' | 'menu-items' | 'templates' | 'template-parts', number>;
-  autosave: Record<'posts' | 'pages' | 'menu-items' | 'templates' | 'template-parts', number>;
-  /** Templates of the site's own, with a revision and an autosave, by their `<theme>//<slug>` ids. */
-  template: Record<'templates' | 'template-parts', string>;
-  appPassword: string;
-  plugin: string;
-  globalStyles: number;
-  widget: string;
-  media: number;
-  webhook: string;
-  /** A delivery of the webhook (its ping). */
-  delivery: string;
-  /** A pending scheduled change of the post and of the page. */
-  scheduledChange: Record<'posts' | 'pages', number>;
-}
-interface Hostile {
-  label: string;
-  /** The value as JSON text (`1e400` cannot be written by JSON.stringify). */
-  json: string;
-  /** The value in a query string or form body, as `name[key]=value` pairs. */
-  pairs: (name: string) => [string, string][];
-  /** Refused with a 400 wherever it is sent, whatever the parameter. */
-  refused?: boolean;
-}
+// The fixtures (one of everything a path can name), the endpoints of the index and the hostile
+// values are made in test/support/hostile-site.ts and hostile-payloads.ts.
+const given = hostileSite();
+const { app, send, check } = given;
 
-const PROTECTED_PROTOTYPES = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype, String: String.prototype };
-const prototypeKeys = () => Object.fromEntries(Object.entries(PROTECTED_PROTOTYPES).map(([name, proto]) => [name, Reflect.ownKeys(proto).map(String).sort()]));
-
-let app: TestApp;
-let keep: Fixtures;
-let throwaway: Fixtures;
-let meAdmin: Record<string, string>;
-let deleteMeAdmin: { id: number; headers: Record<string, string> };
-let targets: Target[];
-let prototypesBefore: Record<string, string[]>;
-let requests = 0;
-const started = Date.now();
-let unique = 0;
-
-beforeAll(async () => {
-  prototypesBefore = prototypeKeys();
-  // Webhooks to a closed port of this machine: delivered nowhere, refused by no address check.
-  app = await createTestApp({ env: { CMS_WEBHOOKS_ALLOW_ADDRESSES: '127.0.0.1' } });
-  keep = await createFixtures('keep');
-  throwaway = await createFixtures('throwaway');
-  // `/users/me` acts on the caller: administrators of their own, so the main one keeps its account.
-  meAdmin = (await app.asRole('administrator')).headers;
-  deleteMeAdmin = await app.asRole('administrator');
-  targets = await discoverTargets();
-}, 60_000);
-afterAll(async () => {
-  console.log(`hostile-input: ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  // What the requests were answered, so a run that passes for the wrong reason (all 401s, all 404s) shows.
-  console.log(`answers: ${[...tally].sort((x, y) => y[1] - x[1]).map(([answer, count]) => `${count} x ${answer}`).join(', ')}`);
-  await app?.stop();
-});
-
-/** Counts every request, for the summary. */
-function send(method: string, route: string, options?: RequestOptions): Promise<ApiResponse> {
-  requests++;
-  return app.api(method, route, options);
-}
-
-async function createFixtures(label: string): Promise<Fixtures> {
-  const created = async (route: string, json: Record<string, unknown>, status = 201) => {
-    const response = await send('POST', route, { headers: app.admin, json });
-    expect(response.status, `${route} ${response.text}`).toBe(status);
-    return response.body;
-  };
-  const withHistory = async (type: 'posts' | 'pages') => {
-    const item = await created(`/cms/v2/${type}`, { title: `${label} ${type}`, content: 'First', status: 'publish' });
-    await created(`/cms/v2/${type}/${item.id}`, { content: 'Second' }, 200);
-    const revisions = await send('GET', `/cms/v2/${type}/${item.id}/revisions`, { headers: app.admin });
-    expect(revisions.body.length, `revisions of ${type}`).toBeGreaterThan(0);
-    // Published and saved again by its author: an autosave of its own, not an in-place save.
-    const autosave = await created(`/cms/v2/${type}/${item.id}/autosaves`, { content: 'Autosaved' }, 200);
-    expect(autosave.id, `autosave of ${type}`).not.toBe(item.id);
-    const scheduled = await created(`/cms/v2/${type}/${item.id}/scheduled-changes`, { date_gmt: '2099-01-01T00:00:00', title: `${label} scheduled` });
-    return { id: item.id as number, revision: revisions.body[0].id as number, autosave: autosave.id as number, scheduledChange: scheduled.id as number };
-  };
-  const post = await withHistory('posts');
-  const page = await withHistory('pages');
-  const category = await created('/cms/v2/categories', { name: `${label} category` });
-  const tag = await created('/cms/v2/tags', { name: `${label} tag` });
-  const menu = await created('/cms/v2/menus', { name: `${label} menu`, locations: label === 'keep' ? ['primary'] : [] });
-  const menuItem = await created('/cms/v2/menu-items', { title: `${label} item`, url: 'https://example.org/', menus: menu.id });
-  await created(`/cms/v2/menu-items/${menuItem.id}`, { title: `${label} item, renamed` }, 200);
-  const menuItemRevision = (await send('GET', `/cms/v2/menu-items/${menuItem.id}/revisions`, { headers: app.admin })).body[0];
-  const menuItemAutosave = await created(`/cms/v2/menu-items/${menuItem.id}/autosaves`, { title: `${label} item, autosaved` }, 200);
-  const withTemplateHistory = async (base: 'templates' | 'template-parts') => {
-    const template = await created(`/cms/v2/${base}`, { slug: `${label}-hostile`, content: 'First' });
-    await created(`/cms/v2/${base}/${template.id}`, { content: 'Second' }, 200);
-    const revision = (await send('GET', `/cms/v2/${base}/${template.id}/revisions`, { headers: app.admin })).body[0];
-    const autosave = await created(`/cms/v2/${base}/${template.id}/autosaves`, { content: 'Autosaved' }, 200);
-    return { id: template.id as string, revision: revision.id as number, autosave: autosave.id as number };
-  };
-  const template = await withTemplateHistory('templates');
-  const templatePart = await withTemplateHistory('template-parts');
-  const user = await app.asRole('subscriber');
-  const appPassword = await created(`/cms/v2/users/${user.id}/application-passwords`, { name: `${label} app` });
-  const plugin = await created('/cms/v2/plugins', { slug: label === 'keep' ? 'hello-blocks' : 'reading-time' });
-  const themes = await send('GET', '/cms/v2/themes', { headers: app.admin, query: { status: ['active'] } });
-  const globalStyles = Number(themes.body[0]._links['wp:user-global-styles'][0].href.split('/').pop());
-  const widget = await created('/cms/v2/widgets', { id_base: 'text', sidebar: 'sidebar-1', instance: { raw: { title: `${label} widget` } } });
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-  const media = await send('POST', '/cms/v2/media', {
-    headers: { ...app.admin, 'Content-Disposition': `attachment; filename="${label}.png"` },
-    raw: { body: new Uint8Array(png), contentType: 'image/png' },
-  });
-  expect(media.status, media.text).toBe(201);
-  const webhook = await created('/cms/v2/webhooks', { url: CLOSED_PORT_URL });
-  const ping = await created(`/cms/v2/webhooks/${webhook.id}/ping`, {}, 200);
-  return {
-    post: post.id,
-    page: page.id,
-    category: category.id,
-    tag: tag.id,
-    menu: menu.id,
-    menuItem: menuItem.id,
-    user: user.id,
-    revision: { posts: post.revision, pages: page.revision, 'menu-items': menuItemRevision.id, templates: template.revision, 'template-parts': templatePart.revision },
-    autosave: { posts: post.autosave, pages: page.autosave, 'menu-items': menuItemAutosave.id, templates: template.autosave, 'template-parts': templatePart.autosave },
-    template: { templates: template.id, 'template-parts': templatePart.id },
-    appPassword: appPassword.uuid,
-    plugin: plugin.plugin,
-    globalStyles,
-    widget: widget.id,
-    media: media.body.id,
-    webhook: webhook.id,
-    delivery: ping.id,
-    scheduledChange: { posts: post.scheduledChange, pages: page.scheduledChange },
-  };
-}
-
-const CLOSED_PORT_URL = 'http://127.0.0.1:9/hook';
-
-/** `(?P<name>regex)` groups replaced by `value(name, textBefore)`; undefined when one cannot be filled. */
-function fillPattern(pattern: string, value: (name: string, before: string) => string | number | undefined): string | undefined {
-  let out = '';
-  for (const part of splitRoutePattern(pattern)) {
-    const filled = typeof part === 'string' ? part : value(part.name, out);
-    if (filled === undefined) return undefined;
-    out += String(filled);
-  }
-  return out;
-}
-
-function pathFor(pattern: string, fixtures: Fixtures): string | undefined {
-  const resource = pattern.split('/')[3] ?? '';
-  const items: Record<string, number> = { posts: fixtures.post, pages: fixtures.page, categories: fixtures.category, tags: fixtures.tag, menus: fixtures.menu, 'menu-items': fixtures.menuItem, users: fixtures.user, media: fixtures.media };
-  const path = fillPattern(pattern, (name, before) => {
-    if (name === 'id' && before.endsWith('/revisions/')) return fixtures.revision[resource as keyof Fixtures['revision']];
-    if (name === 'id' && before.endsWith('/autosaves/')) return fixtures.autosave[resource as keyof Fixtures['autosave']];
-    // Under a template (its revisions, autosaves, history): one of the site's own, which has them.
-    const templateBase = resource === 'templates' || resource === 'template-parts' ? resource : undefined;
-    if (templateBase && (name === 'parent' || (name === 'id' && /\/(autosaves|history)$/.test(pattern)))) return fixtures.template[templateBase];
-    if (name === 'id' && resource === 'templates') return 'cornerstone//index';
-    if (name === 'id' && resource === 'template-parts') return 'cornerstone//header';
-    if (name === 'id' && resource === 'global-styles') return fixtures.globalStyles;
-    if (name === 'id' && resource === 'widgets') return fixtures.widget;
-    if (name === 'id' && resource === 'sidebars') return 'sidebar-1';
-    if (name === 'id' && resource === 'widget-types') return 'text';
-    if (name === 'id' && resource === 'webhooks') return fixtures.webhook;
-    if (name === 'delivery') return fixtures.delivery;
-    if (name === 'sid') return fixtures.scheduledChange[resource as keyof Fixtures['scheduledChange']];
-    if (name === 'id' || name === 'parent') return items[resource];
-    if (name === 'user_id') return fixtures.user;
-    if (name === 'uuid') return fixtures.appPassword;
-    if (name === 'plugin') return fixtures.plugin;
-    if (resource === 'block-types') return { namespace: 'core', name: 'paragraph' }[name];
-    return { status: 'publish', type: 'post', taxonomy: 'category', location: 'primary', stylesheet: 'cornerstone' }[name];
-  });
-  return path?.replace(/^\/cms-json/, '');
-}
-
-/** Every endpoint of the discovery index, its path filled (DELETE: from the throwaway fixtures). */
-async function discoverTargets(): Promise<Target[]> {
-  const index = await send('GET', '/', { headers: app.admin });
-  expect(index.status).toBe(200);
-  const found: Target[] = [];
-  const unfillable: string[] = [];
-  for (const [pattern, route] of Object.entries(index.body.routes as Record<string, { endpoints: IndexEndpoint[] }>)) {
-    for (const endpoint of route.endpoints) {
-      const deletes = endpoint.methods.includes('DELETE');
-      const path = pathFor(pattern, deletes ? throwaway : keep);
-      if (path === undefined) {
-        unfillable.push(pattern);
-        continue;
-      }
-      const me = pattern.endsWith('/users/me');
-      const headers = me ? (deletes ? deleteMeAdmin.headers : meAdmin) : app.admin;
-      found.push({ pattern, path: path || '/', methods: endpoint.methods, args: endpoint.args, headers, batched: endpoint.allow_batch?.v1 === true });
-    }
-  }
-  // A route whose path cannot be filled is a route left untested: name it rather than skip it.
-  expect(unfillable, 'routes whose path parameters have no fixture').toEqual([]);
-  expect(found.length).toBeGreaterThan(40);
-  return found;
-}
-
-/** `name[key][...]=value` pairs, as PHP and qs read them. */
-function flatten(name: string, value: unknown): [string, string][] {
-  if (Array.isArray(value)) return value.flatMap((item, i) => flatten(typeof item === 'object' && item !== null ? `${name}[${i}]` : `${name}[]`, item));
-  if (typeof value === 'object' && value !== null) return Object.keys(value).flatMap((key) => flatten(`${name}[${key}]`, (value as Record<string, unknown>)[key]));
-  return [[name, value === null ? '' : String(value)]];
-}
-
-const encodeKey = (key: string) => encodeURIComponent(key).replace(/%5B/g, '[').replace(/%5D/g, ']');
-const encodePairs = (pairs: [string, string][]) => pairs.map(([key, value]) => `${encodeKey(key)}=${encodeURIComponent(value)}`).join('&');
-
-function hostile(label: string, json: string, refused = false): Hostile {
-  // JSON.parse keeps `__proto__` as an own key, which an object literal would not.
-  return { label, json, pairs: (name) => flatten(name, JSON.parse(json)), refused };
-}
-
-const HOSTILE_VALUES: Hostile[] = [
-  hostile('{"__proto__":{"polluted":true}}', '{"__proto__":{"polluted":true}}'),
-  hostile('{"constructor":{"prototype":{"polluted":true}}}', '{"constructor":{"prototype":{"polluted":true}}}'),
-  hostile('{"$gt":""}', '{"$gt":""}'),
-  hostile('{"$where":"sleep(100)"}', '{"$where":"sleep(100)"}'),
-  hostile('[{"$gt":""}]', '[{"$gt":""}]'),
-  hostile('{"a.b":1}', '{"a.b":1}'),
-  hostile('"a\\u0000b"', '"a\\u0000b"', true),
-  hostile('{"k\\u0000":1}', '{"k\\u0000":1}', true),
-];
-/** JSON's 1e400 is Infinity once parsed; the guard refuses it wherever it is. */
-const JSON_INFINITY: Hostile = { label: '1e400', json: '1e400', pairs: (name) => [[name, '1e400']], refused: true };
-
-/** Client-chosen top-level names, in a query string or a form body. */
-const HOSTILE_NAMES: [string, string][][] = [
-  [['__proto__[force]', '1']],
-  [['__proto__[polluted]', '1'], ['__proto__[id]', '1']],
-  [['constructor[prototype][force]', '1']],
-  [['prototype[force]', '1']],
-];
-/** The same as whole JSON bodies. */
-const HOSTILE_BODIES = [
-  '{"__proto__":{"force":true}}',
-  '{"constructor":{"prototype":{"force":true}}}',
-  '{"prototype":{"force":true}}',
-  '{"__proto__":{"id":1,"polluted":true}}',
-];
-const HOSTILE_FIELDS = [
-  '_fields=__proto__.force',
-  '_fields=constructor.prototype',
-  '_fields=__proto__.id',
-  '_fields=__proto__',
-  '_fields=id,__proto__.polluted',
-  '_fields[]=constructor.prototype.polluted',
-  '_embed=__proto__',
-  '_embed=constructor',
-  '_embed=1&_fields=_embedded.__proto__.polluted',
-];
-
-const isNumeric = (arg: ArgSpec) =>
-  arg.type === 'integer' || arg.type === 'number' || (arg.type === 'array' && (arg.items?.type === 'integer' || arg.items?.type === 'number'));
-
-/** Values for the required arguments an endpoint lists, so a hostile value is the request's only fault. */
-function baseValues(args: Record<string, ArgSpec>, except: string, method: string): Record<string, string | boolean> {
-  const n = ++unique;
-  const values: Record<string, string | boolean> = Object.create(null);
-  const known: Record<string, string | boolean> = {
-    username: `hostile_${n}`,
-    email: `hostile${n}@example.test`,
-    password: 'hostile-password',
-    name: `Hostile ${n}`,
-    slug: `hostile-${n}`,
-    reassign: method === 'DELETE' ? 'false' : false,
-    sidebar: 'cms_inactive_widgets',
-    // An empty batch (`""` is an empty list in a query string or form), so the other arguments are the fault.
-    requests: '',
-    url: CLOSED_PORT_URL,
-    position: '1',
-    // A scheduled change's time: far ahead, so the scheduler never applies what a request left.
-    date_gmt: '2099-01-01T00:00:00',
-  };
-  for (const [name, spec] of Object.entries(args)) {
-    if (!spec.required || name === except) continue;
-    if (!(name in known)) throw new Error(`no base value for the required argument ${name}`);
-    values[name] = known[name];
-  }
-  return values;
-}
-
-const basePairs = (args: Record<string, ArgSpec>, method: string, except = ''): [string, string][] =>
-  Object.entries(baseValues(args, except, method)).map(([key, value]) => [key, String(value)]);
-
-type Failures = string[];
-const tally = new Map<string, number>();
-
-/** Records what is wrong with one answer: a 5xx, an error without the error shape, or another status than expected. */
-function check(failures: Failures, what: string, response: ApiResponse, expected?: { status: number; code?: string }): void {
-  const body = response.body as { code?: unknown; message?: unknown; data?: { status?: unknown } } | string;
-  const code = typeof body === 'object' && body !== null ? String(body.code) : '-';
-  const problem = (reason: string) => failures.push(`${what} -> ${response.status} ${code}: ${reason} ${response.text.slice(0, 160)}`);
-  tally.set(`${response.status} ${code}`, (tally.get(`${response.status} ${code}`) ?? 0) + 1);
-  // WordPress's answer to a DELETE without force of what cannot be trashed: proof `force` stayed unset.
-  const trashNotSupported = response.status === 501 && code === 'rest_trash_not_supported' && what.startsWith('DELETE ');
-  if (response.status >= 500 && !trashNotSupported) problem('server error');
-  else if (expected && response.status !== expected.status) problem(`expected ${expected.status}`);
-  else if (expected?.code && code !== expected.code) problem(`expected code ${expected.code}`);
-  if (response.status >= 400 && response.status < 600) {
-    const shaped =
-      typeof body === 'object' && body !== null && typeof body.code === 'string' && typeof body.message === 'string' && body.data?.status === response.status;
-    if (!shaped) problem('not the error shape {code, message, data: {status}}');
-  }
-  if (response.status < 300 && /polluted/.test(response.text)) problem('a hostile name was stored or echoed');
-}
-
-/** Runs `work` over `items`, a few at a time: the answers, not their order, are under test. */
-async function eachLimited<T>(items: readonly T[], work: (item: T) => Promise<void>, limit = 4): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await work(items[next++]);
-  }));
-}
-
-const readTargets = () => targets.filter((target) => target.methods.includes('GET') || target.methods.includes('DELETE'));
-const writeTargets = () => targets.filter((target) => ['POST', 'PUT', 'PATCH'].some((method) => target.methods.includes(method)));
-const withQuery = (path: string, query: string) => (query ? `${path}?${query}` : path);
+const readTargets = () => given.targets.filter((target) => target.methods.includes('GET') || target.methods.includes('DELETE'));
+const writeTargets = () => given.targets.filter((target) => ['POST', 'PUT', 'PATCH'].some((method) => target.methods.includes(method)));
 
 describe('hostile values in every parameter the index lists', () => {
   it('GET and DELETE: as query parameters', async () => {
@@ -426,7 +101,7 @@ describe('hostile values in every parameter the index lists', () => {
   it('hostile top-level names, in the query, a form body and a JSON body', async () => {
     const failures: Failures = [];
     // PUT and PATCH parse exactly as POST does: the first method of each endpoint stands for them.
-    await eachLimited(targets, async (target) => {
+    await eachLimited(given.targets, async (target) => {
       const method = target.methods[0];
       for (const pairs of HOSTILE_NAMES) {
         // A write's required fields go in its form body below; a query of hostile names alone suffices here.
@@ -450,7 +125,7 @@ describe('hostile values in every parameter the index lists', () => {
 
   it('hostile _fields and _embed on every GET endpoint', async () => {
     const failures: Failures = [];
-    const cases = targets.filter((target) => target.methods.includes('GET')).flatMap((target) => HOSTILE_FIELDS.map((query) => ({ target, query })));
+    const cases = given.targets.filter((target) => target.methods.includes('GET')).flatMap((target) => HOSTILE_FIELDS.map((query) => ({ target, query })));
     await eachLimited(cases, async ({ target, query }) => {
       const response = await send('GET', withQuery(target.path, query), { headers: target.headers });
       check(failures, `GET ${target.pattern} ?${query}`, response);
@@ -499,7 +174,7 @@ describe('the batch route, /batch/v1', () => {
 
   it('hostile values in every field of every endpoint that takes batched requests', async () => {
     const failures: Failures = [];
-    const batched = targets.filter((target) => target.batched && target.methods.some((method) => method !== 'GET'));
+    const batched = given.targets.filter((target) => target.batched && target.methods.some((method) => method !== 'GET'));
     expect(batched.length).toBeGreaterThan(10);
     const cases = batched.flatMap((target) =>
       Object.keys(target.args).flatMap((name) => [...HOSTILE_VALUES, JSON_INFINITY].map((value) => ({ target, name, value }))),
@@ -508,7 +183,7 @@ describe('the batch route, /batch/v1', () => {
       const method = target.methods.find((m) => m !== 'GET')!;
       const base = JSON.stringify(baseValues(target.args, name, method)).slice(1, -1);
       const body = `{${base ? `${base},` : ''}${JSON.stringify(name)}:${value.json}}`;
-      const path = method === 'DELETE' ? pathFor(target.pattern, throwaway)! : target.path;
+      const path = method === 'DELETE' ? pathFor(target.pattern, given.throwaway)! : target.path;
       const response = await batch(`{"requests":[{"method":"${method}","path":${JSON.stringify(path)},"body":${body}}]}`);
       const what = `batch ${method} ${target.pattern} {${name}: ${value.label}}`;
       // NUL and 1e400 are refused with the whole batch, by the transport, before any request is looked at.
@@ -525,7 +200,7 @@ describe('the batch route, /batch/v1', () => {
       '/cms/v2/posts?_fields=__proto__.polluted',
       '/cms/v2/posts?_embed=1&_envelope=1&_jsonp=x&_method=DELETE',
       `/cms/v2/posts?${`a${'[a]'.repeat(100)}`}=1`,
-      `/cms/v2/posts/${keep.post}/../../users`,
+      `/cms/v2/posts/${given.keep.post}/../../users`,
       '/cms/v2/posts/%E0%A4%A',
       '/cms/v2/posts%00',
       '//cms/v2/posts',
@@ -536,7 +211,7 @@ describe('the batch route, /batch/v1', () => {
       '',
       '/'.repeat(5000),
       '/cms/v2/media',
-      `/cms/v2/posts/${keep.post}/revisions`,
+      `/cms/v2/posts/${given.keep.post}/revisions`,
       '/batch/v1',
       '/batch/v1?validation=normal',
     ];
@@ -563,12 +238,12 @@ describe('the batch route, /batch/v1', () => {
       ['{"If-Match":[["nested"]]}', 400],
     ];
     for (const [headers, status] of headerSets) {
-      const response = await batch(`{"requests":[{"method":"PUT","path":"/cms/v2/posts/${keep.post}","headers":${headers},"body":{"excerpt":"Hostile headers"}}]}`);
+      const response = await batch(`{"requests":[{"method":"PUT","path":"/cms/v2/posts/${given.keep.post}","headers":${headers},"body":{"excerpt":"Hostile headers"}}]}`);
       const what = `batch headers ${headers.slice(0, 60)}`;
       if (status === 207) checkEnvelopes(failures, what, response, 1);
       else check(failures, what, response, { status });
     }
-    const survivor = await send('GET', `/cms/v2/posts/${keep.post}`, { headers: app.admin });
+    const survivor = await send('GET', `/cms/v2/posts/${given.keep.post}`, { headers: app.admin });
     if (survivor.status !== 200 || survivor.body.status === 'trash') failures.push(`a header in a batch changed the method: ${survivor.text.slice(0, 160)}`);
     // The user is the batch's: headers inside it never authenticate anyone.
     const anonymous = await send('POST', '/batch/v1', { json: { requests: [{ path: '/cms/v2/posts', headers: app.admin, body: { title: 'Borrowed credentials' } }] } });
@@ -592,8 +267,7 @@ describe('the batch route, /batch/v1', () => {
 
 describe("the admin page's sign-in, /cms-admin/session", () => {
   const signIn = (options: RequestOptions) => {
-    requests++;
-    return app.site('POST', '/cms-admin/session', options);
+    return given.site('POST', '/cms-admin/session', options);
   };
   const asJson = (body: string) => ({ raw: { body, contentType: 'application/json' } });
 
@@ -635,8 +309,7 @@ describe("the admin page's sign-in, /cms-admin/session", () => {
     const pollution = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},"username":"nobody-hostile","password":"x"}';
     check(failures, 'sign-in with __proto__', await signIn(asJson(pollution)), { status: 401, code: 'invalid_username' });
     for (const method of ['PUT', 'PATCH']) {
-      requests++;
-      check(failures, `${method} /cms-admin/session`, await app.site(method, '/cms-admin/session', { json: {} }), { status: 404, code: 'rest_no_route' });
+      check(failures, `${method} /cms-admin/session`, await given.site(method, '/cms-admin/session', { json: {} }), { status: 404, code: 'rest_no_route' });
     }
     expect(failures).toEqual([]);
   });
@@ -652,11 +325,10 @@ describe("the admin page's sign-in, /cms-admin/session", () => {
       'cms_session=%E0%A4%A',
     ];
     for (const cookie of cookies) {
-      requests += 3;
       // No session cookie at all: nobody is signed in (204); one that names no live session: 401.
-      const current = await app.site('GET', '/cms-admin/session', { headers: { Cookie: cookie } });
+      const current = await given.site('GET', '/cms-admin/session', { headers: { Cookie: cookie } });
       check(failures, `GET with ${cookie.slice(0, 40)}`, current, cookie.includes('cms_session=') ? { status: 401, code: 'cms_not_signed_in' } : { status: 204 });
-      const signOut = await app.site('DELETE', '/cms-admin/session', { headers: { Cookie: cookie, 'X-WP-Nonce': 'x'.repeat(4000) } });
+      const signOut = await given.site('DELETE', '/cms-admin/session', { headers: { Cookie: cookie, 'X-WP-Nonce': 'x'.repeat(4000) } });
       check(failures, `DELETE with ${cookie.slice(0, 40)}`, signOut, { status: 401, code: 'cms_not_signed_in' });
       const api = await send('GET', '/cms/v2/posts', { headers: { Cookie: cookie, 'X-WP-Nonce': '\u00e9\u00e9' } });
       // A session cookie that names no live session, with a nonce: the cookie check fails.
@@ -665,13 +337,11 @@ describe("the admin page's sign-in, /cms-admin/session", () => {
     const signedIn = await signIn({ json: { username: 'admin', password: ADMIN_PASSWORD } });
     const cookie = signedIn.headers.getSetCookie()[0].split(';')[0];
     for (const nonce of ['', ' ', 'x'.repeat(4000), '{"$ne":null}', signedIn.body.nonce.slice(0, 9)]) {
-      requests += 2;
       check(failures, `the API with the nonce ${nonce.slice(0, 20)}`, await send('GET', '/cms/v2/posts', { headers: { Cookie: cookie, 'X-WP-Nonce': nonce } }), { status: 403, code: 'rest_cookie_invalid_nonce' });
-      check(failures, `DELETE with the nonce ${nonce.slice(0, 20)}`, await app.site('DELETE', '/cms-admin/session', { headers: { Cookie: cookie, 'X-WP-Nonce': nonce } }), { status: 403, code: 'rest_cookie_invalid_nonce' });
+      check(failures, `DELETE with the nonce ${nonce.slice(0, 20)}`, await given.site('DELETE', '/cms-admin/session', { headers: { Cookie: cookie, 'X-WP-Nonce': nonce } }), { status: 403, code: 'rest_cookie_invalid_nonce' });
     }
     for (const query of ['_wpnonce[]=1', '_wpnonce[$ne]=1', '_wpnonce=%00']) {
-      requests++;
-      const response = await app.site('GET', `/cms-json/cms/v2/posts?${query}`, { headers: { Cookie: cookie } });
+      const response = await given.site('GET', `/cms-json/cms/v2/posts?${query}`, { headers: { Cookie: cookie } });
       check(failures, `the API with ${query}`, response, { status: query.includes('%00') ? 400 : 403 });
     }
     expect(failures).toEqual([]);
@@ -687,16 +357,16 @@ describe('hostile points of the log: as_of and as_of_position', () => {
     const events = app.deps.store.db.collection('events');
     const before = await events.countDocuments({});
     const routes: [string, string][] = [
-      ['GET', `/cms/v2/posts/${keep.post}`],
-      ['GET', `/cms/v2/pages/${keep.page}`],
-      ['GET', `/cms/v2/menu-items/${keep.menuItem}`],
+      ['GET', `/cms/v2/posts/${given.keep.post}`],
+      ['GET', `/cms/v2/pages/${given.keep.page}`],
+      ['GET', `/cms/v2/menu-items/${given.keep.menuItem}`],
       ['GET', '/cms/v2/posts'],
       ['GET', '/cms/v2/pages'],
       ['GET', '/cms/v2/menu-items'],
-      ['POST', `/cms/v2/posts/${keep.post}/restore`],
-      ['POST', `/cms/v2/pages/${keep.page}/restore`],
-      ['POST', `/cms/v2/menu-items/${keep.menuItem}/restore`],
-      ['POST', `/cms/v2/menus/${keep.menu}/restore`],
+      ['POST', `/cms/v2/posts/${given.keep.post}/restore`],
+      ['POST', `/cms/v2/pages/${given.keep.page}/restore`],
+      ['POST', `/cms/v2/menu-items/${given.keep.menuItem}/restore`],
+      ['POST', `/cms/v2/menus/${given.keep.menu}/restore`],
     ];
     const cases: [string, string][] = [
       ...HOSTILE_POSITIONS.map((value): [string, string] => ['as_of_position', value]),
@@ -722,7 +392,7 @@ describe('hostile points of the log: as_of and as_of_position', () => {
 
 describe('after all of it', () => {
   it('left no prototype of this process changed', () => {
-    expect(prototypeKeys()).toEqual(prototypesBefore);
+    expect(prototypeKeys()).toEqual(given.prototypesBefore);
     for (const key of ['polluted', 'force', 'id', 'prototype']) expect(Object.prototype, key).not.toHaveProperty(key);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(({} as Record<string, unknown>).force).toBeUndefined();
@@ -730,15 +400,15 @@ describe('after all of it', () => {
 
   it('deleted nothing for good: every fixture a DELETE was aimed at is still there', async () => {
     const stillThere: [string, string][] = [
-      ['post', `/cms/v2/posts/${throwaway.post}`],
-      ['page', `/cms/v2/pages/${throwaway.page}`],
-      ['category', `/cms/v2/categories/${throwaway.category}`],
-      ['tag', `/cms/v2/tags/${throwaway.tag}`],
-      ['user', `/cms/v2/users/${throwaway.user}`],
-      ['post revision', `/cms/v2/posts/${throwaway.post}/revisions/${throwaway.revision.posts}`],
-      ['page revision', `/cms/v2/pages/${throwaway.page}/revisions/${throwaway.revision.pages}`],
-      ['administrator of DELETE /users/me', `/cms/v2/users/${deleteMeAdmin.id}`],
-      ['webhook', `/cms/v2/webhooks/${throwaway.webhook}`],
+      ['post', `/cms/v2/posts/${given.throwaway.post}`],
+      ['page', `/cms/v2/pages/${given.throwaway.page}`],
+      ['category', `/cms/v2/categories/${given.throwaway.category}`],
+      ['tag', `/cms/v2/tags/${given.throwaway.tag}`],
+      ['user', `/cms/v2/users/${given.throwaway.user}`],
+      ['post revision', `/cms/v2/posts/${given.throwaway.post}/revisions/${given.throwaway.revision.posts}`],
+      ['page revision', `/cms/v2/pages/${given.throwaway.page}/revisions/${given.throwaway.revision.pages}`],
+      ['administrator of DELETE /users/me', `/cms/v2/users/${given.deleteMeAdmin.id}`],
+      ['webhook', `/cms/v2/webhooks/${given.throwaway.webhook}`],
     ];
     const gone: string[] = [];
     for (const [what, route] of stillThere) {
@@ -762,7 +432,7 @@ describe('after all of it', () => {
     expect(fields.status).toBe(200);
     expect(fields.body.length).toBeGreaterThan(0);
     for (const item of fields.body as Record<string, unknown>[]) expect(Object.keys(item)).toEqual(['id']);
-    const fixture = await send('GET', `/cms/v2/posts/${keep.post}`, { headers: app.admin });
+    const fixture = await send('GET', `/cms/v2/posts/${given.keep.post}`, { headers: app.admin });
     expect(fixture.status).toBe(200);
   });
 });
@@ -790,7 +460,7 @@ describe('the HTTP boundary', () => {
   });
 
   it('answers a URL over 16 KB with 431 in the error shape', async () => {
-    requests++;
+    given.counted();
     const response = await fetch(`${app.siteUrl}/cms-json/cms/v2/posts?search=${'a'.repeat(17_000)}`);
     expect(response.status).toBe(431);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -809,8 +479,7 @@ describe('the HTTP boundary', () => {
   it('treats ?rest_route= like /cms-json/ for hostile names', async () => {
     const failures: Failures = [];
     for (const query of ['__proto__[force]=1', 'constructor[prototype][force]=1', 'per_page=1e400', 'search=a%00b']) {
-      requests++;
-      const response = await app.site('GET', `/?rest_route=/cms/v2/posts&${query}`, { headers: app.admin });
+      const response = await given.site('GET', `/?rest_route=/cms/v2/posts&${query}`, { headers: app.admin });
       const expected = query.startsWith('__') || query.startsWith('constructor') ? undefined : { status: 400 };
       check(failures, `GET ?rest_route=/cms/v2/posts&${query}`, response, expected);
     }
@@ -849,7 +518,7 @@ describe('client-sized inputs, refused before any work', () => {
   /** The answer to `request`, and the database commands sent while it was served. */
   async function counted(request: () => Promise<ApiResponse>): Promise<{ response: ApiResponse; commands: string[] }> {
     commands = [];
-    requests++;
+    given.counted();
     const response = await request();
     await nextTurn();
     return { response, commands };

@@ -1,26 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resources } from '../../src/resources/index.js';
 import { demoMenusResource } from '../support/demo-menus.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { testAppForFile, usersFor } from '../support/test-app.js';
 
 type Headers = Record<string, string>;
 
-let app: TestApp;
-let editor: Headers;
-let author: { id: number; headers: Headers };
-let contributor: Headers;
-let subscriber: Headers;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  editor = (await app.asRole('editor')).headers;
-  author = await app.asRole('author');
-  contributor = (await app.asRole('contributor')).headers;
-  subscriber = (await app.asRole('subscriber')).headers;
-});
-afterAll(async () => {
-  await app?.stop();
-});
+const app = testAppForFile();
+const users = usersFor(app, ['editor', 'author', 'contributor', 'subscriber']);
 
 async function create(base: 'categories' | 'tags', json: Record<string, unknown>, headers: Headers = app.admin) {
   const response = await app.api('POST', `/cms/v2/${base}`, { json, headers });
@@ -83,12 +69,12 @@ describe('the default category', () => {
     const noForce = await app.api('DELETE', '/cms/v2/categories/1', { headers: app.admin });
     expect(noForce.status).toBe(501);
     expect(noForce.body.code).toBe('rest_trash_not_supported');
-    for (const headers of [app.admin, editor]) {
+    for (const headers of [app.admin, users.editor.headers]) {
       const forced = await app.api('DELETE', '/cms/v2/categories/1', { headers, query: { force: true } });
       expect(forced.status).toBe(400);
       expect(forced.body).toEqual({ code: 'rest_cannot_delete', message: 'The term cannot be deleted.', data: { status: 400 } });
     }
-    const refused = await app.api('DELETE', '/cms/v2/categories/1', { headers: subscriber, query: { force: true } });
+    const refused = await app.api('DELETE', '/cms/v2/categories/1', { headers: users.subscriber.headers, query: { force: true } });
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ code: 'rest_cannot_delete', message: 'Sorry, you are not allowed to delete this term.', data: { status: 403 } });
     expect((await app.api('GET', '/cms/v2/categories/1')).status).toBe(200);
@@ -97,7 +83,7 @@ describe('the default category', () => {
 
 describe('creating terms', () => {
   it('lets contributors and above create tags, answering 201 with Location in edit context', async () => {
-    for (const [index, headers] of [app.admin, editor, author.headers, contributor].entries()) {
+    for (const [index, headers] of [app.admin, users.editor.headers, users.author.headers, users.contributor.headers].entries()) {
       const { status, headers: responseHeaders, body } = await app.api('POST', '/cms/v2/tags', {
         headers,
         json: { name: `Role Tag ${index}`, description: 'A tag.', meta: { colour: 'red' } },
@@ -122,7 +108,7 @@ describe('creating terms', () => {
 
   it('refuses tags to subscribers (403) and anonymous callers (401)', async () => {
     const message = 'Sorry, you are not allowed to create terms in this taxonomy.';
-    const asSubscriber = await app.api('POST', '/cms/v2/tags', { headers: subscriber, json: { name: 'Nope' } });
+    const asSubscriber = await app.api('POST', '/cms/v2/tags', { headers: users.subscriber.headers, json: { name: 'Nope' } });
     expect(asSubscriber.status).toBe(403);
     expect(asSubscriber.body).toEqual({ code: 'rest_cannot_create', message, data: { status: 403 } });
     const anonymous = await app.api('POST', '/cms/v2/tags', { json: { name: 'Nope' } });
@@ -131,8 +117,8 @@ describe('creating terms', () => {
   });
 
   it('lets only editors and administrators create categories', async () => {
-    expect((await create('categories', { name: 'Editor Category' }, editor)).slug).toBe('editor-category');
-    for (const [headers, status] of [[author.headers, 403], [contributor, 403], [subscriber, 403], [{}, 401]] as const) {
+    expect((await create('categories', { name: 'Editor Category' }, users.editor.headers)).slug).toBe('editor-category');
+    for (const [headers, status] of [[users.author.headers, 403], [users.contributor.headers, 403], [users.subscriber.headers, 403], [{}, 401]] as const) {
       const response = await app.api('POST', '/cms/v2/categories', { headers, json: { name: 'Refused Category' } });
       expect(response.status).toBe(status);
       expect(response.body.code).toBe('rest_cannot_create');
@@ -239,7 +225,7 @@ describe('reading terms', () => {
     const embed = await app.api('GET', `/cms/v2/tags/${tag.id}`, { query: { context: 'embed' } });
     expect(embed.body).toMatchObject({ id: tag.id, link: `${app.siteUrl}/?tag=context-tag`, name: 'Context Tag', slug: 'context-tag', taxonomy: 'post_tag' });
     expect(Object.keys(embed.body).sort()).toEqual(['_links', 'id', 'link', 'name', 'slug', 'taxonomy']);
-    const edit = await app.api('GET', `/cms/v2/tags/${tag.id}`, { query: { context: 'edit' }, headers: editor });
+    const edit = await app.api('GET', `/cms/v2/tags/${tag.id}`, { query: { context: 'edit' }, headers: users.editor.headers });
     expect(edit.status).toBe(200);
     expect(edit.body.meta).toEqual({});
     const fields = await app.api('GET', `/cms/v2/tags/${tag.id}`, { query: { _fields: 'id,name' } });
@@ -252,10 +238,10 @@ describe('reading terms', () => {
       const anonymous = await app.api('GET', route, { query: { context: 'edit' } });
       expect(anonymous.status).toBe(401);
       expect(anonymous.body).toEqual({ code: 'rest_forbidden_context', message, data: { status: 401 } });
-      const asAuthor = await app.api('GET', route, { query: { context: 'edit' }, headers: author.headers });
+      const asAuthor = await app.api('GET', route, { query: { context: 'edit' }, headers: users.author.headers });
       expect(asAuthor.status).toBe(403);
       expect(asAuthor.body.code).toBe('rest_forbidden_context');
-      expect((await app.api('GET', route, { query: { context: 'edit' }, headers: editor })).status).toBe(200);
+      expect((await app.api('GET', route, { query: { context: 'edit' }, headers: users.editor.headers })).status).toBe(200);
     }
   });
 
@@ -281,9 +267,9 @@ describe('reading terms', () => {
 
   it('states the allowed methods per caller', async () => {
     expect((await app.api('GET', '/cms/v2/categories/1')).headers.get('allow')).toBe('GET');
-    expect((await app.api('GET', '/cms/v2/categories/1', { headers: editor })).headers.get('allow')).toBe('GET, POST, PUT, PATCH, DELETE');
-    expect((await app.api('GET', '/cms/v2/tags', { headers: contributor })).headers.get('allow')).toBe('GET, POST');
-    expect((await app.api('GET', '/cms/v2/categories', { headers: contributor })).headers.get('allow')).toBe('GET');
+    expect((await app.api('GET', '/cms/v2/categories/1', { headers: users.editor.headers })).headers.get('allow')).toBe('GET, POST, PUT, PATCH, DELETE');
+    expect((await app.api('GET', '/cms/v2/tags', { headers: users.contributor.headers })).headers.get('allow')).toBe('GET, POST');
+    expect((await app.api('GET', '/cms/v2/categories', { headers: users.contributor.headers })).headers.get('allow')).toBe('GET');
   });
 
   it('describes each taxonomy in OPTIONS: categories have a parent, tags do not', async () => {
@@ -407,29 +393,29 @@ describe('listing terms', () => {
     const red = await create('tags', { name: 'Post Red' });
     const blue = await create('tags', { name: 'Post Blue' });
     await create('tags', { name: 'Post Green' });
-    const published = await insertPost({ type: 'post', status: 'publish', author: author.id, terms: { post_tag: [red.id, blue.id], category: [1] } });
+    const published = await insertPost({ type: 'post', status: 'publish', author: users.author.id, terms: { post_tag: [red.id, blue.id], category: [1] } });
     const { body, headers } = await app.api('GET', '/cms/v2/tags', { query: { post: published } });
     expect(names(body)).toEqual(['Post Blue', 'Post Red']);
     expect(headers.get('x-wp-total')).toBe('2');
     expect(names((await app.api('GET', '/cms/v2/categories', { query: { post: published } })).body)).toEqual(['Uncategorized']);
 
-    const bare = await insertPost({ type: 'post', status: 'publish', author: author.id });
+    const bare = await insertPost({ type: 'post', status: 'publish', author: users.author.id });
     expect((await app.api('GET', '/cms/v2/tags', { query: { post: bare } })).body).toEqual([]);
 
     const missing = await app.api('GET', '/cms/v2/tags', { query: { post: 987654321 } });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ code: 'rest_post_invalid_id', message: 'Invalid post ID.', data: { status: 400 } });
 
-    const draft = await insertPost({ type: 'post', status: 'draft', author: author.id, terms: { post_tag: [red.id] } });
+    const draft = await insertPost({ type: 'post', status: 'draft', author: users.author.id, terms: { post_tag: [red.id] } });
     const message = 'Sorry, you are not allowed to view terms for this post.';
     const anonymous = await app.api('GET', '/cms/v2/tags', { query: { post: draft } });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual({ code: 'rest_forbidden_context', message, data: { status: 401 } });
-    expect((await app.api('GET', '/cms/v2/tags', { query: { post: draft }, headers: contributor })).status).toBe(403);
-    expect(names((await app.api('GET', '/cms/v2/tags', { query: { post: draft }, headers: author.headers })).body)).toEqual(['Post Red']);
-    expect(names((await app.api('GET', '/cms/v2/tags', { query: { post: draft }, headers: editor })).body)).toEqual(['Post Red']);
+    expect((await app.api('GET', '/cms/v2/tags', { query: { post: draft }, headers: users.contributor.headers })).status).toBe(403);
+    expect(names((await app.api('GET', '/cms/v2/tags', { query: { post: draft }, headers: users.author.headers })).body)).toEqual(['Post Red']);
+    expect(names((await app.api('GET', '/cms/v2/tags', { query: { post: draft }, headers: users.editor.headers })).body)).toEqual(['Post Red']);
 
-    const page = await insertPost({ type: 'page', status: 'publish', author: author.id });
+    const page = await insertPost({ type: 'page', status: 'publish', author: users.author.id });
     expect((await app.api('GET', '/cms/v2/tags', { query: { post: page } })).status).toBe(401);
     expect((await app.api('GET', '/cms/v2/tags', { query: { post: 'invalid-post' } })).status).toBe(400);
   });
@@ -487,16 +473,16 @@ describe('updating terms', () => {
   it('lets editors update with POST, PUT and PATCH, answering in edit context', async () => {
     const category = await create('categories', { name: 'Original Name', description: 'Original', slug: 'original-slug' });
     const updated = await app.api('POST', `/cms/v2/categories/${category.id}`, {
-      headers: editor,
+      headers: users.editor.headers,
       json: { name: 'New Name', description: 'New Description', slug: 'new-slug', meta: { a: 1 } },
     });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ id: category.id, name: 'New Name', description: 'New Description', slug: 'new-slug', meta: {}, parent: 0, count: 0 });
-    const put = await app.api('PUT', `/cms/v2/categories/${category.id}`, { headers: editor, json: { description: 'Put' } });
+    const put = await app.api('PUT', `/cms/v2/categories/${category.id}`, { headers: users.editor.headers, json: { description: 'Put' } });
     expect(put.body.description).toBe('Put');
-    const patch = await app.api('PATCH', `/cms/v2/categories/${category.id}`, { headers: editor, json: { description: 'Patched' } });
+    const patch = await app.api('PATCH', `/cms/v2/categories/${category.id}`, { headers: users.editor.headers, json: { description: 'Patched' } });
     expect(patch.body).toMatchObject({ name: 'New Name', slug: 'new-slug', description: 'Patched' });
-    const unchanged = await app.api('POST', `/cms/v2/categories/${category.id}`, { headers: editor, json: {} });
+    const unchanged = await app.api('POST', `/cms/v2/categories/${category.id}`, { headers: users.editor.headers, json: {} });
     expect(unchanged.status).toBe(200);
     expect(unchanged.body.name).toBe('New Name');
     expect((await app.api('GET', `/cms/v2/categories/${category.id}`)).body.description).toBe('Patched');
@@ -505,7 +491,7 @@ describe('updating terms', () => {
   it('refuses updates without edit_term: 401 anonymous, 403 logged in; 404 first for an unknown term', async () => {
     const tag = await create('tags', { name: 'Guarded Tag' });
     const message = 'Sorry, you are not allowed to edit this term.';
-    for (const headers of [author.headers, contributor, subscriber]) {
+    for (const headers of [users.author.headers, users.contributor.headers, users.subscriber.headers]) {
       const response = await app.api('POST', `/cms/v2/tags/${tag.id}`, { headers, json: { name: 'Changed' } });
       expect(response.status).toBe(403);
       expect(response.body).toEqual({ code: 'rest_cannot_update', message, data: { status: 403 } });
@@ -556,10 +542,10 @@ describe('updating terms', () => {
   });
 
   it('lets the default category be renamed', async () => {
-    const renamed = await app.api('POST', '/cms/v2/categories/1', { headers: editor, json: { name: 'General' } });
+    const renamed = await app.api('POST', '/cms/v2/categories/1', { headers: users.editor.headers, json: { name: 'General' } });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ id: 1, name: 'General', slug: 'uncategorized' });
-    await app.api('POST', '/cms/v2/categories/1', { headers: editor, json: { name: 'Uncategorized' } });
+    await app.api('POST', '/cms/v2/categories/1', { headers: users.editor.headers, json: { name: 'Uncategorized' } });
   });
 });
 
@@ -580,7 +566,7 @@ describe('deleting terms', () => {
 
   it('deletes with force=true and returns the previous term in view context without links', async () => {
     const tag = await create('tags', { name: 'Deleted Tag', description: 'gone', meta: { x: 1 } });
-    const { status, body } = await app.api('DELETE', `/cms/v2/tags/${tag.id}`, { headers: editor, query: { force: true } });
+    const { status, body } = await app.api('DELETE', `/cms/v2/tags/${tag.id}`, { headers: users.editor.headers, query: { force: true } });
     expect(status).toBe(200);
     expect(body).toEqual({
       deleted: true,
@@ -596,7 +582,7 @@ describe('deleting terms', () => {
       },
     });
     expect((await app.api('GET', `/cms/v2/tags/${tag.id}`)).status).toBe(404);
-    const again = await app.api('DELETE', `/cms/v2/tags/${tag.id}`, { headers: editor, query: { force: true } });
+    const again = await app.api('DELETE', `/cms/v2/tags/${tag.id}`, { headers: users.editor.headers, query: { force: true } });
     expect(again.status).toBe(404);
     expect(again.body.code).toBe('rest_term_invalid');
   });
@@ -612,7 +598,7 @@ describe('deleting terms', () => {
 
   it('refuses deletion without delete_term', async () => {
     const tag = await create('tags', { name: 'Undeletable By Authors' });
-    for (const headers of [author.headers, contributor, subscriber]) {
+    for (const headers of [users.author.headers, users.contributor.headers, users.subscriber.headers]) {
       const response = await app.api('DELETE', `/cms/v2/tags/${tag.id}`, { headers, query: { force: true } });
       expect(response.status).toBe(403);
       expect(response.body.code).toBe('rest_cannot_delete');
@@ -625,13 +611,7 @@ describe('deleting terms', () => {
 });
 
 describe('reuse by composition (a menus-like taxonomy on the same controller)', () => {
-  let menus: TestApp;
-  beforeAll(async () => {
-    menus = await createTestApp({ resources: [...resources, demoMenusResource] });
-  });
-  afterAll(async () => {
-    await menus?.stop();
-  });
+  const menus = testAppForFile({ resources: [...resources, demoMenusResource] });
 
   it('answers with the extended schema and hooks', async () => {
     const made = await menus.api('POST', '/cms/v2/demo-menus', { headers: menus.admin, json: { name: 'Main', auto_add: true } });

@@ -125,6 +125,50 @@ export function twoServicesOnOneDatabase(options: TestAppOptions = {}): { readon
   };
 }
 
+/**
+ * Stands for a value a hook makes later (a test app started in `beforeAll`): every property read
+ * goes to the value as it is then. Read before the hook ran, it says so.
+ */
+export function later<T extends object>(what: string, current: () => T | undefined): T {
+  return new Proxy({} as T, {
+    get(_target, key) {
+      const value = current();
+      if (value === undefined) throw new Error(`${what} is not ready: use it inside a test or a hook`);
+      return Reflect.get(value, key);
+    },
+  });
+}
+
+/**
+ * The test app of a test file (or of one `describe`): started before its tests, stopped after
+ * them. What it returns stands for the app, so a file holds it in a `const` rather than a
+ * module-level `let` its tests would share.
+ */
+export function testAppForFile(options: TestAppOptions = {}): TestApp {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await createTestApp(options);
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+  return later('the test app', () => app);
+}
+
+/** A user `asRole` made: its id, name, password and the headers to act as it. */
+export type Actor = Awaited<ReturnType<TestApp['asRole']>>;
+
+/** Users of the enclosing `describe` (or file), one per role named, made before its tests. */
+export function usersFor<R extends RoleName>(app: TestApp, roles: readonly R[]): Record<R, Actor> {
+  let users: Record<R, Actor> | undefined;
+  beforeAll(async () => {
+    const made = {} as Record<R, Actor>;
+    for (const role of roles) made[role] = await app.asRole(role);
+    users = made;
+  });
+  return later('the users', () => users);
+}
+
 /** Starts the real service on an ephemeral port, with a database of its own on the run's server. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const databaseUri = options.databaseUri ?? inject('mongodbUri');
