@@ -63,7 +63,15 @@ export class RestRequest {
   readonly params: Record<string, unknown>;
   /** The matched route's pattern, e.g. `/cms/v2/posts/(?P<id>[\d]+)`. */
   route = '';
-  context: Context = 'view';
+  #context: Context = 'view';
+  /** The context the answer is prepared and filtered in: the server's choice, made before the handler runs. */
+  get context(): Context {
+    return this.#context;
+  }
+  /** Sets `context`, from the request and its endpoint's `answerContext`: the server's, not a handler's, to call. */
+  answerIn(context: Context): void {
+    this.#context = context;
+  }
   /** `_fields`, or null when every field is wanted. */
   fields: string[] | null = null;
   /** Whether `_embed` asks for embedding (so `_links` must be built). */

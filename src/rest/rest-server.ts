@@ -9,7 +9,7 @@ import { compactLinks, parseEmbed, type EmbedRequest, type Links } from './links
 import { RestRequest, type IncomingRequest } from './rest-request.js';
 import { RestEventStream, RestResponse, RestStream, type HeaderValue, type Pagination, type ServerSentEvent } from './rest-response.js';
 import { type CompiledEndpoint, type CompiledRoute, type RouteSpec } from './route.js';
-import { createAjv, type Context } from './schema.js';
+import { createAjv, CONTEXTS, type Context } from './schema.js';
 import { StreamedList } from './streamed-list.js';
 import { describeRoute } from './discovery.js';
 import { isDatabaseUnavailable } from '../store/database/mongo.js';
@@ -219,7 +219,7 @@ export class RestServer<D> {
           Object.assign(request.params, brought);
         };
       }
-      request.context = (request.params.context as Context | undefined) ?? (isRead(request.method) ? 'view' : 'edit');
+      request.answerIn(answerContextOf(endpoint.spec.answerContext, request.params.context, request.method));
       return undefined;
     } catch (error) {
       if (!isAnswerable(error)) request.log.error({ err: error, route: route.pattern }, 'request failed');
@@ -318,6 +318,12 @@ export class RestServer<D> {
 export function errorResult<D>(error: unknown): Dispatched<D> {
   const restError = asRestError(error);
   return { status: restError.status, headers: {}, data: restError.toBody(), error: true };
+}
+
+/** The context a request is answered in: what its endpoint declares (`answerContext`), else what it asks, else its method's. */
+function answerContextOf(declared: Context | 'asked' | undefined, asked: unknown, method: string): Context {
+  if (declared === 'asked') return CONTEXTS.includes(asked as Context) ? (asked as Context) : 'view';
+  return declared ?? (asked as Context | undefined) ?? (isRead(method) ? 'view' : 'edit');
 }
 
 function isRead(method: string): boolean {

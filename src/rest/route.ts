@@ -1,7 +1,7 @@
 import { type ArgSpecs, type CompiledArgs } from './args.js';
 import { type RestRequest, type RestUser } from './rest-request.js';
 import { type RestEventStream, type RestResponse, type RestStream } from './rest-response.js';
-import { type FieldSchema, type ItemSchema } from './schema.js';
+import { type Context, type FieldSchema, type ItemSchema } from './schema.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -60,6 +60,14 @@ export interface EndpointSpec<D> {
    * which may wait for the next change): never answered from, nor kept in, the response cache.
    */
   freshness?: 'live';
+  /**
+   * The context the answer is prepared and filtered in, whatever the request's `context` asks, as
+   * WordPress's writes `set_param( 'context', 'edit' )` before they answer. `asked`: the one the
+   * request names, `view` when it names none (WordPress's deletes, which declare no `context`
+   * argument and prepare `previous` in the asked one). Absent: the request's, else `view` for a
+   * read and `edit` for a write.
+   */
+  answerContext?: Context | 'asked';
   /** Overrides the route's `allowBatch` for this endpoint (WordPress's handler-level `allow_batch`). */
   allowBatch?: AllowBatch;
   /**

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { testAppForFile, usersFor } from '../support/test-app.js';
 import { changeLog } from '../../src/store/log/change-log.js';
 
-
 const app = testAppForFile();
 const users = usersFor(app, ['author', 'contributor', 'editor']);
 
@@ -70,6 +69,18 @@ describe('creating posts', () => {
     expect(exists.body.code).toBe('rest_post_exists');
     const term = await create(users.author.headers, { title: 'x', categories: [987654] });
     expect(term.status).toBe(400);
+  });
+});
+
+describe('answering writes', () => {
+  it('answers in the edit context whatever `context` the write asks, as WordPress does', async () => {
+    const created = await app.api('POST', '/cms/v2/posts', { headers: users.author.headers, query: { context: 'view' }, json: { title: 'Asked for view', content: 'Raw words' } });
+    expect(created.status).toBe(201);
+    expect(created.body.content.raw).toBe('Raw words');
+    const updated = await app.api('POST', `/cms/v2/posts/${created.body.id}`, { headers: users.author.headers, query: { context: 'embed' }, json: { excerpt: 'Raw excerpt' } });
+    expect(updated.body.excerpt.raw).toBe('Raw excerpt');
+    const deleted = await app.api('DELETE', `/cms/v2/posts/${created.body.id}`, { headers: users.author.headers, query: { force: true, context: 'view' } });
+    expect(deleted.body.previous.content.raw).toBe('Raw words');
   });
 });
 

@@ -202,10 +202,10 @@ export const notesResource: ResourceManifest = {
           methods: DELETABLE,
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Required to be true.' } },
           permission: isFirstUser,
+          answerContext: 'edit',
           handler: async (req, deps) => {
             const doc = await findNote(req, deps);
             if (req.params.force !== true) throw new TrashNotSupported();
-            req.context = 'edit';
             const previous = prepareNote(doc, req);
             delete previous._links;
             await notes(deps).deleteOne({ _id: doc._id });

@@ -94,6 +94,7 @@ export const applicationPasswordRoutes = defineRoutes<Deps>('cms/v2', [
         saves: savesOf('application-passwords'),
         permission: mayEdit(CannotCreate),
         response: { status: 201 },
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const user = await owner(req, deps);
           const name = String(req.params.name).trim();
@@ -110,7 +111,6 @@ export const applicationPasswordRoutes = defineRoutes<Deps>('cms/v2', [
             last_ip: null,
           };
           await applicationPasswordsCollection(deps.store.db).insertOne(doc);
-          req.context = 'edit';
           return created(prepare(doc, req, password), req.url(`/cms/v2/users/${user._id}/application-passwords/${doc._id}`));
         },
       },
@@ -181,10 +181,10 @@ export const applicationPasswordRoutes = defineRoutes<Deps>('cms/v2', [
         methods: DELETABLE,
         args: { ...userIdArg, ...uuidArg },
         permission: mayEdit(CannotDeleteOne),
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const doc = await findOwned(req, deps);
           await applicationPasswordsCollection(deps.store.db).deleteOne({ _id: doc._id });
-          req.context = 'edit';
           const previous = prepare(doc, req);
           delete previous._links;
           return { deleted: true, previous };

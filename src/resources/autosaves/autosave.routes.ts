@@ -83,10 +83,10 @@ export function autosaveRoutes<Item extends RevisionedItem>(type: AutosavingType
             if (!type.canEdit(req.user, item)) throw new CannotEditPost(req);
             return true;
           },
+          answerContext: 'edit',
           handler: async (req, deps) => {
             const current = await autosavedItem(req, deps);
             const { record, inPlace } = await type.autosave(deps, current, req);
-            req.context = 'edit';
             // WordPress answers 200, not 201: an autosave is saved over, never created as a resource.
             return prepare(req, deps, record, current, inPlace);
           },

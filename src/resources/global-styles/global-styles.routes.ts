@@ -71,10 +71,10 @@ export const globalStylesRoutes = defineRoutes<Deps>('cms/v2', [
         args: globalStylesUpdateArgs,
         saves: savesOf('global-styles'),
         permission: canUpdateGlobalStyles,
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const { styles, settings, title } = req.params as GlobalStylesInput;
           const doc = await updateGlobalStyles(deps, await requestedGlobalStyles(req, deps), { styles, settings, title });
-          req.context = 'edit';
           return prepareGlobalStyles(doc, req);
         },
       },

@@ -79,10 +79,10 @@ export const mediaRoutes: RouteSpec<Deps>[] = defineRoutes<Deps>('cms/v2', [
           if (req.params.post !== undefined) await attachableParent(req, deps, Number(req.params.post));
           return true;
         },
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const timezone = await siteTimezone(deps);
           const doc = await createAttachment(req, deps);
-          req.context = 'edit';
           const location = req.url(`/cms/v2/media/${doc._id}`);
           return new RestResponse(prepareAttachment(doc, req, deps.siteUrl, timezone), 201, { Location: location, 'X-WP-Upload-Attachment-ID': String(doc._id) });
         },
@@ -112,9 +112,9 @@ export const mediaRoutes: RouteSpec<Deps>[] = defineRoutes<Deps>('cms/v2', [
           if (!canEditPost(req.user, await routeItem(req, deps))) throw new CannotEditPost(req);
           return true;
         },
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const doc = await updateAttachment(req, deps, await routeItem(req, deps));
-          req.context = 'edit';
           return prepareOne(req, deps, doc);
         },
       },
@@ -125,11 +125,11 @@ export const mediaRoutes: RouteSpec<Deps>[] = defineRoutes<Deps>('cms/v2', [
           if (!canDeletePost(req.user, await routeItem(req, deps))) throw new CannotDeletePost(req);
           return true;
         },
+        answerContext: 'edit',
         handler: async (req, deps) => {
           // Media trash is off in WordPress (`MEDIA_TRASH`): only a forced delete.
           if (req.params.force !== true) throw new TrashNotSupported();
           const current = await routeItem(req, deps);
-          req.context = 'edit';
           const previous = await prepareOne(req, deps, current);
           delete previous._links;
           await deleteAttachment(req, deps, current);

@@ -71,7 +71,6 @@ export async function restoreMenuItemAt(req: RestRequest, deps: Deps): Promise<R
   const then = await stateAt(deps.store.db, menuItemHistory, current._id, position, current);
   if (!then) throw new PostInvalidId();
   const doc = await updateMenuItem(deps, current._id, (doc) => admitRestoredMenuItem(deps, doc, restoredFields(then, req)), req.user.id, { ifMatch: ifMatchOf(req), fromPosition: position, current });
-  req.context = 'edit';
   return new RestResponse(await prepareOne(doc, req, deps), 200, { ETag: `"${doc.version}"` });
 }
 

@@ -96,7 +96,6 @@ export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
   async restore(deps, item, revision, req) {
     const filtered = filterKeptText((revision.item ?? {}) as Partial<MenuItemFields>, await restoringWriters(deps, req, revision));
     const doc = await restoreMenuItemRevision(deps, item, { ...revision, item: filtered }, req.user.id, ifMatchOf(req));
-    req.context = 'edit';
     return new RestResponse(await prepareOne(doc, req, deps));
   },
   deleteRevision: (deps, item, revision, actor) => deleteMenuItemRevision(deps, item, revision, actor),

@@ -6,7 +6,6 @@ import { contextArg, filterByContext } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { created } from '../../rest/rest-response.js';
 import { BATCH_V1, CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
-import { type Context } from '../../rest/schema.js';
 import { PostInvalidPage } from '../posts/index.js';
 import { createMenuItem, deleteMenuItem, findMenuItem, updateMenuItem } from './menu-item.commands.js';
 import { menuItemInput } from './menu-item.input.js';
@@ -52,9 +51,9 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
         saves: savesOf('menu-items'),
         permission: canCreateMenuItems,
         response: { status: 201 },
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const doc = await createMenuItem(deps, await menuItemInput(req, deps, null), req.user.id);
-          req.context = 'edit';
           return created(await prepareOne(doc, req, deps), req.url(`/cms/v2/menu-items/${doc._id}`));
         },
       },
@@ -89,11 +88,11 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
         changes: 'content',
         args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
         permission: canDeleteMenuItems,
+        answerContext: 'asked',
         handler: async (req, deps) => {
           const current = await findMenuItem(deps, Number(req.params.id));
           // WordPress answers 501, not 405: the method exists; menu items simply have no trash.
           if (req.params.force !== true) throw new TrashNotSupported();
-          req.context = (req.params.context as Context | undefined) ?? 'view';
           const { _links: _omitted, ...previous } = await prepareOne(current, req, deps);
           await deleteMenuItem(deps, current, req.user.id, ifMatchOf(req));
           return { deleted: true, previous: filterByContext(menuItemSchema, previous, req.context) };
@@ -110,6 +109,7 @@ export const menuItemRoutes = defineRoutes<Deps>('cms/v2', [
         changes: 'content',
         args: { ...idArg, ...AS_OF_ARGS },
         permission: canEditMenuItems,
+        answerContext: 'edit',
         handler: restoreMenuItemAt,
       },
     ],

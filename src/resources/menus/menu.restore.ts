@@ -27,12 +27,12 @@ export const menuRestoreRoutes = defineRoutes<Deps>('cms/v2', [
           if (!can(req.user, 'edit_theme_options')) throw new CannotUpdateTerm(req);
           return true;
         },
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const menu = await termsCollection(deps.store.db).findOne({ _id: Number(req.params.id), taxonomy: 'nav_menu' }, { projection: { _id: 1 } });
           if (!menu) throw new TermInvalid();
           const position = await restorePosition(req, deps.store.db, deps.clock());
           const { items, tag } = await restoreMenuAt(deps, req, menu._id, position, ifMatchOf(req));
-          req.context = 'edit';
           return new RestResponse(await prepareMenuItems(items, req, deps), 200, { ETag: `"${tag}"`, [AS_OF_POSITION_HEADER]: String(position) });
         },
       },

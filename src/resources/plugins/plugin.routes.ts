@@ -1,6 +1,5 @@
 import { type Deps } from '../../deps.js';
 import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
-import { type RestRequest } from '../../rest/rest-request.js';
 import { created } from '../../rest/rest-response.js';
 import { CREATABLE, DELETABLE, defineRoutes, EDITABLE, READABLE } from '../../rest/route.js';
 import { deletePlugin, installPlugin, setPluginStatus } from './plugin.commands.js';
@@ -11,11 +10,8 @@ import { findPlugin, listPlugins } from './plugin.queries.js';
 import { pluginSchema } from './plugin.schema.js';
 import { preparePlugin } from './plugin.serializer.js';
 
-// WordPress's plugins controller never filters its answers by context: every field, whatever was asked.
-const everyField = (req: RestRequest) => {
-  req.context = 'edit';
-};
-
+// WordPress's plugins controller never filters its answers by context: every field, whatever was
+// asked (each endpoint answers in `edit`).
 const pluginArg = {
   // `<folder>/<file>`, as the packages of the project's plugin directory are named.
   plugin: { description: 'The plugin file.', type: 'string', pattern: '^[^.\\/]+(?:\\/[^.\\/]+)?$', examples: ['reading-time/reading-time', 'hello-blocks/hello-blocks'] },
@@ -35,9 +31,9 @@ export const pluginRoutes = defineRoutes<Deps>('cms/v2', [
         },
         permission: canListPlugins,
         response: { body: 'items' },
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const docs = await listPlugins(req, deps);
-          everyField(req);
           return docs.map((doc) => preparePlugin(doc, req));
         },
       },
@@ -49,9 +45,9 @@ export const pluginRoutes = defineRoutes<Deps>('cms/v2', [
         },
         permission: canInstallPlugin,
         response: { status: 201 },
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const doc = await installPlugin(deps, String(req.params.slug), req.params.status as PluginStatus);
-          everyField(req);
           return created(preparePlugin(doc, req), req.url(`/cms/v2/plugins/${doc._id}`));
         },
       },
@@ -65,9 +61,9 @@ export const pluginRoutes = defineRoutes<Deps>('cms/v2', [
         methods: READABLE,
         args: { context: contextArg(pluginSchema), ...pluginArg },
         permission: canGetPlugin,
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const doc = await findPlugin(req, deps);
-          everyField(req);
           return preparePlugin(doc, req);
         },
       },
@@ -75,10 +71,10 @@ export const pluginRoutes = defineRoutes<Deps>('cms/v2', [
         methods: EDITABLE,
         args: { context: contextArg(pluginSchema), ...pluginArg, ...argsFromSchema(pluginSchema, 'update') },
         permission: canUpdatePlugin,
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const doc = await findPlugin(req, deps);
           const updated = req.params.status === undefined ? doc : await setPluginStatus(deps, doc, req.params.status as PluginStatus);
-          everyField(req);
           return preparePlugin(updated, req);
         },
       },
@@ -86,10 +82,10 @@ export const pluginRoutes = defineRoutes<Deps>('cms/v2', [
         methods: DELETABLE,
         args: { context: contextArg(pluginSchema), ...pluginArg },
         permission: canDeletePlugin,
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const doc = await findPlugin(req, deps);
           await deletePlugin(deps, doc);
-          everyField(req);
           const previous = preparePlugin(doc, req);
           delete previous._links;
           return { deleted: true, previous };

@@ -84,6 +84,5 @@ export async function restorePostAt(req: RestRequest, deps: Deps, type: PostType
     revisions: Boolean(type.supports.revisions),
     current,
   });
-  req.context = 'edit';
   return { doc, response: new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc)) };
 }

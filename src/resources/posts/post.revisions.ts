@@ -48,7 +48,6 @@ export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
       const restored = fields as Pick<RevisionDoc, RevisionedField>;
       const admit = (now: PostDoc) => admitRestored(req, deps, type, now, restored);
       const doc = await restoreRevision(deps, item._id, revision._id, admit, req.user.id, { ifMatch: ifMatchOf(req), revisions: Boolean(type.supports.revisions), current: item });
-      req.context = 'edit';
       return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
     },
     deleteRevision: (deps, item, revision, actor) => deleteRevision(deps, item, revision, actor),

@@ -118,7 +118,6 @@ const createItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) =
   if (req.params.id !== undefined) throw new PostExists();
   const id = await deps.ids.next('content');
   const doc = await createPost(deps, id, await newPostFields(req, deps, type, id), req.user.id);
-  req.context = 'edit';
   return new RestResponse(await prepareOne(doc, req, deps, type), 201, { Location: req.url(`/${type.rest_namespace}/${type.rest_base}/${id}`), ...postEtag(doc) });
 };
 
@@ -154,7 +153,6 @@ const updateItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) =
     current,
     lock: { key: lockKey(type.slug, current._id), id: current._id },
   });
-  req.context = 'edit';
   return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
 };
 
@@ -169,7 +167,6 @@ const mayDeleteItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps
 const trashOrDeleteItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
   const current = await routeItem(req, deps, type);
   const ifMatch = ifMatchOf(req);
-  req.context = 'edit';
   if (req.params.force === true) {
     const previous = await prepareOne(current, req, deps, type);
     delete previous._links;
@@ -218,6 +215,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           saves: savesOf(type.rest_base),
           response: { status: 201 },
           permission: mayCreateItem(type),
+          answerContext: 'edit',
           handler: createItem(type),
         },
       ],
@@ -239,6 +237,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           args: { ...idArg, ...postWriteArgs(type, 'update') },
           saves: savesOf(type.rest_base),
           permission: mayEdit,
+          answerContext: 'edit',
           handler: updateItem(type),
         },
         {
@@ -247,6 +246,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           args: { ...idArg, force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' } },
           response: { body: 'trashed-or-deleted' },
           permission: mayDeleteItem(type),
+          answerContext: 'edit',
           handler: trashOrDeleteItem(type),
         },
       ],
@@ -260,6 +260,7 @@ export function postTypeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           changes: 'content',
           args: { ...idArg, ...AS_OF_ARGS },
           permission: mayEdit,
+          answerContext: 'edit',
           handler: restoreItem(type),
         },
       ],

@@ -166,7 +166,6 @@ const createScheduledChange = (type: PostTypeDef) => async (req: RestRequest, de
     edits: 1,
   };
   await scheduledChanges(deps).insertOne(doc);
-  req.context = 'edit';
   const location = req.url(`${itemPath(type, item._id)}/scheduled-changes/${doc._id}`);
   return new RestResponse(prepareScheduledChange(doc, req), 201, { Location: location, ...etagOf(doc) });
 };
@@ -194,7 +193,6 @@ const updateScheduledChange = (type: PostTypeDef) => async (req: RestRequest, de
   const result = await scheduledChanges(deps).updateOne({ _id: change._id, state: 'pending', edits: change.edits }, { $set: set });
   if (result.matchedCount === 0) throw await lostRace(req, deps, change);
   const doc = { ...change, ...set };
-  req.context = 'edit';
   return new RestResponse(prepareScheduledChange(doc, req), 200, etagOf(doc));
 };
 
@@ -204,7 +202,6 @@ const deleteScheduledChange = (type: PostTypeDef) => async (req: RestRequest, de
   pendingAsRead(req, change);
   const result = await scheduledChanges(deps).deleteOne({ _id: change._id, state: 'pending', edits: change.edits });
   if (result.deletedCount === 0) throw await lostRace(req, deps, change);
-  req.context = 'edit';
   return { deleted: true, previous: prepareScheduledChange(change, req) };
 };
 
@@ -241,6 +238,7 @@ export function scheduledChangeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           saves: savesOf(type.rest_base),
           response: { status: 201 },
           permission: mayEdit,
+          answerContext: 'edit',
           handler: createScheduledChange(type),
         },
       ],
@@ -266,6 +264,7 @@ export function scheduledChangeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           args: { ...idArg, ...sidArg, ...changeWriteArgs(type), date_gmt: dateArg },
           saves: savesOf(type.rest_base),
           permission: mayEditChange,
+          answerContext: 'edit',
           handler: updateScheduledChange(type),
         },
         {
@@ -274,6 +273,7 @@ export function scheduledChangeRoutes(type: PostTypeDef): RouteSpec<Deps>[] {
           args: { ...idArg, ...sidArg },
           response: { body: 'deleted' },
           permission: mayEditChange,
+          answerContext: 'edit',
           handler: deleteScheduledChange(type),
         },
       ],

@@ -5,7 +5,7 @@ import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { StreamedList } from '../../rest/streamed-list.js';
 import { CREATABLE, DELETABLE, defineRoutes, READABLE, type RouteSpec } from '../../rest/route.js';
-import { CONTEXTS, type Context, type ItemSchema } from '../../rest/schema.js';
+import { type ItemSchema } from '../../rest/schema.js';
 import { REVISION_TEXT_FIELDS, revisionsCollection, type RevisionDoc } from './revision.model.js';
 import { diffRevisions } from './revision.diff.js';
 import { canDeleteRevision, canReadRevisions, canRestoreRevision } from './revision.permissions.js';
@@ -79,7 +79,6 @@ async function deleteOne<Item extends RevisionedItem>(type: RevisionedType<Item>
   if (req.params.force !== true) throw new TrashNotSupported();
   if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
   const asked = req.params.context;
-  req.context = CONTEXTS.includes(asked as Context) ? (asked as Context) : 'view';
   const { _links: _ignored, ...previous } = prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema, parent);
   await type.deleteRevision(deps, parent, revision, req.user.id);
   return { deleted: true, previous: filterByContext(schema, previous, req.context) };
@@ -144,6 +143,7 @@ export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType
             force: { type: 'boolean', default: false, description: 'Required to be true, as revisions do not support trashing.' },
           },
           permission: canDeleteRevision(type),
+          answerContext: 'asked',
           handler: (req, deps) => deleteOne(type, schema, req, deps),
         },
       ],
@@ -151,7 +151,7 @@ export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType
     {
       path: `${base}/(?P<id>[\\d]+)/restore`,
       schema: type.itemSchema,
-      endpoints: [{ methods: CREATABLE, changes: 'content', args: { parent, id: revisionIdArg }, permission: canRestoreRevision(type), handler: (req, deps) => restoreOne(type, req, deps) }],
+      endpoints: [{ methods: CREATABLE, changes: 'content', args: { parent, id: revisionIdArg }, permission: canRestoreRevision(type), answerContext: 'edit', handler: (req, deps) => restoreOne(type, req, deps) }],
     },
     {
       path: `${base}/(?P<id>[\\d]+)/diff`,

@@ -50,10 +50,10 @@ export const sidebarRoutes = defineRoutes<Deps>(
         methods: EDITABLE,
         args: { id: { description: ID, type: 'string' }, widgets: { description: 'Nested widgets.', type: 'array', items: { type: 'string' } } },
         permission: canManageWidgets,
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const sidebar = requestedSidebar(req, deps);
           if (Array.isArray(req.params.widgets)) await assignSidebar(deps, sidebar.id, req.params.widgets as string[]);
-          req.context = 'edit';
           const { widgets } = await withWidgets(sidebar, deps);
           return prepareSidebar(sidebar, widgets, req, deps);
         },

@@ -80,7 +80,6 @@ export function templateRevisions(kind: TemplateKind): AutosavingType<TemplateDo
       const text: Record<string, unknown> = { title: revision.title, content: revision.content, description: revision.excerpt };
       filterSaved(templateBase(kind), text, await restoringWriters(deps, req, revision));
       const doc = await restoreTemplateRevision(deps, item, revision._id, text as TemplateText, req.user.id, ifMatchOf(req));
-      req.context = 'edit';
       return new RestResponse(await prepareTemplate(viewOfDoc(deps, doc), req, deps), 200, etagHeader(templateHistory.etag(doc)));
     },
     deleteRevision: (deps, item, revision, actor) => deleteTemplateRevision(deps, item, revision, actor),

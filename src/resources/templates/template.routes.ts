@@ -38,13 +38,11 @@ function templateInput(req: RestRequest): TemplateInput {
 
 async function createTemplateItem(kind: TemplateKind, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const view = viewOfDoc(deps, await createTemplate(deps, kind, templateInput(req), req.user.id));
-  req.context = 'view';
   return templateAnswer(view, req, deps, 201, { Location: req.url(`${templateRoute(view)}/${view.id}`) });
 }
 
 async function updateTemplateItem(kind: TemplateKind, req: RestRequest, deps: Deps): Promise<RestResponse> {
   const current = await requestedTemplate(kind, req, deps);
-  req.context = 'edit';
   // `source: "theme"` reverts: the record goes and the theme file answers again.
   if (req.params.source === 'theme') {
     if (current.doc) await deleteTemplate(deps, current.doc, req.user.id, ifMatchOf(req));
@@ -58,7 +56,6 @@ async function updateTemplateItem(kind: TemplateKind, req: RestRequest, deps: De
 async function deleteTemplateItem(kind: TemplateKind, req: RestRequest, deps: Deps) {
   const current = await requestedTemplate(kind, req, deps);
   if (!current.doc) throw new InvalidTemplate();
-  req.context = 'edit';
   if (req.params.force === true) {
     const { _links: _omitted, ...previous } = await prepareTemplate(current, req, deps);
     await deleteTemplate(deps, current.doc, req.user.id, ifMatchOf(req));
@@ -96,6 +93,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
           saves: savesOf(base.slice(1)),
           permission: canManageTemplates,
           response: { status: 201 },
+          answerContext: 'view',
           handler: (req, deps) => createTemplateItem(kind, req, deps),
         },
       ],
@@ -118,6 +116,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
           args: templateWriteArgs(schema, 'update'),
           saves: savesOf(base.slice(1)),
           permission: canManageTemplates,
+          answerContext: 'edit',
           handler: (req, deps) => updateTemplateItem(kind, req, deps),
         },
         {
@@ -125,6 +124,7 @@ export function templateRoutes(kind: TemplateKind): RouteSpec<Deps>[] {
           args: templateDeleteArgs,
           permission: canManageTemplates,
           response: { body: 'trashed-or-deleted' },
+          answerContext: 'edit',
           handler: (req, deps) => deleteTemplateItem(kind, req, deps),
         },
       ],

@@ -47,6 +47,7 @@ export function termRoutes(taxonomy: TaxonomyDef, extension: TermExtension = {})
           saves,
           permission: permissions.canCreate,
           response: { status: 201 },
+          answerContext: ctl.writeContext,
           handler: (req, deps) => createTermHandler(ctl, req, deps),
         },
       ],
@@ -67,12 +68,14 @@ export function termRoutes(taxonomy: TaxonomyDef, extension: TermExtension = {})
           args: { ...termIdArg, ...writeArgs('update') },
           saves,
           permission: permissions.canUpdate,
+          answerContext: ctl.writeContext,
           handler: (req, deps) => updateTermHandler(ctl, req, deps),
         },
         {
           methods: DELETABLE,
           args: { ...termIdArg, ...forceArg },
           permission: permissions.canDelete,
+          answerContext: 'view',
           handler: (req, deps) => deleteTermHandler(ctl, req, deps),
         },
       ],
@@ -110,7 +113,6 @@ async function createTermHandler(ctl: TermController, req: RestRequest, deps: De
   await ctl.extension.validate?.(req, deps);
   const doc = await createTerm(ctl, deps, termInput(req));
   await ctl.extension.afterWrite?.(doc, req, deps, true);
-  req.context = ctl.writeContext;
   return created(await prepareTerm(ctl, doc, req, deps), req.url(`${ctl.route}/${doc._id}`));
 }
 
@@ -120,7 +122,6 @@ async function updateTermHandler(ctl: TermController, req: RestRequest, deps: De
   const doc = await updateTerm(ctl, deps, current, termInput(req));
   rememberTerm(req, doc);
   await ctl.extension.afterWrite?.(doc, req, deps, false);
-  req.context = ctl.writeContext;
   return prepareTerm(ctl, doc, req, deps);
 }
 
@@ -129,7 +130,6 @@ async function deleteTermHandler(ctl: TermController, req: RestRequest, deps: De
   // WordPress answers 501, not 405: the method exists; terms simply have no trash.
   if (req.params.force !== true) throw new ctl.TrashNotSupported();
   if (isDefaultTerm(doc)) throw new TermNotDeletable();
-  req.context = 'view';
   const { _links: _omitted, ...previous } = await prepareTerm(ctl, doc, req, deps);
   await deleteTerm(ctl, deps, doc);
   rememberTerm(req, null);

@@ -100,7 +100,6 @@ async function updateUser(req: RestRequest, deps: Deps) {
 async function deleteUser(req: RestRequest, deps: Deps) {
   const doc = await targetUser(req, deps);
   if (req.params.force !== true) throw new UsersTrashNotSupported();
-  req.context = 'edit';
   const previous = prepareUser(doc, req, deps.siteUrl);
   delete previous._links;
   await deleteUserAccount(deps, doc, reassignTarget(req.params.reassign)!, req.user.id);
@@ -134,7 +133,7 @@ const deleteArgs: ArgSpecs<RestRequest> = {
 const itemEndpoints = (withId: boolean): EndpointSpec<Deps>[] => [
   { methods: READABLE, args: { ...(withId ? idArg : {}), context: contextArg(userSchema) }, permission: canReadUser, handler: async (req, deps) => prepareUser(await targetUser(req, deps), req, deps.siteUrl) },
   { methods: EDITABLE, args: { ...(withId ? idArg : {}), ...writeArgs('update') }, saves: savesOf('users'), permission: canUpdateUser, handler: updateUser },
-  { methods: DELETABLE, args: { ...(withId ? idArg : {}), ...deleteArgs }, permission: canDeleteUser, handler: deleteUser },
+  { methods: DELETABLE, args: { ...(withId ? idArg : {}), ...deleteArgs }, permission: canDeleteUser, answerContext: 'edit', handler: deleteUser },
 ];
 
 export const userRoutes = defineRoutes<Deps>('cms/v2', [

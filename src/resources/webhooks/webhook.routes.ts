@@ -115,6 +115,7 @@ export const webhookRoutes = defineRoutes<Deps>('cms/v2', [
         args: argsFromSchema(webhookSchema, 'create'),
         permission: canManageWebhooks,
         response: { status: 201 },
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const url = String(req.params.url);
           await assertTarget(url, deps);
@@ -134,7 +135,6 @@ export const webhookRoutes = defineRoutes<Deps>('cms/v2', [
             generation: 0,
           };
           await webhooksCollection(deps.store.db).insertOne(doc);
-          req.context = 'edit';
           return created(prepareWebhook(doc, req, secret), webhookHref(req, doc._id));
         },
       },
@@ -203,6 +203,7 @@ export const webhookRoutes = defineRoutes<Deps>('cms/v2', [
           },
         },
         permission: canManageWebhooks,
+        answerContext: 'edit',
         handler: async (req, deps) => {
           const doc = await findWebhook(req, deps);
           const now = deps.clock();
@@ -212,7 +213,6 @@ export const webhookRoutes = defineRoutes<Deps>('cms/v2', [
           const previous = secretsInForce(doc.secrets, now).map((kept) => ({ ...kept, expires: kept.expires && kept.expires < until ? kept.expires : until }));
           const secrets = [...previous.filter((kept) => kept.expires > now), { key: secret, created: now }];
           await webhooksCollection(deps.store.db).updateOne({ _id: doc._id }, { $set: { secrets } });
-          req.context = 'edit';
           return prepareWebhook({ ...doc, secrets }, req, secret);
         },
       },

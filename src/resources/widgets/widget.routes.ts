@@ -68,7 +68,6 @@ async function createWidget(req: RestRequest, deps: Deps): Promise<RestResponse>
   } else {
     throw new InvalidWidget('typeRequired');
   }
-  req.context = 'edit';
   return new RestResponse(await prepareWidget(doc, req, deps), 201);
 }
 
@@ -80,14 +79,12 @@ async function updateWidget(req: RestRequest, deps: Deps): Promise<Record<string
   checkSize({ instance, sidebar: typeof sidebar === 'string' ? sidebar : undefined });
   if (instance !== undefined) doc = await saveInstance(deps, doc, instance);
   if (typeof sidebar === 'string' && sidebar !== doc.sidebar) doc = await moveWidget(deps, doc, sidebar);
-  req.context = 'edit';
   return prepareWidget(doc, req, deps);
 }
 
 /** With `force`, gone; without, moved to the inactive sidebar (where it may already be). */
 async function removeWidget(req: RestRequest, deps: Deps): Promise<Record<string, unknown>> {
   let doc = await requestedWidget(req, deps);
-  req.context = 'edit';
   if (req.params.force === true) {
     const { _links: _omitted, ...previous } = await prepareWidget(doc, req, deps);
     await deleteWidget(deps, doc);
@@ -120,6 +117,7 @@ export const widgetRoutes = defineRoutes<Deps>('cms/v2', [
         args: argsFromSchema(widgetSchema, 'create'),
         permission: canManageWidgets,
         response: { status: 201 },
+        answerContext: 'edit',
         handler: createWidget,
       },
     ],
@@ -139,12 +137,14 @@ export const widgetRoutes = defineRoutes<Deps>('cms/v2', [
         methods: EDITABLE,
         args: { ...argsFromSchema(widgetSchema, 'update'), ...widgetIdArg },
         permission: canManageWidgets,
+        answerContext: 'edit',
         handler: updateWidget,
       },
       {
         methods: DELETABLE,
         args: { ...widgetIdArg, ...forceArg },
         permission: canManageWidgets,
+        answerContext: 'edit',
         handler: removeWidget,
       },
     ],
