@@ -95,7 +95,7 @@ describe('a PostgreSQL that goes away under FerretDB', () => {
       if (answer.status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(answers.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([]);
-    expect(answers.some((a) => a.status === 503 && a.code === 'db_connect_fail')).toBe(true);
+    expect(answers.some((a) => a.status === 503 && a.code === 'db_connect_fail'), JSON.stringify(answers)).toBe(true);
     expect(answers.at(-1)?.status).toBe(200);
     const revisions = await app.api('GET', `/cms/v2/posts/${created.body.id}/revisions`, { headers: app.admin, query: { per_page: 100, context: 'edit' } });
     const titles = (revisions.body as { title: { raw: string } }[]).map((revision) => revision.title.raw);
