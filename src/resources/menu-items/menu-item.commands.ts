@@ -2,7 +2,7 @@ import { type Deps } from '../../deps.js';
 import { firstFreeSlug, sanitizeSlug } from '../../lib/slugs.js';
 import { type TaggedPost } from '../terms/index.js';
 import { ifMatchPasses, type IfMatch } from '../../rest/conditional.js';
-import { createItem, loadItem, runCommand, type Decision } from '../../store/history/kernel.js';
+import { createItem, findItem, loadItem, runCommand, type Decision } from '../../store/history/kernel.js';
 import { lockKey, otherHolder, type LockRef } from '../locks/index.js';
 import { siteNow, autosaveOf, revisionsCollection, type RevisionDoc } from '../posts/index.js';
 import { type MenuItemCreated, type MenuItemDeleted, type MenuItemEvent, type MenuItemUpdated } from './menu-item.events.js';
@@ -12,6 +12,8 @@ import { menuItemsCollection, type MenuItemDoc, type MenuItemFields } from './me
 import { MENU_ITEM_STREAM_TYPE, slugOf } from './menu-item.projection.js';
 
 export const findMenuItem = (deps: Deps, id: number) => loadItem(deps, menuItemHistory, id);
+/** The menu item `id`, or null. */
+export const menuItemOrNull = (deps: Deps, id: number) => findItem(deps, menuItemHistory, id);
 
 /** Creates an item; its slug is decided here (`slugOnSave`), never taken from `fields`. */
 export async function createMenuItem(deps: Deps, fields: Omit<MenuItemFields, 'slug'>, actor: number, fromPosition?: number): Promise<MenuItemDoc> {

@@ -8,11 +8,10 @@ import { integerItemRoute } from '../../rest/item-route.js';
 import { RestResponse } from '../../rest/rest-response.js';
 import { type FieldSchema } from '../../rest/schema.js';
 import { type AutosavingType } from '../autosaves/index.js';
-import { PostInvalidId } from '../post-errors.js';
 import { restoringWriters, revisionRecord, type RevisionRecord } from '../revisions/index.js';
 import { filterSaved } from '../../registry/saved-fields.js';
 import { siteTimezone } from '../settings/index.js';
-import { autosaveMenuItem, callersAutosave, deleteMenuItemRevision, findMenuItem, restoreMenuItemRevision } from './menu-item.commands.js';
+import { autosaveMenuItem, callersAutosave, deleteMenuItemRevision, menuItemOrNull, restoreMenuItemRevision } from './menu-item.commands.js';
 import { menuItemInput } from './menu-item.input.js';
 import { type MenuItemDoc, type MenuItemFields } from './menu-item.model.js';
 import { menuItemSchema, menuItemWriteArgs } from './menu-item.schema.js';
@@ -84,13 +83,7 @@ export const menuItemRevisions: AutosavingType<MenuItemDoc> = {
   route: integerItemRoute('cms/v2', 'menu-items'),
   itemSchema: menuItemSchema,
   extraProperties: keptProperties,
-  async findItem(deps, id, NotFound) {
-    try {
-      return await findMenuItem(deps, Number(id));
-    } catch (error) {
-      throw error instanceof PostInvalidId ? new NotFound() : error;
-    }
-  },
+  findItem: (deps, id) => menuItemOrNull(deps, Number(id)),
   canEdit: mayEdit,
   canDelete: mayEdit,
   async restore(deps, item, revision, req) {

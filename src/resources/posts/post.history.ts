@@ -3,7 +3,7 @@ import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
 import { etagHeader } from '../../rest/conditional.js';
 import { type RestErrorClass } from '../../rest/errors.js';
-import { leavingOut, loadItem, type CommittedChange, type HistoryType } from '../../store/history/kernel.js';
+import { findItem, leavingOut, type CommittedChange, type HistoryType } from '../../store/history/kernel.js';
 import { PostInvalidId } from '../post-errors.js';
 import { isPostEvent, type PostEvent } from './post.events.js';
 import { postsCollection, REVISIONED_FIELDS, type PostDoc } from './post.model.js';
@@ -29,18 +29,16 @@ export const postHistory: HistoryType<PostDoc, PostEvent, Deps> = Object.freeze(
   afterCommit: (deps: Deps, change: CommittedChange<PostDoc>) => deps.hooks.afterPostWrite(deps, change),
 });
 
-/**
- * The item of the route's type named by `id`, or a 404: `rest_post_invalid_id`, or the route's
- * own (`rest_post_invalid_parent` for a revision's parent). The one lookup every route uses.
- */
+/** The item of the route's type named by `id`, or null: the one lookup every route uses. */
+export async function findPost(deps: Deps, type: Pick<PostTypeDef, 'slug'>, id: unknown): Promise<PostDoc | null> {
+  const doc = await findItem(deps, postHistory, Number(id));
+  return doc?.type === type.slug ? doc : null;
+}
+
+/** `findPost`, or a 404: `rest_post_invalid_id`, or the route's own (`rest_post_invalid_parent` for a revision's parent). */
 export async function findPostOfType(deps: Deps, type: Pick<PostTypeDef, 'slug'>, id: unknown, NotFound: RestErrorClass = PostInvalidId): Promise<PostDoc> {
-  let doc: PostDoc;
-  try {
-    doc = await loadItem(deps, postHistory, Number(id));
-  } catch (error) {
-    throw error instanceof PostInvalidId ? new NotFound() : error;
-  }
-  if (doc.type !== type.slug) throw new NotFound();
+  const doc = await findPost(deps, type, id);
+  if (!doc) throw new NotFound();
   return doc;
 }
 

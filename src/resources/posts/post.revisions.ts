@@ -7,7 +7,7 @@ import { type AutosavingType } from '../autosaves/index.js';
 import { lockKey } from '../locks/index.js';
 import { restoringWriters, revisionRecord, type RevisionedType, type RevisionRecord } from '../revisions/index.js';
 import { autosavePost, deleteRevision, restoreRevision } from './post.commands.js';
-import { findPostOfType, postEtag } from './post.history.js';
+import { findPost, postEtag } from './post.history.js';
 import { admitRestored, changesFromRequest } from './post.input.js';
 import { REVISIONED_FIELDS, type PostDoc, type RevisionDoc, type RevisionedField } from './post.model.js';
 import { canDeletePost, canEditPost } from './post.permissions.js';
@@ -39,7 +39,7 @@ export function postRevisions(type: PostTypeDef): RevisionedType<PostDoc> {
     route: integerItemRoute(type.rest_namespace, type.rest_base),
     ...(type.viewable ? { permalink: (siteUrl: string, item: PostDoc) => permalink(siteUrl, { _id: item._id, type: type.slug }) } : {}),
     itemSchema: postTypeSchema(type),
-    findItem: (deps, id, NotFound) => findPostOfType(deps, type, id, NotFound),
+    findItem: (deps, id) => findPost(deps, type, id),
     canEdit: canEditPost,
     canDelete: canDeletePost,
     async restore(deps, item, revision, req) {

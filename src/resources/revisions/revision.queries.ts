@@ -4,7 +4,7 @@ import { type Deps } from '../../deps.js';
 import { escapeRegex } from '../../lib/regex.js';
 import { defineRestError, type RestErrorClass } from '../../rest/errors.js';
 import { type RestRequest } from '../../rest/rest-request.js';
-import { NoSearchTerm, OrderbyIncludeMissing, PostInvalidId } from '../post-errors.js';
+import { NoSearchTerm, OrderbyIncludeMissing } from '../post-errors.js';
 import { REVISION_BLOCK, REVISION_TEXT_FIELDS, revisionBlock, revisionsCollection, type RevisionDoc } from './revision.model.js';
 import { type RevisionedItem, type RevisionedType } from './revisioned-type.js';
 
@@ -25,12 +25,9 @@ export const InvalidPage = defineRestError('rest_revision_invalid_page_number', 
  */
 export async function routeItemOf<Item extends RevisionedItem>(req: RestRequest, deps: Deps, type: RevisionedType<Item>, param: string, NotFound: RestErrorClass): Promise<Item> {
   const id = req.params[param];
-  try {
-    // Read with the posts' 404 for a missing item, which each caller answers with its own.
-    return await req.memo(`revisioned-item:${type.route.base}:${String(id)}`, () => type.findItem(deps, id, PostInvalidId));
-  } catch (error) {
-    throw error instanceof PostInvalidId ? new NotFound() : error;
-  }
+  const item = await req.memo(`revisioned-item:${type.route.base}:${String(id)}`, () => type.findItem(deps, id));
+  if (!item) throw new NotFound();
+  return item;
 }
 
 /** The parent the URL parameter `param` names: an item of the route's type, or 404 `rest_post_invalid_parent` (`get_parent`). */

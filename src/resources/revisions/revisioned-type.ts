@@ -1,7 +1,6 @@
 import { type Principal } from '../../auth/capabilities.js';
 import { type Deps } from '../../deps.js';
 import { type PostTypeDef } from '../../registry/post-types.js';
-import { type RestErrorClass } from '../../rest/errors.js';
 import { type ItemRoute } from '../../rest/item-route.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { type RestResponse } from '../../rest/rest-response.js';
@@ -55,7 +54,8 @@ export interface RevisionedType<Item extends RevisionedItem = RevisionedItem> {
   readonly itemSchema: ItemSchema;
   /** Properties a revision shows beyond the shared shape (menu items: every item field, in `edit`). */
   readonly extraProperties?: Record<string, FieldSchema>;
-  findItem(deps: Deps, id: unknown, NotFound: RestErrorClass): Promise<Item>;
+  /** The item a URL names, or null: the route answers its absence with its own 404. */
+  findItem(deps: Deps, id: unknown): Promise<Item | null>;
   canEdit(user: Principal, item: Item): boolean;
   canDelete(user: Principal, item: Item): boolean;
   /** Makes `revision` current again (a new revision records it); answers as an update of the item does. */

@@ -40,12 +40,11 @@ export function templateItemRoute(kind: TemplateKind): ItemRoute<TemplateDoc> {
   };
 }
 
-/** The template of `kind` a URL names, once it has a record (a theme file has no history), or `NotFound`. */
-async function findTemplateDoc(deps: Deps, kind: TemplateKind, raw: unknown, NotFound: new () => Error): Promise<TemplateDoc> {
+/** The template of `kind` a URL names, once it has a record (a theme file has no history), or null. */
+async function findTemplateDoc(deps: Deps, kind: TemplateKind, raw: unknown): Promise<TemplateDoc | null> {
   const id = parseTemplateId(String(raw));
   const view = id ? await findTemplate(deps, kind, id) : null;
-  if (!view?.doc) throw new NotFound();
-  return view.doc;
+  return view?.doc ?? null;
 }
 
 const mayEditTemplates = (user: Principal) => can(user, 'edit_theme_options');
@@ -73,7 +72,7 @@ export function templateRevisions(kind: TemplateKind): AutosavingType<TemplateDo
     route: templateItemRoute(kind),
     itemSchema: revisionsSchema(kind),
     extraProperties: { description: keptDescription(schema) },
-    findItem: (deps, id, NotFound) => findTemplateDoc(deps, kind, id, NotFound),
+    findItem: (deps, id) => findTemplateDoc(deps, kind, id),
     canEdit: mayEditTemplates,
     canDelete: mayEditTemplates,
     async restore(deps, item, revision, req) {
@@ -98,7 +97,11 @@ export function templateRevisions(kind: TemplateKind): AutosavingType<TemplateDo
 export function templateHistorySubject(kind: TemplateKind): HistorySubject<TemplateDoc> {
   return {
     route: templateItemRoute(kind),
-    find: (deps, id) => findTemplateDoc(deps, kind, id, templateHistory.NotFound),
+    find: async (deps, id) => {
+      const doc = await findTemplateDoc(deps, kind, id);
+      if (!doc) throw new templateHistory.NotFound();
+      return doc;
+    },
     mayRead: (req) => mayEditTemplates(req.user),
   };
 }

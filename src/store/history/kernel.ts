@@ -127,23 +127,25 @@ const PROJECTION_ATTEMPTS = 3;
  * if it still cannot be, the item answers `ItemUnprojectableError` instead of a stale read model.
  */
 export async function loadItem<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, id: number): Promise<S> {
-  const { db } = deps.store;
-  if (!(id > 0)) throw new type.NotFound();
-  const [state, fault] = await Promise.all([type.load(db, id), projectionFaults.of(db, id)]);
-  if (fault) {
-    try {
-      await catchUpStream(db, changeLog(db), type.projection, id);
-    } catch (error) {
-      deps.logger.warn({ stream: id, err: error }, 'the item still cannot be projected');
-      throw new ItemUnprojectableError(id);
-    }
-    await projectionFaults.clear(db, id);
-    const healed = await type.load(db, id);
-    if (!healed) throw new type.NotFound();
-    return healed;
-  }
+  const state = await findItem(deps, type, id);
   if (!state) throw new type.NotFound();
   return state;
+}
+
+/** The item `id` of `type` as `loadItem` reads it, or null when there is none: its caller answers that with its own 404. */
+export async function findItem<S extends Versioned>(deps: KernelDeps, type: HistoryType<S>, id: number): Promise<S | null> {
+  const { db } = deps.store;
+  if (!(id > 0)) return null;
+  const [state, fault] = await Promise.all([type.load(db, id), projectionFaults.of(db, id)]);
+  if (!fault) return state;
+  try {
+    await catchUpStream(db, changeLog(db), type.projection, id);
+  } catch (error) {
+    deps.logger.warn({ stream: id, err: error }, 'the item still cannot be projected');
+    throw new ItemUnprojectableError(id);
+  }
+  await projectionFaults.clear(db, id);
+  return type.load(db, id);
 }
 
 /**
