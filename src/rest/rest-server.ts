@@ -2,7 +2,7 @@ import { type Ajv } from 'ajv';
 import { applyArgs, compileArgs, withClientBounds } from './args.js';
 import { clientInput, parseQueryString } from './client-input.js';
 import { embedLinks, linkEmbedder } from './embed.js';
-import { asRestError, Forbidden, InvalidJson, isAnswerable, NoRoute, RestError } from './errors.js';
+import { asRestError, Forbidden, InvalidJson, isAnswerable, NoRoute } from './errors.js';
 import { filterFields, parseFieldList } from './fields.js';
 import { filterByContext } from './item-schema.js';
 import { compactLinks, parseEmbed, type EmbedRequest, type Links } from './links.js';

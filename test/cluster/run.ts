@@ -20,7 +20,7 @@ import { checkFeed, checkLists, checkNothingReused, checkWritesOnce } from './ch
 import { startDatabasePair } from './database.js';
 import { startHttpProxy } from './http-proxy.js';
 import { createNode, OWN_HOST_NAMES, startNode, stopNode, waitReady, type ClusterNode } from './nodes.js';
-import { sleep, stopAll } from './processes.js';
+import { stopAll } from './processes.js';
 import { type RestoreRecord, startRestores } from './restores.js';
 import { SCENARIOS, type Cluster } from './scenarios.js';
 

@@ -5,7 +5,7 @@ import { type PostTypeDef } from '../../registry/post-types.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
 import { ifMatchOf } from '../../rest/conditional.js';
 import { defineRestError, ForbiddenContext } from '../../rest/errors.js';
-import { argsFromSchema, contextArg } from '../../rest/item-schema.js';
+import { contextArg } from '../../rest/item-schema.js';
 import { pageOf, pageWindow } from '../../rest/pagination.js';
 import { type RestRequest } from '../../rest/rest-request.js';
 import { RestResponse } from '../../rest/rest-response.js';

@@ -78,7 +78,6 @@ async function deleteOne<Item extends RevisionedItem>(type: RevisionedType<Item>
   const revision = await routeRevision(req, deps);
   if (req.params.force !== true) throw new TrashNotSupported();
   if (revision.parent !== parent._id) throw new ParentIdMismatch(parent._id);
-  const asked = req.params.context;
   const { _links: _ignored, ...previous } = prepareRevision(revisionRecord(revision, deps.siteUrl), req, type, schema, parent);
   await type.deleteRevision(deps, parent, revision, req.user.id);
   return { deleted: true, previous: filterByContext(schema, previous, req.context) };

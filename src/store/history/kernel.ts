@@ -4,7 +4,6 @@ import { type Logger } from '../../logger.js';
 import {
   assertStorable,
   changeLog,
-  ConcurrencyError,
   type NewEvent,
   type StoredEvent,
   type TypedEvent,
