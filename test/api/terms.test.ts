@@ -152,6 +152,16 @@ describe('creating terms', () => {
     expect(symbols.slug).toBe(String(symbols.id));
   });
 
+  it('takes a name holding line and paragraph separators, and refuses it a second time', async () => {
+    // The duplicate check matches the name by pattern: one made as a RegExp wrote U+2028 as `\u2028`, which the database refused (500).
+    const name = 'Lines\u2028and\u2029paragraphs\u0085';
+    const first = await app.api('POST', '/cms/v2/tags', { headers: app.admin, json: { name } });
+    expect(first.status).toBe(201);
+    const again = await app.api('POST', '/cms/v2/tags', { headers: app.admin, json: { name } });
+    expect(again.status).toBe(400);
+    expect(again.body.code).toBe('term_exists');
+  });
+
   it('refuses a tag name already in the taxonomy with term_exists and the existing id', async () => {
     const existing = await create('tags', { name: 'Duplicate Tag' });
     for (const name of ['Duplicate Tag', 'duplicate tag']) {

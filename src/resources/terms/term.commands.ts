@@ -66,7 +66,7 @@ async function uniqueSlug(deps: Deps, taxonomy: TaxonomyDef, slug: string, paren
 async function refuseDuplicate(ctl: TermController, deps: Deps, write: TermWrite): Promise<void> {
   const terms = termsCollection(deps.store.db);
   const taxonomy = ctl.taxonomy.slug;
-  const exactName = new RegExp(`^${escapeRegex(write.name)}$`, 'i');
+  const exactName = { $regex: `^${escapeRegex(write.name)}$`, $options: 'i' };
   const nameMatch = await terms.findOne({ taxonomy, parent: write.parent, name: exactName });
   if (!nameMatch) return;
   const slugMatch = await terms.findOne({ taxonomy, slug: write.slug });
