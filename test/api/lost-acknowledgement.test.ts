@@ -1,6 +1,6 @@
-import { MongoClient, type Db } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, type Db } from 'mongodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { READ_BACK_TIMEOUTS } from '../../src/store/database/mongo.js';
+import { isDatabaseUnavailable, READ_BACK_TIMEOUTS } from '../../src/store/database/mongo.js';
 import { startFaultProxy, type FaultProxy, type WireCommand } from '../support/fault-proxy.js';
 import { startOwnDatabase, type OwnDatabase } from '../support/own-database.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -41,6 +41,20 @@ describe('an append whose acknowledgement is lost while the database is away', (
     await direct?.close();
     await proxy?.close();
     await database?.stop();
+  });
+
+  it('takes a bulk write whose connection was lost for the database being away, not for a bug', async () => {
+    // `insertMany` wraps the error of the command it sent (MongoBulkWriteError): a group commit's
+    // append met a lost connection this way, and was answered 500 where the database away is a 503.
+    const client = new MongoClient(proxy.uri, { serverSelectionTimeoutMS: BOUND_MS, retryWrites: false });
+    try {
+      void proxy.loseReplyTo((command) => command.name === 'insert' && command.collection === 'bulk_lost', { refuseForMs: 2 * BOUND_MS });
+      const error = await client.db(app.databaseName).collection('bulk_lost').insertMany([{ n: 1 }, { n: 2 }]).then(() => undefined, (thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(MongoBulkWriteError);
+      expect(isDatabaseUnavailable(error)).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 
   const eventsOf = async (stream: number) => log.collection('events').find({ stream }).sort({ seq: 1 }).toArray();

@@ -1,4 +1,5 @@
 import {
+  MongoBulkWriteError,
   MongoClient,
   MongoError,
   MongoNetworkError,
@@ -208,6 +209,9 @@ const POSTGRES_AWAY =
  * request may succeed later), as opposed to refusing the operation.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  // A bulk write (`insertMany`, `bulkWrite`) wraps the error of the command it sent, a lost
+  // connection or a server that is not primary, keeping it as `errorResponse`.
+  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return isDatabaseUnavailable(error.errorResponse);
   return (
     // A connection the server closed under a write can surface as the socket's own error
     // (EPIPE, "This socket has been ended by the other party"), not wrapped by the driver.
