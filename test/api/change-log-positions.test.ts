@@ -229,6 +229,39 @@ describe('a reader by position', () => {
     expectOneClock(await itemEvents());
   });
 
+  it('are taken from the shared counter one run at a time by a process, so its concurrent appends never race each other', async () => {
+    const { app } = services;
+    const sent = new Map<string, Set<number>>();
+    let counterTakes = 0;
+    const recorder = (event: CommandStartedEvent) => {
+      if (event.commandName === 'findAndModify' && event.command.findAndModify === 'counters') counterTakes++;
+      if (event.commandName !== 'insert' || event.command.insert !== 'events') return;
+      for (const row of event.command.documents as EventRow[]) {
+        if (row.stream === 0) continue;
+        const key = `${row.stream}:${row.seq}`;
+        sent.set(key, (sent.get(key) ?? new Set()).add(row.position!));
+      }
+    };
+    const writers = [await startServiceOn(app.databaseName, { onCommand: recorder }), await startServiceOn(app.databaseName)];
+    try {
+      const posts: number[] = [];
+      for (let n = 0; n < 8; n++) posts.push((await send(writers[0].siteUrl, '/posts', app.admin, { title: `Concurrent ${n}`, status: 'publish' })).body.id as number);
+      // The other process appends: the first learns that the log is shared, and takes positions from the counter.
+      expect((await send(writers[1].siteUrl, `/posts/${posts[0]}`, app.admin, { title: 'Shared' })).status).toBe(200);
+      expect((await send(writers[0].siteUrl, `/posts/${posts[1]}`, app.admin, { title: 'Learned' })).status).toBe(200);
+      sent.clear();
+      counterTakes = 0;
+      const answers = await Promise.all(posts.map((post, n) => send(writers[0].siteUrl, `/posts/${post}`, app.admin, { title: `At once ${n}` })));
+      expect(answers.map((answer) => answer.status)).toEqual(posts.map(() => 200));
+    } finally {
+      await Promise.all(writers.map((writer) => writer.stop()));
+    }
+    expect(counterTakes).toBeGreaterThan(0);
+    expect(counterTakes).toBeLessThan(sent.size);
+    expect([...sent.values()].filter((positions) => positions.size > 1)).toEqual([]);
+    expectOneClock(await itemEvents());
+  });
+
   it('are taken past a shared counter left far behind the log, with one lost race, and the counter raised past them', async () => {
     const { app } = services;
     const inserts = [0, 0];

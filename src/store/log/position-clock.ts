@@ -79,7 +79,7 @@ function positionCounter(db: Db, firstFreeAfter: (from: number) => Promise<numbe
   }
 
   /** `count` positions from the counter, above `known` (what this process handed out or learned): the first of them. */
-  async function take(count: number, known: number): Promise<number> {
+  async function takeRun(count: number, known: number): Promise<number> {
     const counter = await counters.findOneAndUpdate({ _id: COUNTER_ID }, { $inc: { last: count } }, { returnDocument: 'after' });
     if (counter) return counter.last - count + 1;
     // Never raised (a database from before the counter): it starts at the log's head.
@@ -88,7 +88,55 @@ function positionCounter(db: Db, firstFreeAfter: (from: number) => Promise<numbe
     return head;
   }
 
-  return { raise, take };
+  return { raise, take: oneTakeAtATime(takeRun) };
+}
+
+interface WaitingTake {
+  count: number;
+  known: number;
+  parts: { count: number; resolve: (first: number) => void; reject: (error: unknown) => void }[];
+}
+
+/**
+ * Takes from the counter one at a time per process: those asked for while one is under way go
+ * together in the next, one run shared out in the order they were asked. Concurrent appends of
+ * one process then cost one round trip between them, and (on FerretDB, whose `$inc` is not
+ * atomic) never get one value twice and lose a race to each other.
+ */
+function oneTakeAtATime(takeRun: (count: number, known: number) => Promise<number>): (count: number, known: number) => Promise<number> {
+  let underWay = false;
+  let waiting: WaitingTake | undefined;
+
+  async function run(batch: WaitingTake): Promise<void> {
+    underWay = true;
+    try {
+      let first = await takeRun(batch.count, batch.known);
+      for (const part of batch.parts) {
+        part.resolve(first);
+        first += part.count;
+      }
+    } catch (error) {
+      for (const part of batch.parts) part.reject(error);
+    } finally {
+      underWay = false;
+      const next = waiting;
+      waiting = undefined;
+      if (next) void run(next);
+    }
+  }
+
+  return (count, known) =>
+    new Promise<number>((resolve, reject) => {
+      const part = { count, resolve, reject };
+      if (!underWay) {
+        void run({ count, known, parts: [part] });
+        return;
+      }
+      waiting ??= { count: 0, known: 0, parts: [] };
+      waiting.count += count;
+      waiting.known = Math.max(waiting.known, known);
+      waiting.parts.push(part);
+    });
 }
 
 /**
