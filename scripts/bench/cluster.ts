@@ -1,14 +1,15 @@
 /**
  * `npm run bench:cluster [-- --seconds 20 --clients 6 --warmup 3]`: the cluster suite's write mix
- * through one node, then through three (writes by turns, then each item's writes to one node, as
- * `deploy/haproxy.cfg` routes them), on the cluster suite's database (FerretDB over a
- * PostgreSQL primary with a synchronous standby, `test/cluster/database.ts`), each behind the
- * suite's round-robin proxy. One database for both phases: one node serves first; then two more
- * start beside it and all three serve. Each node is the service as `npm start` runs it with one
- * process, counting its database commands (`counted-service.ts`). For each phase: writes answered
- * 2xx a second, their median and p99 latency, database commands per write (the nodes' background
- * commands, measured idle before the phase, said apart), and, from every event row the nodes sent
- * to the log read against the log afterwards, how many appends lost a position race (their row's
+ * through one node, then through three: every write to the first node in service (as
+ * `deploy/haproxy.cfg` routes them), then writes by turns, then each item's writes to one node,
+ * on the cluster suite's database (FerretDB over a PostgreSQL primary with a synchronous standby,
+ * `test/cluster/database.ts`), each behind the suite's proxy (reads round robin, `/readyz` asked
+ * every 2 s). One database for every phase: one node serves first; then two more start beside it
+ * and all three serve. Each node is the service as `npm start` runs it with one process, counting
+ * its database commands (`counted-service.ts`). For each phase: writes answered 2xx a second,
+ * their median and p99 latency, database commands per write (the nodes' background commands,
+ * measured idle before the phase, said apart), and, from every event row the nodes sent to the
+ * log read against the log afterwards, how many appends lost a position race (their row's
  * position was taken: sent again higher) or the race for their item's next seq (another node's
  * write came first: the command read the item again).
  */
@@ -43,7 +44,7 @@ interface Node {
 
 interface PhaseResult {
   nodes: number;
-  writes_to: 'round-robin' | 'hash';
+  writes_to: 'round-robin' | 'hash' | 'first';
   writes: number;
   answered: Record<string, number>;
   seconds: number;
@@ -121,7 +122,8 @@ async function classifyAppends(serving: readonly Node[]): Promise<{ appends: num
 }
 
 async function phase(serving: Node[], known: number[], tag: string, writes: PhaseResult['writes_to'] = 'round-robin'): Promise<{ result: PhaseResult; records: WriteRecord[] }> {
-  const proxy: HttpProxy = await startHttpProxy(serving, { writes });
+  // Each node's /readyz asked every 2 s, as deploy/haproxy.cfg asks it.
+  const proxy: HttpProxy = await startHttpProxy(serving, { writes, healthEveryMs: 2000 });
   try {
     // Wait for the proxy's first look at every node's /readyz.
     await sleep(600);
@@ -193,21 +195,32 @@ try {
   const one = await phase(nodes.slice(0, 1), [], 'b1');
   // The other two start one after another, as the cluster suite's nodes do.
   for (const name of ['node2', 'node3']) nodes.push(await startNode(name, uri));
-  const three = await phase(nodes, liveItems(one.records), 'b3');
-  // Then as deploy/haproxy.cfg routes them: each item's writes to one node, where they queue and commit together.
+  // First every write to one node while it serves, as deploy/haproxy.cfg routes them: one writer
+  // needs no shared position counter. (Before the phases where every node writes: a process that
+  // saw another's append takes positions from the counter for a while after.)
+  const first = await phase(nodes, liveItems(one.records), 'b3f', 'first');
+  const three = await phase(nodes, liveItems(first.records), 'b3');
+  // Each item's writes to one node, where they queue and commit together.
   const hashed = await phase(nodes, liveItems(three.records), 'b3h', 'hash');
+  // One node again, the other two stopped: the database has grown since the first phase, and each
+  // phase of three is compared with one node before and after it.
+  for (const node of nodes.splice(1)) await node.service.stop();
+  const oneAgain = await phase(nodes, liveItems(hashed.records), 'b1a');
 
   console.log('');
-  console.log(`the cluster suite's write mix (creates, updates, autosaves, trashes, force deletes), ${clients} clients, ${seconds} s a phase after ${warmupSeconds} s of warm-up, through the round-robin proxy; ${os.cpus().length} cores`);
+  console.log(`the cluster suite's write mix (creates, updates, autosaves, trashes, force deletes), ${clients} clients, ${seconds} s a phase after ${warmupSeconds} s of warm-up, through the proxy (reads round robin); ${os.cpus().length} cores`);
   console.log('nodes  writes to     writes/s  median ms  p99 ms  db cmds/write  idle cmds/s  appends  position races lost  seq races lost  answers');
-  for (const { result: r } of [one, three, hashed]) {
+  for (const { result: r } of [one, first, three, hashed, oneAgain]) {
     console.log(
       `${String(r.nodes).padStart(5)}  ${r.writes_to.padEnd(11)}  ${(r.writes / r.seconds).toFixed(1).padStart(8)}  ${r.medianMs.toFixed(0).padStart(9)}  ${r.p99Ms.toFixed(0).padStart(6)}  ` +
         `${r.commandsPerWrite.toFixed(1).padStart(13)}  ${r.backgroundPerSecond.toFixed(1).padStart(11)}  ${String(r.appends).padStart(7)}  ` +
         `${`${r.positionRetries} (${(r.positionRetries / Math.max(1, r.appends)).toFixed(2)}/append)`.padStart(19)}  ${String(r.versionLosses).padStart(14)}  ${JSON.stringify(r.answered)}`,
     );
   }
-  for (const { result: r } of [one, three, hashed]) {
+  const rate = (r: PhaseResult) => r.writes / r.seconds;
+  const oneNode = (rate(one.result) + rate(oneAgain.result)) / 2;
+  console.log(`three nodes against one (the mean of before and after, ${oneNode.toFixed(1)} writes/s): ${[first, three, hashed].map(({ result: r }) => `writes ${r.writes_to} ${(rate(r) / oneNode).toFixed(2)}x`).join(', ')}`);
+  for (const { result: r } of [one, first, three, hashed, oneAgain]) {
     console.log(`database commands per write with ${r.nodes} node${r.nodes > 1 ? 's' : ''}, writes ${r.writes_to} (idle ones included): ${r.kinds.slice(0, 10).map(([kind, n]) => `${kind} ${n.toFixed(2)}`).join(', ')}`);
     console.log(`  idle, per second: ${r.backgroundKinds.map(([kind, n]) => `${kind} ${n.toFixed(1)}`).join(', ')}`);
   }

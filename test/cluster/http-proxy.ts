@@ -2,7 +2,7 @@ import http from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { sleep } from './processes.js';
 
-/** How often each node's `/readyz` is asked, and how long an answer may take. */
+/** How often each node's `/readyz` is asked by default, and how long an answer may take. */
 const HEALTH_EVERY_MS = 250;
 const HEALTH_TIMEOUT_MS = 1000;
 /** How long a request waits for a node in service when none is (HAProxy's `timeout queue`), before a 503. */
@@ -27,9 +27,12 @@ export interface HttpProxyOptions {
    * `hash`: a write goes to the node its path up to the item's id hashes to (the first five
    * segments, `/cms-json/cms/v2/posts/123`), as `deploy/haproxy.cfg` sends writes, so writes to
    * one item meet on one node; reads still go round robin. Default `round-robin`: every request
-   * by turns, so writes to one item race across nodes.
+   * by turns, so writes to one item race across nodes. `first`: every write to the first node in
+   * service (HAProxy's `balance first`), the others taking writes only while it is out.
    */
-  writes?: 'hash' | 'round-robin';
+  writes?: 'hash' | 'round-robin' | 'first';
+  /** How often each node's `/readyz` is asked (HAProxy's `inter`): 250 ms unless said, so that scenarios see a node go at once. */
+  healthEveryMs?: number;
 }
 
 /** The node a write's path hashes to, among `count` (FNV-1a of the path's first five segments). */
@@ -59,20 +62,29 @@ export async function startHttpProxy(backends: readonly Backend[], options: Http
       const answer = await fetch(`http://127.0.0.1:${backend.port}/readyz`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) }).catch(() => undefined);
       await answer?.body?.cancel().catch(() => {});
       ready.set(backend.name, answer?.status === 200);
-      await sleep(HEALTH_EVERY_MS);
+      await sleep(options.healthEveryMs ?? HEALTH_EVERY_MS);
     }
   };
   const probes = backends.map((backend) => probe(backend));
 
-  /** The node the request's path hashes to (for a write, with `writes: 'hash'`), else the next node in service after the last one chosen, skipping `tried`. */
+  const inService = (backend: Backend, tried: Set<string>) => ready.get(backend.name) && !tried.has(backend.name);
+  /**
+   * For a write, the node its path hashes to (`writes: 'hash'`) or the first in service
+   * (`writes: 'first'`); else the next node in service after the last one chosen; skipping `tried`.
+   */
   const choose = (req: http.IncomingMessage, tried: Set<string>): Backend | undefined => {
-    if (options.writes === 'hash' && !['GET', 'HEAD', 'OPTIONS'].includes(req.method ?? 'GET')) {
+    const write = !['GET', 'HEAD', 'OPTIONS'].includes(req.method ?? 'GET');
+    if (write && options.writes === 'hash') {
       const hashed = backends[hashedNode(req.url ?? '/', backends.length)];
-      if (ready.get(hashed.name) && !tried.has(hashed.name)) return hashed;
+      if (inService(hashed, tried)) return hashed;
+    }
+    if (write && options.writes === 'first') {
+      const first = backends.find((backend) => inService(backend, tried));
+      if (first) return first;
     }
     for (let i = 0; i < backends.length; i++) {
       const backend = backends[(next + i) % backends.length];
-      if (ready.get(backend.name) && !tried.has(backend.name)) {
+      if (inService(backend, tried)) {
         next = (next + i + 1) % backends.length;
         return backend;
       }
