@@ -41,7 +41,7 @@ export interface WrittenPost {
 }
 
 /** An item before a committed write (null: the write created it) and after it (null: the write deleted it): the kernel's change. */
-export type CommittedWrite<Item> = CommittedChange<Item>;
+export { type CommittedChange };
 
 /** A user's deletion, as those who hold the user's things are told of it. */
 export interface UserDeletion {
@@ -77,7 +77,7 @@ export interface SiteHooks extends SiteLookups {
    * history type declares it as its `afterCommit`), never by a write path. Each hook answers for
    * its own failures, which never fail the write.
    */
-  afterPostWrite(deps: Deps, write: CommittedWrite<WrittenPost>): Promise<void>;
+  afterPostWrite(deps: Deps, write: CommittedChange<WrittenPost>): Promise<void>;
   /** Before a user's account is deleted (`delete_user`): their items given to another or deleted. A failure fails the deletion, which leaves the user. */
   beforeUserDelete(deps: Deps, deletion: UserDeletion): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { type Router } from 'express';
-import { type CommittedWrite, type Deps, type SiteHooks, type SiteLookups, type UserDeletion, type WrittenPost } from '../deps.js';
+import { type CommittedChange, type Deps, type SiteHooks, type SiteLookups, type UserDeletion, type WrittenPost } from '../deps.js';
 import { type RouteSpec } from '../rest/route.js';
 import { type Principal } from '../auth/capabilities.js';
 import { type RestRequest } from '../rest/rest-request.js';
@@ -28,7 +28,7 @@ export interface ResourceManifest {
 /** A resource's part of `SiteHooks`. */
 export interface ResourceHooks {
   /** Follows each committed command on a post or page (run by the kernel); it must catch its own failures (they are the writer's success). */
-  readonly afterPostWrite?: (deps: Deps, write: CommittedWrite<WrittenPost>) => Promise<void>;
+  readonly afterPostWrite?: (deps: Deps, write: CommittedChange<WrittenPost>) => Promise<void>;
   /** Hands over or deletes what the user holds, before the account goes. */
   readonly beforeUserDelete?: (deps: Deps, deletion: UserDeletion) => Promise<void>;
   /** The lookups this resource answers, of the collections it owns. */

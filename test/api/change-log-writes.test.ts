@@ -5,6 +5,9 @@ import { resources } from '../../src/resources/index.js';
 import { projectionsOf } from '../../src/resources/manifest.js';
 import { postsCollection, revisionsCollection } from '../../src/resources/posts/post.model.js';
 import { changeLog } from '../../src/store/log/change-log.js';
+import { runCommand } from '../../src/store/history/kernel.js';
+import { postHistory } from '../../src/resources/posts/post.history.js';
+import { type PostEvent } from '../../src/resources/posts/post.events.js';
 import { rebuildProjections } from '../../src/store/projections/projections.js';
 import { startServiceOn, testAppForFile, type TestApp } from '../support/test-app.js';
 
@@ -57,6 +60,18 @@ describe('a write the database could not store', () => {
     expect(response.body.data.status).toBe(400);
     expect(await db(app).collection('events').countDocuments()).toBe(before);
     expect(await postsCollection(db(app)).countDocuments({ title: 'inf' })).toBe(0);
+  });
+});
+
+describe('a decision that is not one of its history type\'s events', () => {
+  const app = testAppForFile();
+
+  it('is refused before anything is appended: the fold would pass over it, leaving the item as it was', async () => {
+    const id = await createPost(app, app.admin, { title: 'Typed' });
+    const events = await log(app).countStream(id);
+    const foreign = { type: 'template_saved', data: { title: 'Not a post event' } } as unknown as PostEvent;
+    await expect(runCommand(app.deps, postHistory, id, 1, async () => foreign)).rejects.toThrow(/template_saved event is not one of its history type's/);
+    expect(await log(app).countStream(id)).toBe(events);
   });
 });
 

@@ -1,9 +1,9 @@
-import { type CommittedWrite, type Deps, type WrittenPost } from '../../deps.js';
+import { type CommittedChange, type Deps, type WrittenPost } from '../../deps.js';
 import { createMenuItem, itemsOfMenu } from '../menu-items/index.js';
 import { autoAddMenus } from './menu.locations.js';
 
 /** After a post write (a hook of the menus' manifest): a page it publishes joins the menus that add pages; a failure is logged, never the write's. */
-export async function addPublishedPageToMenus(deps: Deps, { before, after }: CommittedWrite<WrittenPost>): Promise<void> {
+export async function addPublishedPageToMenus(deps: Deps, { before, after }: CommittedChange<WrittenPost>): Promise<void> {
   try {
     await autoAddPage(deps, before, after);
   } catch (error) {

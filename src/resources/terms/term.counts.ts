@@ -1,5 +1,5 @@
 import { type Db } from 'mongodb';
-import { type CommittedWrite, type Deps, type WrittenPost } from '../../deps.js';
+import { type CommittedChange, type Deps, type WrittenPost } from '../../deps.js';
 import { TAXONOMIES } from '../../registry/taxonomies.js';
 import { findTermedPost, type TermedPost } from '../posts/index.js';
 import { appendToggle, togglesOf } from './term.count-log.js';
@@ -39,7 +39,7 @@ const sameTerms = (a: TermFacts, b: TermFacts) => a.type === b.type && a.status 
  * each write that could change it. Run after the write's event was appended, so it never fails
  * the write: an item it could not settle is settled by its next write, or by the start-up heal.
  */
-export async function refreshTermCounts(deps: Deps, { before, after }: CommittedWrite<WrittenPost>): Promise<void> {
+export async function refreshTermCounts(deps: Deps, { before, after }: CommittedChange<WrittenPost>): Promise<void> {
   if (before && after && sameTerms(before, after)) return;
   // A new item has no toggles: one that counts for nothing (a draft) has nothing to settle.
   if (!before && countedTerms(after).size === 0) return;

@@ -44,7 +44,10 @@ export interface CommittedChange<S> {
  */
 export interface HistoryType<S extends Versioned, E extends TypedEventData = TypedEventData, D extends KernelDeps = KernelDeps> {
   readonly projection: Projection;
-  /** Whether an event read from the log is one of the type's: the one place its data is narrowed to `E`. */
+  /**
+   * Whether an event is one of the type's: the one place its data is narrowed to `E`. The kernel
+   * refuses to store a decision that is not (its fold would pass over it, leaving the item as it was).
+   */
   isEvent(event: StoredEvent<object>): event is TypedEvent<E>;
   /** The stream type recorded on the item's events (its post type slug). */
   streamTypeOf(state: S): string;
@@ -152,6 +155,8 @@ export async function findItem<S extends Versioned>(deps: KernelDeps, type: Hist
  * and the event row itself, fits in one database document. Otherwise nothing is appended.
  */
 function prove<S extends Versioned>(type: HistoryType<S>, state: S | null, event: StoredEvent): { state: S | null; documents: object[] } {
+  const kind = event.type;
+  if (!type.isEvent(event)) throw new Error(`a ${kind} event is not one of its history type's`);
   const folded = type.fold(state, event);
   for (const doc of folded.documents) assertStorable(doc);
   return folded;
@@ -543,7 +548,12 @@ async function afterCommit(
   changes: readonly CommitHook[],
 ): Promise<void> {
   await confirmProjected(deps, type, event);
-  type.projection.keptIndex?.wrote(deps.store.db, event.stream, state);
+  try {
+    type.projection.keptIndex?.wrote(deps.store.db, event.stream, state);
+  } catch (error) {
+    // The event is stored, and that is every command's answer: the kept lists find it by the log.
+    deps.logger.error({ stream: event.stream, err: error }, 'noting a committed write for the kept lists failed; the write stands');
+  }
   for (const { deps: commandDeps, change, answer } of changes) {
     try {
       await type.afterCommit?.(commandDeps, change);
