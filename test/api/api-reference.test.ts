@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAdminPage } from '../../scripts/build-admin-page.js';
 import { buildApiReference } from '../../scripts/build-api-reference.js';
-import { ADMIN_PAGE_HEADERS } from '../../src/admin-page/admin-page.serve.js';
+import { assetsOf, expectPageHeaders, expectSelfContained } from '../support/served-page.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 let app: TestApp;
@@ -11,33 +11,16 @@ beforeAll(async () => {
 });
 afterAll(() => app?.stop());
 
-/** What the page loads from the service (an inline `data:` icon is no request). */
-function assetsOf(html: string): string[] {
-  return [...html.matchAll(/<(?:script[^>]*\ssrc|link[^>]*\shref)="([^"]+)"/g)].map((match) => match[1]).filter((asset) => !asset.startsWith('data:'));
-}
-
-/** Each of the history page's security headers, as sent. */
-function securityHeaders(headers: Headers): Record<string, string | null> {
-  return Object.fromEntries(Object.keys(ADMIN_PAGE_HEADERS).map((name) => [name, headers.get(name)]));
-}
-
 describe('the API reference, as served', () => {
   it('serves the page at /cms-api-reference/ under the history page’s Content-Security-Policy and headers', async () => {
     const page = await app.site('GET', '/cms-api-reference/');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(securityHeaders(page.headers)).toEqual(ADMIN_PAGE_HEADERS);
-    const csp = page.headers.get('content-security-policy') ?? '';
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain("style-src 'self'");
-    expect(csp).not.toContain('unsafe-');
+    expectPageHeaders(page.headers);
   });
 
   it('has no inline script or style, and nothing from another origin', async () => {
-    const { text } = await app.site('GET', '/cms-api-reference/');
-    expect(text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
-    expect(text).not.toMatch(/\sstyle=|<style|\son\w+=/i);
-    expect(text).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expectSelfContained((await app.site('GET', '/cms-api-reference/')).text);
   });
 
   it('serves Swagger UI’s files and its own, with their content types and the same headers', async () => {
@@ -48,7 +31,7 @@ describe('the API reference, as served', () => {
       const answer = await app.site('GET', `/cms-api-reference/${asset}`);
       expect(answer.status, asset).toBe(200);
       expect(answer.headers.get('content-type'), asset).toMatch(asset.endsWith('.css') ? /^text\/css/ : /^(text|application)\/javascript/);
-      expect(securityHeaders(answer.headers), asset).toEqual(ADMIN_PAGE_HEADERS);
+      expectPageHeaders(answer.headers, asset);
     }
     // The start-up script reads the document from the site's own API, found from the page's address.
     expect((await app.site('GET', '/cms-api-reference/api-reference.js')).text).toContain('../cms-json/openapi.json');
