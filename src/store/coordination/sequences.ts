@@ -59,7 +59,7 @@ async function claimRun(claims: Collection<IdClaim>, name: SequenceName, first: 
  * How long a process that saw another claim ids (a claim refused, or a higher id announced) takes
  * the sequences to be shared: it then claims a block of ids at a time.
  */
-const SHARED_CLAIMS_MS = 30_000;
+export const SHARED_CLAIMS_MS = 30_000;
 /** How many ids one insert claims while the sequences are shared. */
 const CLAIM_BLOCK = 8;
 

@@ -21,7 +21,7 @@ export interface PositionClock {
  * How long a process that saw another append (a position taken under it, or announced higher
  * than its own) takes the log to be shared: it then takes positions from the shared counter.
  */
-const SHARED_CLOCK_MS = 30_000;
+export const SHARED_CLOCK_MS = 30_000;
 
 /**
  * The shared counter's document in `counters`: `last` is the highest position handed out through
