@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testAppForFile, usersFor } from '../support/test-app.js';
+import { startServiceOn, testAppForFile, usersFor } from '../support/test-app.js';
 import { changeLog } from '../../src/store/log/change-log.js';
 
 const app = testAppForFile();
@@ -195,6 +195,30 @@ describe('reading posts', () => {
     const { body } = await app.api('GET', `/cms/v2/posts/${post.id}`, { query: { _embed: 1 } });
     expect(body._embedded.author[0]).toMatchObject({ id: users.author.id });
     expect(body._embedded['wp:term'][0][0]).toMatchObject({ id: 1, slug: 'uncategorized' });
+  });
+});
+
+describe('reads never write', () => {
+  it('a read of posts or pages looks for no scheduled item to publish: the scheduler alone publishes them', async () => {
+    const looks: unknown[] = [];
+    const reader = await startServiceOn(app.databaseName, {
+      onCommand: (event) => {
+        const filter = event.command.filter as Record<string, unknown> | undefined;
+        if (event.commandName === 'find' && event.command.find === 'posts' && filter?.status === 'future') looks.push(filter);
+      },
+    });
+    try {
+      const id = (await create(users.author.headers, { title: 'Read, not written', status: 'publish' })).body.id as number;
+      for (const route of ['/posts', `/posts/${id}`, '/pages', '/posts', `/posts/${id}`]) {
+        const answer = await fetch(`${reader.siteUrl}/cms-json/cms/v2${route}`);
+        expect(answer.status, route).toBe(200);
+        // Over more than a second: a look made at most once a second would be seen.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    } finally {
+      await reader.stop();
+    }
+    expect(looks).toEqual([]);
   });
 });
 

@@ -22,7 +22,6 @@ import { canDeletePost, canEditPost, canReadPost } from './post.permissions.js';
 import { postListQuery, PostInvalidPage } from './post.queries.js';
 import { postListArgs, postTypeSchema, postWriteArgs } from './post.schema.js';
 import { permalink, prepareMany, prepareOne } from './post.serializer.js';
-import { publishDuePosts } from './post.side-effects.js';
 import { savesOf } from '../../registry/saved-fields.js';
 import { AS_OF_ARGS, asksAsOf } from '../../rest/as-of.js';
 import { canListPast, canReadPast, getPostAt, listPostsAt, restorePostAt } from './post.as-of.js';
@@ -98,7 +97,6 @@ const mayListItems = (type: PostTypeDef) => (req: RestRequest) => {
 /** A page of the type's items, or of the items as they were at a past time. */
 const listItems = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
   if (asksAsOf(req)) return listPostsAt(req, deps, type);
-  await publishDuePosts(deps);
   const { filter, sort, include, slugs } = await postListQuery(req, deps, type);
   const window = pageWindow(req.params);
   const { total, docs } = await listPosts(deps, filter, sort, window);
@@ -136,8 +134,8 @@ const mayReadItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) 
 /** The route's item, or the item as it was at a past time. */
 const getItem = (type: PostTypeDef) => async (req: RestRequest, deps: Deps) => {
   if (asksAsOf(req)) return getPostAt(req, deps, type, await routeItem(req, deps, type));
-  // The item as the permission check read it, unless a scheduled item came due since.
-  const doc = (await publishDuePosts(deps)) ? await findPostOfType(deps, type, req.params.id) : await routeItem(req, deps, type);
+  // The item as the permission check read it.
+  const doc = await routeItem(req, deps, type);
   return new RestResponse(await prepareOne(doc, req, deps, type), 200, postEtag(doc));
 };
 
