@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources as serviceResources } from '../../src/resources/index.js';
 import { startScheduler } from '../../src/resources/posts/post.scheduler.js';
 import { changeLog } from '../../src/store/log/change-log.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { createTestApp, startServiceOn, type TestApp } from '../support/test-app.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 type Actor = Awaited<ReturnType<TestApp['asRole']>>;
@@ -189,6 +189,37 @@ describe('a write while another holds the lock', () => {
       ['created', undefined],
       ['updated', other.id],
     ]);
+  });
+
+  it('finds a lock whose event was stored but whose documents were not (its taker stopped between)', async () => {
+    const id = await createPost(author);
+    expect((await take(editor, `posts/${id}`)).status).toBe(200);
+    await app.deps.store.db.collection('edit_locks').deleteMany({ item: `post:${id}` });
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: author.headers, json: { title: 'Written under a lock' } })).status).toBe(200);
+    const history = await app.api('GET', `/cms/v2/posts/${id}/history`, { headers: author.headers });
+    expect((history.body as Change[]).map((entry) => [entry.type, entry.locked_by])).toEqual([
+      ['created', undefined],
+      ['updated', editor.id],
+    ]);
+  });
+
+  it('reads the locks once for an item never locked: its head and its first lock event, at once', async () => {
+    let lockReads = 0;
+    const writer = await startServiceOn(app.databaseName, {
+      env: ENV,
+      onCommand: (event) => {
+        if (event.commandName === 'find' && event.command.find === 'edit_locks') lockReads++;
+      },
+    });
+    try {
+      const id = await createPost(author);
+      lockReads = 0;
+      const answer = await fetch(`${writer.siteUrl}/cms-json/cms/v2/posts/${id}`, { method: 'POST', headers: { ...author.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'Never locked' }) });
+      expect(answer.status).toBe(200);
+    } finally {
+      await writer.stop();
+    }
+    expect(lockReads).toBe(1);
   });
 
   it('fails before anything is stored when the lock cannot be read: the lock is part of the write\'s decision', async () => {
