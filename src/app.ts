@@ -3,7 +3,7 @@ import { type Deps } from './deps.js';
 import { createHttpApp } from './rest/http/express-adapter.js';
 import { IdempotentWrites } from './rest/http/idempotency.js';
 import { LiveRequests } from './rest/http/live-requests.js';
-import { AnonymousResponseCache } from './rest/http/response-cache.js';
+import { ResponseCache } from './rest/http/response-cache.js';
 import { siteChanges } from './store/coordination/site-changes.js';
 import { batchRoutes } from './rest/batch.js';
 import { discoveryRoutes } from './rest/index-routes.js';
@@ -58,7 +58,7 @@ export function createApp(deps: Deps, resources: readonly ResourceManifest[], op
   const projections = projectionsOf(resources);
   const changes = siteChanges(deps.store.db);
   return createHttpApp({
-    cache: responseCacheBytes > 0 ? new AnonymousResponseCache({ maxBytes: responseCacheBytes, entryTtlMs: CACHE_ENTRY_TTL_MS, changes }) : undefined,
+    cache: responseCacheBytes > 0 ? new ResponseCache({ maxBytes: responseCacheBytes, entryTtlMs: CACHE_ENTRY_TTL_MS, changes }) : undefined,
     changes,
     server,
     siteRoutes: [

@@ -61,6 +61,12 @@ export interface EndpointSpec<D> {
    */
   freshness?: 'live';
   /**
+   * `per-caller`: the answer depends only on who asks, the address and what the site holds (a
+   * revision, written once): kept in the response cache for each signed-in caller, as anonymous
+   * answers are for everyone, emptied by any write, with an entity tag for 304s.
+   */
+  cache?: 'per-caller';
+  /**
    * The context the answer is prepared and filtered in, whatever the request's `context` asks, as
    * WordPress's writes `set_param( 'context', 'edit' )` before they answer. `asked`: the one the
    * request names, `view` when it names none (WordPress's deletes, which declare no `context`

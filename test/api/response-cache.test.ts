@@ -20,6 +20,35 @@ const rawRequest = (siteUrl: string, method: string, path: string, headers: Reco
     request.on('error', reject).end(body);
   });
 
+describe('answers kept per caller', () => {
+  it("keeps a signed-in caller's reads of a revision and of its diff for that caller alone, with an entity tag, until a write", async () => {
+    const { app, other } = services;
+    const id = (await app.api('POST', '/cms/v2/posts', { headers: app.admin, json: { title: 'Kept revision', status: 'publish' } })).body.id as number;
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: app.admin, json: { title: 'Kept revision, edited' } })).status).toBe(200);
+    const [revision] = (await app.api('GET', `/cms/v2/posts/${id}/revisions`, { headers: app.admin, query: { _fields: 'id' } })).body as { id: number }[];
+    const editor = await app.asRole('editor');
+    const readOn = async (path: string, headers: Record<string, string>, extra: Record<string, string> = {}) => {
+      const response = await fetch(`${other.siteUrl}/cms-json/cms/v2/posts/${id}/revisions/${revision.id}${path}`, { headers: { ...headers, ...extra } });
+      return { status: response.status, etag: response.headers.get('etag'), text: response.status === 200 ? await response.text() : '' };
+    };
+    for (const path of ['', '/diff']) {
+      const first = await readOn(path, app.admin);
+      expect(first.status, path).toBe(200);
+      expect(first.text, path).toContain('Kept revision, edited');
+      expect(first.etag, path).toBeTruthy();
+      expect((await readOn(path, app.admin, { 'If-None-Match': first.etag! })).status, path).toBe(304);
+    }
+    // Changed behind every process's back (no write announced it): the caller's kept answers stand.
+    await app.deps.store.db.collection<{ _id: number; title: string }>('revisions').updateOne({ _id: revision.id }, { $set: { title: 'Changed unannounced' } });
+    for (const path of ['', '/diff']) expect((await readOn(path, app.admin)).text, path).toContain('Kept revision, edited');
+    // Another caller is not answered with what was kept for the first.
+    expect((await readOn('', editor.headers)).text).toContain('Changed unannounced');
+    // A write, through the other process, empties what was kept.
+    expect((await app.api('POST', `/cms/v2/posts/${id}`, { headers: app.admin, json: { excerpt: 'Written' } })).status).toBe(200);
+    expect((await readOn('', app.admin)).text).toContain('Changed unannounced');
+  });
+});
+
 describe('the anonymous response cache', () => {
   it('answers anonymous reads from memory, with an entity tag and 304 for a client that has it', async () => {
     const post = await services.app.api('POST', '/cms/v2/posts', { headers: services.app.admin, json: { title: 'Cached', status: 'publish' } });

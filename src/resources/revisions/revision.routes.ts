@@ -126,6 +126,8 @@ export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType
       endpoints: [
         {
           methods: READABLE,
+          // A revision is written once: what changes it (an erasure, its deletion) is a write, which empties the cache.
+          cache: 'per-caller',
           args: { parent, id: revisionIdArg, context: contextArg(schema) },
           permission: read,
           handler: async (req, deps) => {
@@ -158,6 +160,7 @@ export function revisionRoutes<Item extends RevisionedItem>(type: RevisionedType
       endpoints: [
         {
           methods: READABLE,
+          cache: 'per-caller',
           args: {
             parent,
             id: revisionIdArg,

@@ -29,7 +29,7 @@ import { normalizePath, type RestResult, type RestServer, type RouteLookup } fro
 import { bodyError, bodyParsers } from './body-parsers.js';
 import { IDEMPOTENT_METHODS, idempotencyKeyOf, type IdempotentWrites } from './idempotency.js';
 import { type LiveRequests } from './live-requests.js';
-import { type AnonymousResponseCache, type ChangeSignal } from './response-cache.js';
+import { type ResponseCache, type ChangeSignal } from './response-cache.js';
 
 export const API_PREFIX = '/cms-json';
 
@@ -57,7 +57,7 @@ export interface HttpOptions<D> {
   /** Items the service cannot serve (streams of the change log that cannot be projected). */
   faults?: () => Promise<readonly object[]>;
   /** Keeps anonymous GET answers; absent, nothing is kept. */
-  cache?: AnonymousResponseCache;
+  cache?: ResponseCache;
   /** Keeps every process's caches no older than the last acknowledged write. */
   changes: ChangeSignal;
   /** Pages of the site outside the API (media files), served before the site's 404. */
@@ -304,11 +304,13 @@ async function handleApiRequest<D>(api: ApiContext<D>, req: ApiRequest<D>, res: 
   const live = lookup.found?.endpoint.spec.freshness === 'live';
   const liveRefused = live && options.liveRequests ? enterLiveRequest(options.liveRequests, req, res) : undefined;
   if (liveRefused) return refuse(req, res, liveRefused);
-  // Anonymous reads are the same for everyone: answered from the cache while nothing changed.
-  const key = cache && user.id === 0 && !live ? sharedReadKey(req) : undefined;
+  // Anonymous reads are the same for everyone, and those of endpoints kept per caller the same for
+  // one caller: answered from the cache while nothing changed.
+  const perCaller = lookup.found?.endpoint.spec.cache === 'per-caller';
+  const key = cache && !live && (user.id === 0 || perCaller) ? sharedReadKey(req, user.id) : undefined;
   if (cache && key !== undefined) {
     const hit = cache.lookup(key) ?? (await cache.afterComputing(key));
-    if (hit) return answerCached(req, res, hit.result, hit.etag);
+    if (hit) return answerCached(req, res, hit.result, hit.etag, user);
   }
   const result = await serveAndKeep(api, req, incoming, key, idempotencyKey);
   if (overridden && result.status >= 400 && result.status < 500) Object.assign(result.headers, NO_CACHE);
@@ -428,13 +430,13 @@ async function answerFromItem<D>(api: ApiContext<D>, incoming: IncomingRequest, 
   return { ...answer, status: 201, headers: { ...answer.headers, Location: `${apiRoot}${itemRoute}` } };
 }
 
-async function answerCached(req: Request, res: Response, result: RestResult, etag: string): Promise<void> {
+async function answerCached(req: Request, res: Response, result: RestResult, etag: string, user: RestUser): Promise<void> {
   if (ifNoneMatchHits(req.get('If-None-Match'), etag)) {
     res.status(304).setHeader('ETag', etag);
     res.end();
     return;
   }
-  await writeResult(req, res, { ...result, headers: { ...result.headers, ETag: etag } }, ANONYMOUS);
+  await writeResult(req, res, { ...result, headers: { ...result.headers, ETag: etag } }, user);
 }
 
 /** The site's home page: its name, and a link to the API that WordPress clients discover it by. */
@@ -447,16 +449,17 @@ function homePage(siteName: string, apiRoot: string): string {
 }
 
 /**
- * The key an anonymous read's answer is kept under: everything that shapes it, which is the method
- * (GET, or HEAD, answered alike), the URL (route, query and global parameters) and `Accept`. Undefined
- * when anything else could shape it (a body, whatever it holds; a method override; credentials of
- * any kind): such an answer is neither kept nor answered from the cache.
+ * The key a read's answer is kept under: everything that shapes it, which is the caller (`0`:
+ * anonymous, the same for everyone), the method (GET, or HEAD, answered alike), the URL (route,
+ * query and global parameters) and `Accept`. Undefined when anything else could shape it (a body,
+ * whatever it holds; a method override; for an anonymous read, credentials of any kind): such an
+ * answer is neither kept nor answered from the cache.
  */
-function sharedReadKey(req: Request): string | undefined {
+function sharedReadKey(req: Request, caller: number): string | undefined {
   if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
   const { authorization, 'content-length': length, 'transfer-encoding': encoding, accept = '' } = req.headers;
-  if (authorization !== undefined || encoding !== undefined || (length !== undefined && length !== '0')) return undefined;
-  return `${accept}\n${req.originalUrl}`;
+  if ((caller === 0 && authorization !== undefined) || encoding !== undefined || (length !== undefined && length !== '0')) return undefined;
+  return `${caller}\n${accept}\n${req.originalUrl}`;
 }
 
 function refuse(req: Request, res: Response, error: RestError): Promise<void> {

@@ -29,11 +29,12 @@ interface Entry {
 }
 
 /**
- * Anonymous GET answers kept in memory (least recently used first out, bounded in bytes), with
- * an entity tag for 304s. Emptied by any write, through this process or another (`ChangeSignal`),
+ * GET answers kept in memory (least recently used first out, bounded in bytes), with an entity
+ * tag for 304s: anonymous ones for everyone, and those of endpoints kept per caller
+ * (`cache: 'per-caller'`) for their caller. Emptied by any write, through this process or another (`ChangeSignal`),
  * before that write is answered to anyone.
  */
-export class AnonymousResponseCache {
+export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
   /** Bumped by every emptying: an answer computed before one is not kept. */
