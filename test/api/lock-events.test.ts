@@ -203,7 +203,7 @@ describe('a write while another holds the lock', () => {
     ]);
   });
 
-  it('reads the locks once for an item never locked: its head and its first lock event, at once', async () => {
+  it('reads the locks once for an item never locked: its head, then its first lock event', async () => {
     let lockReads = 0;
     const writer = await startServiceOn(app.databaseName, {
       env: ENV,

@@ -26,12 +26,10 @@ export interface LockTarget {
  */
 export async function newestGeneration(deps: LockDeps, key: string, stream?: number): Promise<LockDoc | null> {
   const locks = locksCollection(deps.store.db);
-  // An item never locked (most items a write reaches) has neither head nor first event: both are
-  // looked for at once. A generation's event is stored before its document (`claimNext`), so with
-  // no first event there is no first document to look for either.
-  const [head, first] = await Promise.all([locks.findOne({ _id: key }), stream === undefined ? undefined : changeLog(deps.store.db).holds(stream, 1)]);
-  if (!head && first === false) return null;
-  let newest = head;
+  let newest = await locks.findOne({ _id: key });
+  // An item never locked (most items a write reaches) has no head; a generation's event is stored
+  // before its document (`claimNext`), so with no first event there is no first document either.
+  if (!newest && stream !== undefined && !(await changeLog(deps.store.db).holds(stream, 1))) return null;
   for (;;) {
     const generation = (newest?.generation ?? 0) + 1;
     const next = (await locks.findOne({ _id: generationId(key, generation) })) ?? (stream === undefined ? null : await generationFromEvent(deps, key, stream, generation));
